@@ -1,0 +1,33 @@
+/**
+ * Names of the environment variables that configure every Chronos function. CDK sets them on the
+ * deployed functions and the local runtime sets them on its own process: handlers read only these.
+ */
+export const ENV = {
+  jobsTable: 'JOBS_TABLE_NAME',
+  runsTable: 'RUNS_TABLE_NAME',
+  dispatchQueueUrl: 'DISPATCH_QUEUE_URL',
+  dueShardCount: 'DUE_SHARD_COUNT',
+  scanHorizonSeconds: 'SCAN_HORIZON_SECONDS',
+  runRetentionDays: 'RUN_RETENTION_DAYS',
+  responseExcerptBytes: 'RESPONSE_EXCERPT_BYTES',
+  leaseMarginSeconds: 'LEASE_MARGIN_SECONDS',
+  /** Interim single-tenant authentication until real tenants and tokens exist. */
+  devTenantId: 'DEV_TENANT_ID',
+  devTokenSha256: 'DEV_TOKEN_SHA256',
+} as const;
+
+/** Reads a required variable; a missing one is a deployment error, never a silent default. */
+export function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === '') throw new Error(`Environment variable ${name} is not set`);
+  return value;
+}
+
+/** Reads an optional positive integer variable, falling back to a documented default. */
+export function intEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`Environment variable ${name} must be a positive integer, got "${raw}"`);
+  return value;
+}

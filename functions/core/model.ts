@@ -1,0 +1,82 @@
+/**
+ * The Chronos domain model. Times are epoch milliseconds inside the system and ISO-8601 strings
+ * at the API boundary.
+ */
+import type { RunStatus } from './run-state.ts';
+
+export const JOB_STATUSES = ['ACTIVE', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/** What Chronos calls when an occurrence is due. */
+export interface Target {
+  url: string;
+  method: HttpMethod;
+  headers: Record<string, string>;
+  /** Sent as-is; JSON bodies are serialized once at creation. */
+  body?: string;
+}
+
+export interface OnceSchedule {
+  type: 'once';
+  /** Epoch ms. */
+  at: number;
+}
+
+export type Schedule = OnceSchedule;
+
+export interface Job {
+  tenantId: string;
+  jobId: string;
+  name?: string;
+  target: Target;
+  schedule: Schedule;
+  timeoutSeconds: number;
+  status: JobStatus;
+  /** Bumped on every write; the condition of optimistic concurrency. */
+  version: number;
+  createdAt: number;
+  updatedAt: number;
+  /** Next occurrence not yet materialized; absent once nothing more can fire. */
+  nextFireAt?: number;
+  /** Due-index partition; present exactly when `nextFireAt` is. */
+  dueShard?: string;
+  /** Occurrences materialized so far. */
+  occurrenceCount: number;
+}
+
+/** Identifies one attempt of one occurrence of a job. */
+export interface RunKey {
+  tenantId: string;
+  jobId: string;
+  scheduledFor: number;
+  attempt: number;
+}
+
+export interface Run extends RunKey {
+  runId: string;
+  status: RunStatus;
+  createdAt: number;
+  enqueuedAt?: number;
+  claimedAt?: number;
+  startedAt?: number;
+  completedAt?: number;
+  leaseOwner?: string;
+  leaseExpiresAt?: number;
+  /** How many times an expired lease was taken over. */
+  recoveries?: number;
+  httpStatus?: number;
+  durationMs?: number;
+  responseExcerpt?: string;
+  error?: string;
+  errorType?: ErrorType;
+}
+
+export type ErrorType = 'timeout' | 'connection' | 'http_5xx' | 'http_4xx' | 'invalid_target' | 'cancelled';
+
+/** The body of a dispatch-queue message: just enough to find the run. */
+export interface DispatchMessage extends RunKey {
+  runId: string;
+}

@@ -1,0 +1,33 @@
+/**
+ * The HTTP API as data: API Gateway resources (CDK) and the local runtime's router are both built
+ * from this table, and each route names the handler module under functions/handlers/api/.
+ */
+export type TableAccess = 'read' | 'readWrite';
+
+export interface Route {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** API Gateway resource path, with `{param}` placeholders. */
+  path: string;
+  /** File name (without extension) under functions/handlers/api/. */
+  handler: string;
+  /** JSON Schema under schemas/ that API Gateway and the handler validate the body with. */
+  bodySchema?: string;
+  /** False only for endpoints that must answer without a token (health checks). */
+  authorized: boolean;
+  /** What the handler touches; CDK grants exactly this. */
+  access: { jobs?: TableAccess; runs?: TableAccess; sendToDispatchQueue?: boolean };
+}
+
+export const ROUTES: readonly Route[] = [
+  {
+    method: 'POST',
+    path: '/v1/jobs',
+    handler: 'create-job',
+    bodySchema: 'create-job.json',
+    authorized: true,
+    access: { jobs: 'readWrite', runs: 'readWrite', sendToDispatchQueue: true },
+  },
+  { method: 'GET', path: '/v1/jobs/{id}', handler: 'get-job', authorized: true, access: { jobs: 'read', runs: 'read' } },
+  { method: 'GET', path: '/v1/jobs/{id}/runs', handler: 'list-runs', authorized: true, access: { jobs: 'read', runs: 'read' } },
+  { method: 'GET', path: '/v1/health', handler: 'health', authorized: false, access: { jobs: 'read' } },
+];

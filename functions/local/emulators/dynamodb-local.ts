@@ -1,0 +1,94 @@
+/**
+ * Starts AWS's own DynamoDB Local (the jar shipped in the npm package amplify-dynamodb-simulator)
+ * in memory on a free port. One instance per test suite: it slows down as stream records pile up.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { freePort } from './free-port.ts';
+import { ensureJava } from './java.ts';
+
+export interface RunningEmulator {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+const STARTUP_TIMEOUT_MS = 30_000;
+
+function emulatorDirectory(): string {
+  const require = createRequire(import.meta.url);
+  return join(dirname(require.resolve('amplify-dynamodb-simulator/package.json')), 'emulator');
+}
+
+/** Starts DynamoDB Local and resolves once it answers ListTables. */
+export async function startDynamoDbLocal(options: { port?: number } = {}): Promise<RunningEmulator> {
+  ensureJava();
+  const port = options.port ?? (await freePort());
+  const dir = emulatorDirectory();
+  const child = spawn(
+    'java',
+    [
+      `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+      '-Xmx1g',
+      '-jar',
+      join(dir, 'DynamoDBLocal.jar'),
+      '-inMemory',
+      '-sharedDb',
+      '-disableTelemetry',
+      '-port',
+      String(port),
+    ],
+    { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const stopOnExit = () => child.kill('SIGKILL');
+  process.once('exit', stopOnExit);
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  await waitUntilReady(endpoint, child, () => stderr);
+  return {
+    endpoint,
+    stop: async () => {
+      process.off('exit', stopOnExit);
+      await killAndWait(child);
+    },
+  };
+}
+
+async function waitUntilReady(endpoint: string, child: ChildProcess, stderr: () => string): Promise<void> {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  try {
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with ${child.exitCode}: ${stderr()}`);
+      try {
+        await client.send(new ListTablesCommand({}));
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    child.kill('SIGKILL');
+    throw new Error(`DynamoDB Local did not answer within ${STARTUP_TIMEOUT_MS} ms: ${stderr()}`);
+  } finally {
+    client.destroy();
+  }
+}
+
+async function killAndWait(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+  });
+}
