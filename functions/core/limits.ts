@@ -1,0 +1,14 @@
+/** Product limits that the API, the executor and the infrastructure must agree on. */
+
+/** Largest per-job HTTP timeout; the executor Lambda's own timeout is derived from it. */
+export const MAX_TIMEOUT_SECONDS = 300;
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+
+/** SQS caps DelaySeconds at 15 minutes; runs due later wait in DynamoDB for the scanner. */
+export const MAX_SQS_DELAY_SECONDS = 900;
+
+/** Extra lease time beyond the HTTP timeout, so a slow but live executor is not taken over. */
+export const DEFAULT_LEASE_MARGIN_SECONDS = 30;
+
+/** Largest request body the API accepts (a job with its target body and headers). */
+export const MAX_REQUEST_BODY_BYTES = 256 * 1024;
