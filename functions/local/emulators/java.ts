@@ -17,6 +17,9 @@ export function ensureJava(log: (line: string) => void = console.log): void {
   log('java not found: installing openjdk-17-jre-headless with apt-get (one time)...');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
-  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'openjdk-17-jre-headless'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'openjdk-17-jre-headless'], {
+    stdio: 'inherit',
+    env,
+  });
   if (!hasJava()) throw new Error('java is still missing after installing openjdk-17-jre-headless');
 }

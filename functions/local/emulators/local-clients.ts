@@ -1,0 +1,38 @@
+/** AWS SDK clients pointed at the emulators, with the fake credentials they accept. */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { SQSClient } from '@aws-sdk/client-sqs';
+
+export const LOCAL_REGION = 'us-east-1';
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+
+export interface LocalEndpoints {
+  dynamodb: string;
+  sqs: string;
+}
+
+export interface LocalClients {
+  dynamodb: DynamoDBClient;
+  streams: DynamoDBStreamsClient;
+  /** `endpoint` is set explicitly, so fauxqs queue URLs with unresolvable hosts still work. */
+  sqs: SQSClient;
+  destroy(): void;
+}
+
+/** Creates one client per service; DynamoDB Local serves Streams on the DynamoDB endpoint. */
+export function createLocalClients(endpoints: LocalEndpoints): LocalClients {
+  const common = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  const dynamodb = new DynamoDBClient({ ...common, endpoint: endpoints.dynamodb });
+  const streams = new DynamoDBStreamsClient({ ...common, endpoint: endpoints.dynamodb });
+  const sqs = new SQSClient({ ...common, endpoint: endpoints.sqs });
+  return {
+    dynamodb,
+    streams,
+    sqs,
+    destroy: () => {
+      dynamodb.destroy();
+      streams.destroy();
+      sqs.destroy();
+    },
+  };
+}

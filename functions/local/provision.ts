@@ -1,0 +1,179 @@
+/**
+ * Creates, idempotently, the tables and queues Chronos needs on the emulators, with the same key
+ * layout as the deployed stack (table-definitions.ts). Running it twice changes nothing.
+ */
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  type DynamoDBClient,
+  ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  QueueDoesNotExist,
+  SetQueueAttributesCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { MAX_TIMEOUT_SECONDS } from '#core/limits';
+
+export interface ProvisionOptions {
+  dynamodb: DynamoDBClient;
+  /** Must have its `endpoint` set: queue URLs are rewritten onto it (see `onEndpoint`). */
+  sqs: SQSClient;
+  sqsEndpoint: string;
+  /** Prepended to every table and queue name, e.g. `chronos-local-`. */
+  namePrefix?: string;
+  /** Receives before a message moves to the dead-letter queue. */
+  maxReceiveCount?: number;
+  /** Dispatch queue visibility timeout; defaults to 6 x the executor timeout, as deployed. */
+  visibilityTimeoutSeconds?: number;
+}
+
+export interface QueueInfo {
+  name: string;
+  url: string;
+  arn: string;
+}
+
+export interface ProvisionedResources {
+  tables: { jobs: string; runs: string };
+  runsStreamArn: string;
+  queues: { dispatch: QueueInfo; deadLetter: QueueInfo };
+}
+
+export const DEFAULT_NAME_PREFIX = 'chronos-local-';
+export const DEFAULT_MAX_RECEIVE_COUNT = 5;
+/** Executor timeout is the largest HTTP timeout + 30 s; AWS advises visibility >= 6 x timeout. */
+export const DEFAULT_VISIBILITY_TIMEOUT_SECONDS = 6 * (MAX_TIMEOUT_SECONDS + 30);
+const DLQ_RETENTION_SECONDS = 14 * 24 * 3600;
+
+/** Creates whatever is missing and returns the names, URLs and ARNs of everything. */
+export async function provisionLocalResources(options: ProvisionOptions): Promise<ProvisionedResources> {
+  const prefix = options.namePrefix ?? DEFAULT_NAME_PREFIX;
+  const jobs = `${prefix}jobs`;
+  const runs = `${prefix}runs`;
+  await ensureJobsTable(options.dynamodb, jobs);
+  const runsStreamArn = await ensureRunsTable(options.dynamodb, runs);
+  const deadLetter = await ensureQueue(options, `${prefix}dispatch-dlq`, {
+    MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS),
+  });
+  const dispatch = await ensureQueue(options, `${prefix}dispatch`, {
+    VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? DEFAULT_VISIBILITY_TIMEOUT_SECONDS),
+    RedrivePolicy: JSON.stringify({
+      deadLetterTargetArn: deadLetter.arn,
+      maxReceiveCount: options.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT,
+    }),
+  });
+  return { tables: { jobs, runs }, runsStreamArn, queues: { dispatch, deadLetter } };
+}
+
+async function ensureJobsTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  if (await describeTable(client, tableName)) return;
+  const index = JOBS_TABLE.dueIndex;
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: JOBS_TABLE.partitionKey, AttributeType: 'S' },
+        { AttributeName: JOBS_TABLE.sortKey, AttributeType: 'S' },
+        { AttributeName: index.partitionKey, AttributeType: 'S' },
+        { AttributeName: index.sortKey, AttributeType: 'N' },
+      ],
+      KeySchema: [
+        { AttributeName: JOBS_TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: JOBS_TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projectedAttributes] },
+        },
+      ],
+    }),
+  );
+}
+
+async function ensureRunsTable(client: DynamoDBClient, tableName: string): Promise<string> {
+  const existing = await describeTable(client, tableName);
+  if (!existing) {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: RUNS_TABLE.partitionKey, AttributeType: 'S' },
+          { AttributeName: RUNS_TABLE.sortKey, AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: RUNS_TABLE.partitionKey, KeyType: 'HASH' },
+          { AttributeName: RUNS_TABLE.sortKey, KeyType: 'RANGE' },
+        ],
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      }),
+    );
+  }
+  const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
+  if (ttl.TimeToLiveDescription?.TimeToLiveStatus !== 'ENABLED') {
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: RUNS_TABLE.ttlAttribute, Enabled: true },
+      }),
+    );
+  }
+  const table = await describeTable(client, tableName);
+  const streamArn = table?.LatestStreamArn;
+  if (!streamArn) throw new Error(`Table ${tableName} exists without a stream; delete it and provision again`);
+  return streamArn;
+}
+
+async function describeTable(client: DynamoDBClient, tableName: string) {
+  try {
+    return (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException) return undefined;
+    throw error;
+  }
+}
+
+async function ensureQueue(
+  options: ProvisionOptions,
+  name: string,
+  attributes: Record<string, string>,
+): Promise<QueueInfo> {
+  const { sqs } = options;
+  let url: string;
+  try {
+    url = onEndpoint((await sqs.send(new GetQueueUrlCommand({ QueueName: name }))).QueueUrl, options.sqsEndpoint);
+    await sqs.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: attributes }));
+  } catch (error) {
+    if (!(error instanceof QueueDoesNotExist)) throw error;
+    const created = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+    url = onEndpoint(created.QueueUrl, options.sqsEndpoint);
+  }
+  const described = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
+  const arn = described.Attributes?.QueueArn;
+  if (!arn) throw new Error(`Queue ${name} has no ARN`);
+  return { name, url, arn };
+}
+
+/**
+ * fauxqs names queues `http://sqs.<region>.localhost:<port>/<account>/<name>`, a host that does
+ * not resolve here, and the SDK sends to the queue URL's host unless a client sets `endpoint`.
+ * Handlers configure their clients only through AWS_ENDPOINT_URL_SQS, so hand them the same
+ * queue path on the endpoint itself: on AWS, too, the queue URL's origin is the SQS endpoint.
+ */
+export function onEndpoint(queueUrl: string | undefined, endpoint: string): string {
+  if (!queueUrl) throw new Error('SQS returned no queue URL');
+  return new URL(new URL(queueUrl).pathname, endpoint).toString();
+}

@@ -1,0 +1,90 @@
+import { DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JOBS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { type RunningEmulator, startDynamoDbLocal } from '#local/emulators/dynamodb-local';
+import { startSqsEmulator } from '#local/emulators/fauxqs';
+import { createLocalClients, type LocalClients } from '#local/emulators/local-clients';
+import { type ProvisionedResources, provisionLocalResources } from '#local/provision';
+
+describe('provisionLocalResources', () => {
+  let dynamo: RunningEmulator;
+  let sqsEmulator: RunningEmulator;
+  let clients: LocalClients;
+  let resources: ProvisionedResources;
+
+  beforeAll(async () => {
+    [dynamo, sqsEmulator] = await Promise.all([startDynamoDbLocal(), startSqsEmulator()]);
+    clients = createLocalClients({ dynamodb: dynamo.endpoint, sqs: sqsEmulator.endpoint });
+    resources = await provisionLocalResources({
+      dynamodb: clients.dynamodb,
+      sqs: clients.sqs,
+      sqsEndpoint: sqsEmulator.endpoint,
+      namePrefix: 'test-',
+      maxReceiveCount: 3,
+      visibilityTimeoutSeconds: 45,
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    clients?.destroy();
+    await Promise.all([dynamo?.stop(), sqsEmulator?.stop()]);
+  });
+
+  it('creates the jobs table with the sparse due-index', async () => {
+    const { Table } = await clients.dynamodb.send(new DescribeTableCommand({ TableName: 'test-jobs' }));
+    expect(Table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(Table?.KeySchema).toEqual([
+      { AttributeName: 'tenantId', KeyType: 'HASH' },
+      { AttributeName: 'jobId', KeyType: 'RANGE' },
+    ]);
+    const index = Table?.GlobalSecondaryIndexes?.[0];
+    expect(index?.IndexName).toBe('due-index');
+    expect(index?.KeySchema).toEqual([
+      { AttributeName: 'dueShard', KeyType: 'HASH' },
+      { AttributeName: 'nextFireAt', KeyType: 'RANGE' },
+    ]);
+    expect(index?.Projection?.ProjectionType).toBe('INCLUDE');
+    expect(index?.Projection?.NonKeyAttributes).toEqual([...JOBS_TABLE.dueIndex.projectedAttributes]);
+  });
+
+  it('creates the runs table with a NEW_AND_OLD_IMAGES stream and TTL on expiresAt', async () => {
+    const { Table } = await clients.dynamodb.send(new DescribeTableCommand({ TableName: 'test-runs' }));
+    expect(Table?.KeySchema?.map((k) => k.AttributeName)).toEqual(['pk', 'sk']);
+    expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    expect(resources.runsStreamArn).toBe(Table?.LatestStreamArn);
+    const ttl = await clients.dynamodb.send(new DescribeTimeToLiveCommand({ TableName: 'test-runs' }));
+    expect(ttl.TimeToLiveDescription).toMatchObject({ AttributeName: 'expiresAt', TimeToLiveStatus: 'ENABLED' });
+  });
+
+  it('creates the dispatch queue with its visibility timeout and a redrive policy to the DLQ', async () => {
+    const { dispatch, deadLetter } = resources.queues;
+    const { Attributes } = await clients.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: dispatch.url, AttributeNames: ['All'] }),
+    );
+    expect(Attributes?.VisibilityTimeout).toBe('45');
+    expect(JSON.parse(Attributes?.RedrivePolicy ?? '{}')).toMatchObject({ deadLetterTargetArn: deadLetter.arn });
+    expect(Number(JSON.parse(Attributes?.RedrivePolicy ?? '{}').maxReceiveCount)).toBe(3);
+    expect(deadLetter.arn).toMatch(/:test-dispatch-dlq$/);
+  });
+
+  it('hands out queue URLs on the SQS endpoint, usable by clients configured only through env', async () => {
+    expect(resources.queues.dispatch.url.startsWith(sqsEmulator.endpoint)).toBe(true);
+    const sent = await clients.sqs.send(
+      new SendMessageCommand({ QueueUrl: resources.queues.dispatch.url, MessageBody: '{}' }),
+    );
+    expect(sent.MessageId).toBeTruthy();
+  });
+
+  it('changes nothing when run again', async () => {
+    const again = await provisionLocalResources({
+      dynamodb: clients.dynamodb,
+      sqs: clients.sqs,
+      sqsEndpoint: sqsEmulator.endpoint,
+      namePrefix: 'test-',
+      maxReceiveCount: 3,
+      visibilityTimeoutSeconds: 45,
+    });
+    expect(again).toEqual(resources);
+  });
+});
