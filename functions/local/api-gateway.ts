@@ -1,0 +1,194 @@
+/**
+ * A local stand-in for the REST API: a node:http server that routes with ROUTES, runs the Lambda
+ * REQUEST authorizer on protected routes as API Gateway does, invokes the route's handler with a
+ * v1 proxy event and writes its result back. Gateway-made answers use Chronos' error shape.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+} from 'aws-lambda';
+import { ROUTES, type Route } from '#handlers/api/routes';
+import { type ApiStage, buildAuthorizerEvent, buildProxyEvent, type IncomingApiRequest } from './api-gateway-events.ts';
+import { policyAllows } from './authorizer-policy.ts';
+import { invokeLambda, type LambdaHandler } from './lambda-context.ts';
+import { matchRoute } from './route-matcher.ts';
+
+export type ApiHandler = LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyResult>;
+export type AuthorizerHandler = LambdaHandler<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>;
+
+export interface ApiGatewayOptions {
+  /** Handlers by route `handler` name (the file name under functions/handlers/api/). */
+  handlers: Readonly<Record<string, ApiHandler>>;
+  /** Required when any route is `authorized`. */
+  authorizer?: AuthorizerHandler;
+  routes?: readonly Route[];
+  /** 0 picks a free port. */
+  port?: number;
+  host?: string;
+  stage?: string;
+  /** Timeout of every API function, as deployed (10 s). */
+  functionTimeoutSeconds?: number;
+  /** API Gateway's payload limit (10 MB). */
+  maxBodyBytes?: number;
+  log?: (message: string, error?: unknown) => void;
+}
+
+export interface RunningApiGateway {
+  /** Base URL without a trailing slash, e.g. `http://127.0.0.1:3000`. */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export type GatewayErrorCode = 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'PAYLOAD_TOO_LARGE' | 'INTERNAL';
+
+const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+const DEFAULT_FUNCTION_TIMEOUT_SECONDS = 10;
+
+/** Starts listening and resolves once the server accepts connections. */
+export async function startApiGateway(options: ApiGatewayOptions): Promise<RunningApiGateway> {
+  const routes = options.routes ?? ROUTES;
+  for (const route of routes) {
+    if (!options.handlers[route.handler])
+      throw new Error(`No handler for route ${route.method} ${route.path} (${route.handler})`);
+    if (route.authorized && !options.authorizer)
+      throw new Error(`Route ${route.method} ${route.path} needs an authorizer`);
+  }
+  const host = options.host ?? '127.0.0.1';
+  const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      log('local API gateway failed to answer', error);
+      if (!res.headersSent) sendError(res, 500, 'INTERNAL', 'Internal server error', randomUUID());
+      else res.destroy();
+    });
+  });
+
+  let stage: ApiStage;
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = randomUUID();
+    const receivedAt = new Date();
+    const body = await readBody(req, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    if (body === 'too-large') return sendError(res, 413, 'PAYLOAD_TOO_LARGE', 'Request body exceeds 10 MB', requestId);
+    const target = new URL(req.url ?? '/', 'http://local');
+    const method = req.method ?? 'GET';
+    const match = matchRoute(routes, method, target.pathname);
+    if (!match) return sendError(res, 404, 'NOT_FOUND', `No route for ${method} ${target.pathname}`, requestId);
+    const request: IncomingApiRequest = {
+      method,
+      path: target.pathname,
+      rawQuery: target.search,
+      rawHeaders: req.rawHeaders,
+      body,
+      sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1',
+      requestId,
+      receivedAt,
+    };
+    const timeoutSeconds = options.functionTimeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS;
+
+    let authorizerContext: Record<string, unknown> | undefined;
+    if (match.route.authorized && options.authorizer) {
+      const authEvent = buildAuthorizerEvent(request, match, stage);
+      let result: APIGatewayAuthorizerResult;
+      try {
+        result = await invokeLambda(options.authorizer, authEvent, {
+          functionName: 'authorizer',
+          timeoutSeconds,
+        });
+      } catch (error) {
+        // API Gateway's convention: an authorizer that fails with exactly "Unauthorized" means 401.
+        if (error instanceof Error && error.message === 'Unauthorized') {
+          return sendError(res, 401, 'UNAUTHORIZED', 'Unauthorized', requestId);
+        }
+        log(`authorizer failed for ${method} ${request.path}`, error);
+        return sendError(res, 500, 'INTERNAL', 'Authorizer failed', requestId);
+      }
+      if (!result?.policyDocument || typeof result.principalId !== 'string') {
+        log(`authorizer returned an invalid result for ${method} ${request.path}`, result);
+        return sendError(res, 500, 'INTERNAL', 'Authorizer returned an invalid policy', requestId);
+      }
+      if (!policyAllows(result, authEvent.methodArn)) {
+        return sendError(res, 403, 'FORBIDDEN', 'User is not authorized to access this resource', requestId);
+      }
+      authorizerContext = { ...(result.context ?? {}), principalId: result.principalId, integrationLatency: 0 };
+    }
+
+    const event = buildProxyEvent(request, match, stage, authorizerContext);
+    let result: APIGatewayProxyResult;
+    try {
+      result = await invokeLambda(options.handlers[match.route.handler] as ApiHandler, event, {
+        functionName: `api-${match.route.handler}`,
+        timeoutSeconds,
+      });
+    } catch (error) {
+      log(`handler ${match.route.handler} failed for ${method} ${request.path}`, error);
+      return sendError(res, 502, 'INTERNAL', 'Internal server error', requestId);
+    }
+    if (!result || typeof result.statusCode !== 'number') {
+      log(`handler ${match.route.handler} returned a malformed proxy response`, result);
+      return sendError(res, 502, 'INTERNAL', 'Malformed Lambda proxy response', requestId);
+    }
+    sendResult(res, result, requestId);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  stage = {
+    region: process.env.AWS_REGION ?? 'us-east-1',
+    accountId: '000000000000',
+    apiId: 'local',
+    stage: options.stage ?? 'local',
+    domainName: `${host}:${port}`,
+  };
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Reads the whole body; past the limit it keeps draining (so the client reads our 413) but stops storing. */
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<string | null | 'too-large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= maxBytes) chunks.push(chunk);
+  }
+  if (size > maxBytes) return 'too-large';
+  return size === 0 ? null : Buffer.concat(chunks).toString('utf8');
+}
+
+function sendResult(res: ServerResponse, result: APIGatewayProxyResult, requestId: string): void {
+  for (const [name, value] of Object.entries(result.multiValueHeaders ?? {})) res.setHeader(name, value.map(String));
+  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
+  res.setHeader('x-amzn-RequestId', requestId);
+  const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
+  res.statusCode = result.statusCode;
+  res.end(body);
+}
+
+function sendError(
+  res: ServerResponse,
+  status: number,
+  code: GatewayErrorCode,
+  message: string,
+  requestId: string,
+): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json');
+  res.setHeader('x-amzn-RequestId', requestId);
+  res.end(JSON.stringify({ error: { code, message, details: [] } }));
+}

@@ -1,0 +1,131 @@
+/**
+ * Lambda's SQS event source mapping, locally: `concurrency` workers long-poll the queue, invoke the
+ * handler with up to ten records, then delete every record the handler did not report in
+ * `batchItemFailures`. Failed records stay invisible until the visibility timeout and come back,
+ * and the queue's redrive policy moves them to the DLQ, exactly as on AWS.
+ */
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { invokeLambda, type LambdaHandler } from './lambda-context.ts';
+import { toSqsRecord } from './sqs-event.ts';
+
+export type SqsHandler = LambdaHandler<SQSEvent, SQSBatchResponse | undefined>;
+
+export interface SqsPollerOptions {
+  /** Needs `endpoint` set explicitly for fauxqs. */
+  sqs: SQSClient;
+  queueUrl: string;
+  queueArn: string;
+  handler: SqsHandler;
+  functionName?: string;
+  timeoutSeconds?: number;
+  /** Concurrent workers, like the function's maximum concurrency (default 8). */
+  concurrency?: number;
+  /** Records per invocation, at most 10 (one ReceiveMessage). */
+  batchSize?: number;
+  /** Long-poll wait; short so that stop() returns quickly. */
+  waitTimeSeconds?: number;
+  /** How long stop() waits for running invocations before abandoning them to the visibility timeout. */
+  stopGraceMs?: number;
+  region?: string;
+  log?: (message: string, error?: unknown) => void;
+}
+
+export interface RunningSqsPoller {
+  stop(): Promise<void>;
+}
+
+const RECEIVE_ERROR_BACKOFF_MS = 500;
+
+/** Starts the workers; they run until stop(). */
+export function startSqsPoller(options: SqsPollerOptions): RunningSqsPoller {
+  const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
+  const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
+  const abort = new AbortController();
+  let stopped = false;
+
+  async function work(): Promise<void> {
+    while (!stopped) {
+      let messages: Message[];
+      try {
+        const received = await options.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: options.queueUrl,
+            MaxNumberOfMessages: Math.min(options.batchSize ?? 10, 10),
+            WaitTimeSeconds: options.waitTimeSeconds ?? 1,
+            AttributeNames: ['All'],
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+          { abortSignal: abort.signal },
+        );
+        messages = received.Messages ?? [];
+      } catch (error) {
+        if (stopped) return;
+        log(`receiving from ${options.queueUrl} failed`, error);
+        await sleep(RECEIVE_ERROR_BACKOFF_MS);
+        continue;
+      }
+      if (messages.length > 0) await processBatch(messages);
+    }
+  }
+
+  async function processBatch(messages: Message[]): Promise<void> {
+    const records = messages.map((message) => toSqsRecord(message, options.queueArn, region));
+    let failedIds: Set<string>;
+    try {
+      const response = await invokeLambda(
+        options.handler,
+        { Records: records },
+        { functionName: options.functionName ?? 'executor', timeoutSeconds: options.timeoutSeconds ?? 330, region },
+      );
+      failedIds = failuresOf(
+        response,
+        records.map((r) => r.messageId),
+      );
+    } catch (error) {
+      log(
+        `${options.functionName ?? 'executor'} failed; its ${records.length} message(s) return after the visibility timeout`,
+        error,
+      );
+      return;
+    }
+    const done = records.filter((record) => !failedIds.has(record.messageId));
+    if (done.length === 0) return;
+    try {
+      const result = await options.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: options.queueUrl,
+          Entries: done.map((record, i) => ({ Id: String(i), ReceiptHandle: record.receiptHandle })),
+        }),
+      );
+      if (result.Failed?.length) log(`deleting ${result.Failed.length} processed message(s) failed`, result.Failed);
+    } catch (error) {
+      log('deleting processed messages failed', error);
+    }
+  }
+
+  const inFlight = Array.from({ length: Math.max(1, options.concurrency ?? 8) }, () => work());
+  return {
+    stop: async () => {
+      stopped = true;
+      abort.abort();
+      await Promise.race([Promise.allSettled(inFlight), sleep(options.stopGraceMs ?? 5000)]);
+    },
+  };
+}
+
+/**
+ * The message ids to keep. Like Lambda, a response naming an id that is not in the batch (or an
+ * empty id) fails the whole batch.
+ */
+function failuresOf(response: SQSBatchResponse | undefined, batchIds: string[]): Set<string> {
+  const failures = response?.batchItemFailures ?? [];
+  const ids = new Set(failures.map((failure) => failure.itemIdentifier));
+  const valid = [...ids].every((id) => typeof id === 'string' && batchIds.includes(id));
+  return valid ? ids : new Set(batchIds);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

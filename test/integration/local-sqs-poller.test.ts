@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '#local/emulators/dynamodb-local';
+import { startSqsEmulator } from '#local/emulators/fauxqs';
+import { createLocalClients, type LocalClients } from '#local/emulators/local-clients';
+import { onEndpoint } from '#local/provision';
+import { type RunningSqsPoller, type SqsHandler, startSqsPoller } from '#local/sqs-poller';
+
+interface Delivery {
+  record: SQSRecord;
+  at: number;
+}
+
+describe('startSqsPoller', () => {
+  let emulator: RunningEmulator;
+  let clients: LocalClients;
+  let poller: RunningSqsPoller | undefined;
+  let queueCount = 0;
+
+  beforeAll(async () => {
+    emulator = await startSqsEmulator();
+    clients = createLocalClients({ dynamodb: 'http://127.0.0.1:1', sqs: emulator.endpoint });
+  });
+  afterEach(async () => {
+    await poller?.stop();
+    poller = undefined;
+  });
+  afterAll(async () => {
+    clients?.destroy();
+    await emulator?.stop();
+  });
+
+  async function newQueue(): Promise<{ url: string; arn: string }> {
+    const created = await clients.sqs.send(
+      new CreateQueueCommand({ QueueName: `poller-${++queueCount}`, Attributes: { VisibilityTimeout: '1' } }),
+    );
+    const url = onEndpoint(created.QueueUrl, emulator.endpoint);
+    const { Attributes } = await clients.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+    );
+    return { url, arn: Attributes?.QueueArn as string };
+  }
+
+  async function messagesLeft(url: string): Promise<number> {
+    const { Attributes } = await clients.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }),
+    );
+    return (
+      Number(Attributes?.ApproximateNumberOfMessages) +
+      Number(Attributes?.ApproximateNumberOfMessagesNotVisible) +
+      Number(Attributes?.ApproximateNumberOfMessagesDelayed)
+    );
+  }
+
+  function recordingHandler(decide: (record: SQSRecord) => 'ok' | 'fail', deliveries: Delivery[]): SqsHandler {
+    return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+      const failed = event.Records.filter((record) => {
+        deliveries.push({ record, at: Date.now() });
+        return decide(record) === 'fail';
+      });
+      return { batchItemFailures: failed.map((record) => ({ itemIdentifier: record.messageId })) };
+    };
+  }
+
+  it('builds Lambda SQS records with attributes, message attributes and the queue ARN', async () => {
+    const queue = await newQueue();
+    const deliveries: Delivery[] = [];
+    poller = startSqsPoller({
+      sqs: clients.sqs,
+      queueUrl: queue.url,
+      queueArn: queue.arn,
+      handler: recordingHandler(() => 'ok', deliveries),
+      concurrency: 2,
+    });
+    await clients.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: queue.url,
+        MessageBody: '{"runId":"r1"}',
+        MessageAttributes: { kind: { DataType: 'String', StringValue: 'dispatch' } },
+      }),
+    );
+    await expect.poll(() => deliveries.length, { timeout: 5000 }).toBe(1);
+    const record = deliveries[0]?.record as SQSRecord;
+    expect(record).toMatchObject({
+      body: '{"runId":"r1"}',
+      eventSource: 'aws:sqs',
+      eventSourceARN: queue.arn,
+      awsRegion: 'us-east-1',
+      md5OfBody: createHash('md5').update('{"runId":"r1"}').digest('hex'),
+      messageAttributes: {
+        kind: { dataType: 'String', stringValue: 'dispatch', stringListValues: [], binaryListValues: [] },
+      },
+    });
+    expect(record.messageId).toBeTruthy();
+    expect(record.receiptHandle).toBeTruthy();
+    expect(record.attributes.ApproximateReceiveCount).toBe('1');
+    expect(Number(record.attributes.SentTimestamp)).toBeGreaterThan(0);
+    expect(Number(record.attributes.ApproximateFirstReceiveTimestamp)).toBeGreaterThanOrEqual(
+      Number(record.attributes.SentTimestamp),
+    );
+    await expect.poll(() => messagesLeft(queue.url), { timeout: 5000 }).toBe(0);
+  });
+
+  it('deletes the records that succeeded and lets failed ones come back after the visibility timeout', async () => {
+    const queue = await newQueue();
+    const deliveries: Delivery[] = [];
+    const failFirstTry = (record: SQSRecord) =>
+      record.body === 'b' && record.attributes.ApproximateReceiveCount === '1' ? 'fail' : 'ok';
+    await clients.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queue.url,
+        Entries: ['a', 'b', 'c'].map((body) => ({ Id: body, MessageBody: body })),
+      }),
+    );
+    poller = startSqsPoller({
+      sqs: clients.sqs,
+      queueUrl: queue.url,
+      queueArn: queue.arn,
+      handler: recordingHandler(failFirstTry, deliveries),
+      concurrency: 1,
+    });
+
+    await expect.poll(() => deliveries.filter((d) => d.record.body === 'b').length, { timeout: 8000 }).toBe(2);
+    const retried = deliveries.filter((d) => d.record.body === 'b');
+    expect(retried[1]?.record.attributes.ApproximateReceiveCount).toBe('2');
+    expect(
+      deliveries
+        .filter((d) => d.record.body !== 'b')
+        .map((d) => d.record.body)
+        .sort(),
+    ).toEqual(['a', 'c']);
+    await expect.poll(() => messagesLeft(queue.url), { timeout: 5000 }).toBe(0);
+  });
+
+  it('deletes nothing when the handler throws, so the whole batch is redelivered', async () => {
+    const queue = await newQueue();
+    const attempts: string[] = [];
+    const handler: SqsHandler = async (event) => {
+      for (const record of event.Records) attempts.push(record.attributes.ApproximateReceiveCount);
+      if (attempts.length === 1) throw new Error('crash');
+      return { batchItemFailures: [] };
+    };
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: 'x' }));
+    poller = startSqsPoller({
+      sqs: clients.sqs,
+      queueUrl: queue.url,
+      queueArn: queue.arn,
+      handler,
+      concurrency: 1,
+      log: () => {},
+    });
+    await expect.poll(() => attempts, { timeout: 8000 }).toEqual(['1', '2']);
+    await expect.poll(() => messagesLeft(queue.url), { timeout: 5000 }).toBe(0);
+  });
+
+  it('fails the whole batch when the response names a message that is not in it', async () => {
+    const queue = await newQueue();
+    let calls = 0;
+    const handler: SqsHandler = async () => {
+      calls++;
+      return { batchItemFailures: calls === 1 ? [{ itemIdentifier: 'not-in-batch' }] : [] };
+    };
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: 'x' }));
+    poller = startSqsPoller({ sqs: clients.sqs, queueUrl: queue.url, queueArn: queue.arn, handler, concurrency: 1 });
+    await expect.poll(() => calls, { timeout: 8000 }).toBe(2);
+  });
+
+  it('delivers a message sent with DelaySeconds only once the delay has passed', async () => {
+    const queue = await newQueue();
+    const deliveries: Delivery[] = [];
+    poller = startSqsPoller({
+      sqs: clients.sqs,
+      queueUrl: queue.url,
+      queueArn: queue.arn,
+      handler: recordingHandler(() => 'ok', deliveries),
+      concurrency: 2,
+    });
+    const sentAt = Date.now();
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: 'later', DelaySeconds: 2 }));
+    await expect.poll(() => deliveries.length, { timeout: 6000 }).toBe(1);
+    expect((deliveries[0] as Delivery).at - sentAt).toBeGreaterThanOrEqual(1900);
+  });
+});
