@@ -28,6 +28,7 @@ export function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`Environment variable ${name} must be a positive integer, got "${raw}"`);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new Error(`Environment variable ${name} must be a positive integer, got "${raw}"`);
   return value;
 }

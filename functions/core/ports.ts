@@ -29,10 +29,15 @@ export interface JobRepository {
    */
   advance(
     job: Pick<Job, 'tenantId' | 'jobId' | 'version' | 'occurrenceCount'>,
-    change: { nextFireAt?: number; dueShard?: string; materialized: number; now: number },
+    change: { nextFireAt?: number; materialized: number; now: number },
   ): Promise<boolean>;
-  /** Records a one-time job's final status, only while it is still ACTIVE. */
-  finish(tenantId: string, jobId: string, status: Extract<JobStatus, 'COMPLETED' | 'FAILED'>, now: number): Promise<boolean>;
+  /** Records a one-time job's final status, only while it is ACTIVE and its schedule is `once`. */
+  finish(
+    tenantId: string,
+    jobId: string,
+    status: Extract<JobStatus, 'COMPLETED' | 'FAILED'>,
+    now: number,
+  ): Promise<boolean>;
 }
 
 export interface RunOutcome {
@@ -49,8 +54,6 @@ export interface RunOutcome {
 export interface RunRepository {
   /** Conditional put: the first writer creates the run, later ones get the existing item back. */
   createIfAbsent(run: Run): Promise<{ created: true } | { created: false; existing: Run }>;
-  /** Marks runs as handed to the queue. */
-  markEnqueued(keys: RunKey[], at: number): Promise<void>;
   /**
    * QUEUED → RUNNING, or takes over a RUNNING run whose lease expired before `now`.
    * Returns the claimed run, or the current run with `claimed: false` when it cannot be claimed.

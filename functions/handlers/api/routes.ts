@@ -27,7 +27,19 @@ export const ROUTES: readonly Route[] = [
     authorized: true,
     access: { jobs: 'readWrite', runs: 'readWrite', sendToDispatchQueue: true },
   },
-  { method: 'GET', path: '/v1/jobs/{id}', handler: 'get-job', authorized: true, access: { jobs: 'read', runs: 'read' } },
-  { method: 'GET', path: '/v1/jobs/{id}/runs', handler: 'list-runs', authorized: true, access: { jobs: 'read', runs: 'read' } },
+  {
+    method: 'GET',
+    path: '/v1/jobs/{id}',
+    handler: 'get-job',
+    authorized: true,
+    access: { jobs: 'read', runs: 'read' },
+  },
+  {
+    method: 'GET',
+    path: '/v1/jobs/{id}/runs',
+    handler: 'list-runs',
+    authorized: true,
+    access: { jobs: 'read', runs: 'read' },
+  },
   { method: 'GET', path: '/v1/health', handler: 'health', authorized: false, access: { jobs: 'read' } },
 ];

@@ -1,0 +1,109 @@
+/** Jobs in DynamoDB: one item per job, keyed by tenant, with the sparse sharded due-index. */
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Job } from '#core/model';
+import type { DueJob, JobRepository } from '#core/ports';
+import { isConditionFailure } from './conditional.ts';
+import { JOBS_TABLE } from './table-definitions.ts';
+
+const { partitionKey: PK, sortKey: SK, dueIndex } = JOBS_TABLE;
+
+export class DynamoJobRepository implements JobRepository {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async create(job: Job): Promise<void> {
+    await this.client.send(
+      new PutCommand({ TableName: this.tableName, Item: job, ConditionExpression: `attribute_not_exists(${SK})` }),
+    );
+  }
+
+  async get(tenantId: string, jobId: string): Promise<Job | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { [PK]: tenantId, [SK]: jobId }, ConsistentRead: true }),
+    );
+    return Item as Job | undefined;
+  }
+
+  async findDue(shard: string, until: number, limit: number): Promise<DueJob[]> {
+    const { Items = [] } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: dueIndex.name,
+        KeyConditionExpression: '#shard = :shard AND #next <= :until',
+        ExpressionAttributeNames: { '#shard': dueIndex.partitionKey, '#next': dueIndex.sortKey },
+        ExpressionAttributeValues: { ':shard': shard, ':until': until },
+        Limit: limit,
+      }),
+    );
+    return Items as DueJob[];
+  }
+
+  async advance(
+    job: Pick<Job, 'tenantId' | 'jobId' | 'version'>,
+    change: { nextFireAt?: number; materialized: number; now: number },
+  ): Promise<boolean> {
+    const values: Record<string, unknown> = {
+      ':expected': job.version,
+      ':one': 1,
+      ':materialized': change.materialized,
+      ':now': change.now,
+    };
+    let update = 'SET #version = #version + :one, #count = #count + :materialized, #updatedAt = :now';
+    if (change.nextFireAt === undefined) update += ` REMOVE #next, #shard`;
+    else {
+      update += ', #next = :next';
+      values[':next'] = change.nextFireAt;
+    }
+    return this.conditionalUpdate({
+      Key: { [PK]: job.tenantId, [SK]: job.jobId },
+      UpdateExpression: update,
+      ConditionExpression: '#version = :expected',
+      ExpressionAttributeNames: {
+        '#version': 'version',
+        '#count': 'occurrenceCount',
+        '#updatedAt': 'updatedAt',
+        '#next': dueIndex.sortKey,
+        ...(change.nextFireAt === undefined ? { '#shard': dueIndex.partitionKey } : {}),
+      },
+      ExpressionAttributeValues: values,
+    });
+  }
+
+  async finish(tenantId: string, jobId: string, status: 'COMPLETED' | 'FAILED', now: number): Promise<boolean> {
+    return this.conditionalUpdate({
+      Key: { [PK]: tenantId, [SK]: jobId },
+      UpdateExpression: 'SET #status = :status, #version = #version + :one, #updatedAt = :now REMOVE #next, #shard',
+      ConditionExpression: '#status = :active AND #schedule.#type = :once',
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        '#version': 'version',
+        '#updatedAt': 'updatedAt',
+        '#next': dueIndex.sortKey,
+        '#shard': dueIndex.partitionKey,
+        '#schedule': 'schedule',
+        '#type': 'type',
+      },
+      ExpressionAttributeValues: { ':status': status, ':one': 1, ':now': now, ':active': 'ACTIVE', ':once': 'once' },
+    });
+  }
+
+  private async conditionalUpdate(
+    input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>,
+  ): Promise<boolean> {
+    try {
+      await this.client.send(new UpdateCommand({ TableName: this.tableName, ...input }));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+}

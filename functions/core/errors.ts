@@ -1,0 +1,31 @@
+/** Errors the core raises; handlers map each to one HTTP status. */
+
+export interface FieldProblem {
+  /** Dotted path into the request body, e.g. `target.url`; `body` for the body as a whole. */
+  field: string;
+  reason: string;
+}
+
+/** The request is malformed; every problem found is listed. Maps to 400. */
+export class ValidationError extends Error {
+  constructor(public readonly details: FieldProblem[]) {
+    super(details.map((d) => `${d.field}: ${d.reason}`).join('; '));
+    this.name = 'ValidationError';
+  }
+}
+
+/** The resource does not exist for this tenant (also for another tenant's ids). Maps to 404. */
+export class NotFoundError extends Error {
+  constructor(what: string) {
+    super(`${what} not found`);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** A concurrent change won; the caller should re-read and retry. Maps to 409. */
+export class ConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConflictError';
+  }
+}

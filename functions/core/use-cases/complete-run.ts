@@ -1,0 +1,29 @@
+/**
+ * Reacts to a run that has just reached a terminal state (the completion handler, fed by the runs
+ * stream). A one-time job is finished by its single occurrence: it becomes COMPLETED or FAILED and
+ * has already left the due-index when the occurrence was materialized.
+ */
+import type { Run } from '../model.ts';
+import type { JobRepository } from '../ports.ts';
+import type { TerminalRunStatus } from '../run-state.ts';
+
+export interface CompleteRunDeps {
+  jobs: JobRepository;
+}
+
+export type CompletedRun = Pick<Run, 'tenantId' | 'jobId' | 'scheduledFor' | 'attempt' | 'runId'> & {
+  status: TerminalRunStatus;
+};
+
+/** Applies a terminal run to its job; returns what changed. */
+export async function completeRun(
+  deps: CompleteRunDeps,
+  run: CompletedRun,
+  now: number,
+): Promise<'job-completed' | 'job-failed' | 'unchanged'> {
+  if (run.status === 'CANCELLED' || run.status === 'SKIPPED') return 'unchanged';
+  const status = run.status === 'SUCCEEDED' ? 'COMPLETED' : 'FAILED';
+  const changed = await deps.jobs.finish(run.tenantId, run.jobId, status, now);
+  if (!changed) return 'unchanged';
+  return status === 'COMPLETED' ? 'job-completed' : 'job-failed';
+}

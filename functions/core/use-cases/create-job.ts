@@ -1,0 +1,44 @@
+/**
+ * Creates a job. The job is written with its first occurrence in the due-index first, so that it
+ * can never be lost: if it is due within the scan horizon it is then materialized at once (no
+ * waiting for the next scan), and should that fail half-way, the scanner finishes the work.
+ */
+import { dueShardOf } from '../due-shard.ts';
+import { type CreateJobInput, parseCreateJob } from '../job-input.ts';
+import type { Job } from '../model.ts';
+import { firstOccurrence } from '../occurrences.ts';
+import type { IdGenerator } from '../ports.ts';
+import { type MaterializeDeps, materializeOccurrences } from './materialize-occurrences.ts';
+
+export interface CreateJobDeps extends MaterializeDeps {
+  ids: IdGenerator;
+}
+
+/** Validates `input`, stores the job for `tenantId`, and materializes it if it is due soon. */
+export async function createJob(
+  deps: CreateJobDeps,
+  tenantId: string,
+  input: CreateJobInput,
+  now: number,
+): Promise<Job> {
+  const fields = parseCreateJob(input, now);
+  const jobId = deps.ids.next(now);
+  const nextFireAt = firstOccurrence(fields.schedule);
+  const job: Job = {
+    tenantId,
+    jobId,
+    ...fields,
+    status: 'ACTIVE',
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+    occurrenceCount: 0,
+    ...(nextFireAt === undefined ? {} : { nextFireAt, dueShard: dueShardOf(jobId, deps.config.shardCount) }),
+  };
+  await deps.jobs.create(job);
+
+  if (nextFireAt === undefined || nextFireAt > now + deps.config.horizonMs) return job;
+  const dueJob = { ...job, nextFireAt };
+  await materializeOccurrences(deps, [dueJob], now);
+  return (await deps.jobs.get(tenantId, jobId)) ?? job;
+}

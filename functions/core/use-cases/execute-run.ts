@@ -1,0 +1,111 @@
+/**
+ * The executor's work for one dispatch message: claim the run with a lease, wait out the
+ * sub-second rest until its due time, call the target, record the outcome.
+ *
+ * A redelivered or duplicate message finds the run finished (acknowledged, no call) or under a
+ * live lease (handed back to the queue, so that it is retried after the lease would have expired,
+ * in case its holder died).
+ */
+
+import type { DispatchMessage, Job, Run } from '../model.ts';
+import type { Clock, HttpInvoker, HttpResult, JobRepository, RunOutcome, RunRepository } from '../ports.ts';
+import { idempotencyKeyOf } from '../run-id.ts';
+import { isTerminal } from '../run-state.ts';
+
+export interface ExecuteRunDeps {
+  jobs: JobRepository;
+  runs: RunRepository;
+  invoker: HttpInvoker;
+  clock: Clock;
+  config: { leaseMarginMs: number; owner: string };
+}
+
+export type ExecuteRunResult =
+  | { kind: 'called'; run: Run; outcome: RunOutcome }
+  | { kind: 'cancelled' }
+  | { kind: 'already-finished' }
+  | { kind: 'missing' }
+  /** Another executor holds a live lease: the message must come back later. */
+  | { kind: 'leased-elsewhere'; leaseExpiresAt?: number };
+
+/** Thrown so the message returns to the queue instead of being acknowledged. */
+export class RunBusyError extends Error {
+  constructor(runId: string) {
+    super(`run ${runId} is leased by another executor`);
+    this.name = 'RunBusyError';
+  }
+}
+
+/** Maps an HTTP result to the run's terminal outcome. */
+export function outcomeOf(result: HttpResult, completedAt: number): RunOutcome {
+  const timing = { startedAt: result.startedAt, durationMs: result.durationMs, completedAt };
+  if (result.kind === 'error') {
+    return {
+      ...timing,
+      status: result.errorType === 'timeout' ? 'TIMED_OUT' : 'FAILED',
+      errorType: result.errorType,
+      error: result.message,
+    };
+  }
+  if (result.status >= 200 && result.status < 300) {
+    return { ...timing, status: 'SUCCEEDED', httpStatus: result.status, responseExcerpt: result.bodyExcerpt };
+  }
+  return {
+    ...timing,
+    status: 'FAILED',
+    httpStatus: result.status,
+    responseExcerpt: result.bodyExcerpt,
+    errorType: result.status >= 500 ? 'http_5xx' : 'http_4xx',
+    error: `target answered HTTP ${result.status}`,
+  };
+}
+
+function requestOf(job: Job, message: DispatchMessage) {
+  return {
+    url: job.target.url,
+    method: job.target.method,
+    headers: { ...job.target.headers, 'Idempotency-Key': idempotencyKeyOf(message), 'Chronos-Run-Id': message.runId },
+    ...(job.target.body === undefined || job.target.method === 'GET' || job.target.method === 'HEAD'
+      ? {}
+      : { body: job.target.body }),
+    timeoutMs: job.timeoutSeconds * 1000,
+  };
+}
+
+/** Executes the run a dispatch message points at, making at most one HTTP call for it. */
+export async function executeRun(deps: ExecuteRunDeps, message: DispatchMessage): Promise<ExecuteRunResult> {
+  const job = await deps.jobs.get(message.tenantId, message.jobId);
+  const now = deps.clock.now();
+  const timeoutMs = (job?.timeoutSeconds ?? 0) * 1000;
+  const lease = {
+    owner: deps.config.owner,
+    expiresAt: Math.max(now, message.scheduledFor) + timeoutMs + deps.config.leaseMarginMs,
+    now,
+  };
+  const claim = await deps.runs.claim(message, lease);
+  if (!claim.claimed) {
+    if (!claim.run) return { kind: 'missing' };
+    if (isTerminal(claim.run.status)) return { kind: 'already-finished' };
+    return {
+      kind: 'leased-elsewhere',
+      ...(claim.run.leaseExpiresAt ? { leaseExpiresAt: claim.run.leaseExpiresAt } : {}),
+    };
+  }
+
+  if (!job || job.status === 'CANCELLED') {
+    const reason = job ? 'job was cancelled before the run started' : 'job no longer exists';
+    await deps.runs.complete(message, lease.owner, {
+      status: 'CANCELLED',
+      completedAt: deps.clock.now(),
+      errorType: 'cancelled',
+      error: reason,
+    });
+    return { kind: 'cancelled' };
+  }
+
+  await deps.clock.sleepUntil(message.scheduledFor);
+  const result = await deps.invoker.invoke(requestOf(job, message));
+  const outcome = outcomeOf(result, deps.clock.now());
+  await deps.runs.complete(message, lease.owner, outcome);
+  return { kind: 'called', run: claim.run, outcome };
+}

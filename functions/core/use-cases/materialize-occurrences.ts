@@ -1,0 +1,87 @@
+/**
+ * Turns due occurrences into runs and queue messages. Used by the scanner for every due job and
+ * by job creation for jobs due within the horizon, so both paths share one protocol:
+ *
+ *  1. conditional put of each run (deterministic id: a second materializer gets "exists");
+ *  2. send the runs this call created to the dispatch queue, with DelaySeconds up to the due time;
+ *  3. advance the job past what was materialized, conditioned on its version.
+ *
+ * A crash between 1 and 3 leaves the job in the due-index, so the next scan finds it again; a run
+ * that exists but is older than STALE_RUN_MS and still QUEUED is sent again then, because its
+ * creator may have died before sending. A duplicate message is harmless: the executor's claim is
+ * conditional, so only one call is made.
+ */
+import { dispatchDelaySeconds } from '../dispatch-delay.ts';
+import type { DispatchMessage, Run } from '../model.ts';
+import { nextOccurrence, occurrencesBetween } from '../occurrences.ts';
+import type { DueJob, JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
+import { newRun } from './new-run.ts';
+
+/** A run older than this, still QUEUED, whose job was never advanced, may never have been sent. */
+export const STALE_RUN_MS = 30_000;
+/** Upper bound of occurrences one job materializes per pass, so one job cannot starve a scan. */
+export const MAX_OCCURRENCES_PER_PASS = 1_000;
+
+export interface MaterializeDeps {
+  jobs: JobRepository;
+  runs: RunRepository;
+  dispatcher: RunDispatcher;
+  config: { horizonMs: number; retentionDays: number; shardCount: number };
+}
+
+export interface MaterializeResult {
+  runsCreated: number;
+  messagesSent: number;
+  jobsAdvanced: number;
+}
+
+function messageOf(run: Run): DispatchMessage {
+  const { tenantId, jobId, scheduledFor, attempt, runId } = run;
+  return { tenantId, jobId, scheduledFor, attempt, runId };
+}
+
+/** Materializes every occurrence of `jobs` due up to now + horizon; returns what it did. */
+export async function materializeOccurrences(
+  deps: MaterializeDeps,
+  jobs: DueJob[],
+  now: number,
+): Promise<MaterializeResult> {
+  const until = now + deps.config.horizonMs;
+  const planned = jobs.map((job) => ({
+    job,
+    occurrences: occurrencesBetween(job.schedule, job.nextFireAt, until, job.occurrenceCount, MAX_OCCURRENCES_PER_PASS),
+  }));
+
+  const toSend: Run[] = [];
+  let runsCreated = 0;
+  await Promise.all(
+    planned.flatMap(({ job, occurrences }) =>
+      occurrences.map(async (scheduledFor) => {
+        const run = newRun(job, scheduledFor, 1, now, deps.config.retentionDays);
+        const result = await deps.runs.createIfAbsent(run);
+        if (result.created) {
+          runsCreated++;
+          toSend.push(run);
+        } else if (result.existing.status === 'QUEUED' && now - result.existing.createdAt > STALE_RUN_MS) {
+          toSend.push(result.existing);
+        }
+      }),
+    ),
+  );
+
+  await deps.dispatcher.dispatch(
+    toSend.map((run) => ({ message: messageOf(run), delaySeconds: dispatchDelaySeconds(run.scheduledFor, now) })),
+  );
+
+  const advanced = await Promise.all(
+    planned.map(({ job, occurrences }) => {
+      const last = occurrences.at(-1);
+      const from = last === undefined ? job.nextFireAt : last + 1;
+      const nextFireAt = nextOccurrence(job.schedule, from, job.occurrenceCount + occurrences.length);
+      if (nextFireAt === job.nextFireAt) return false;
+      return deps.jobs.advance(job, { nextFireAt, materialized: occurrences.length, now });
+    }),
+  );
+
+  return { runsCreated, messagesSent: toSend.length, jobsAdvanced: advanced.filter(Boolean).length };
+}

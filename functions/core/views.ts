@@ -1,0 +1,71 @@
+/** The API's representation of jobs and runs: ISO-8601 instants, no storage attributes. */
+import type { Job, Run } from './model.ts';
+
+const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
+
+export interface RunView {
+  runId: string;
+  jobId: string;
+  scheduledFor: string;
+  attempt: number;
+  status: Run['status'];
+  createdAt: string;
+  enqueuedAt: string | null;
+  claimedAt: string | null;
+  startedAt: string | null;
+  completedAt: string | null;
+  httpStatus: number | null;
+  durationMs: number | null;
+  error: string | null;
+  errorType: string | null;
+  responseExcerpt: string | null;
+  recoveries: number;
+}
+
+/** A run as the API shows it. */
+export function runView(run: Run): RunView {
+  return {
+    runId: run.runId,
+    jobId: run.jobId,
+    scheduledFor: iso(run.scheduledFor) as string,
+    attempt: run.attempt,
+    status: run.status,
+    createdAt: iso(run.createdAt) as string,
+    enqueuedAt: iso(run.enqueuedAt),
+    claimedAt: iso(run.claimedAt),
+    startedAt: iso(run.startedAt),
+    completedAt: iso(run.completedAt),
+    httpStatus: run.httpStatus ?? null,
+    durationMs: run.durationMs ?? null,
+    error: run.error ?? null,
+    errorType: run.errorType ?? null,
+    responseExcerpt: run.responseExcerpt ?? null,
+    recoveries: run.recoveries ?? 0,
+  };
+}
+
+/** A job as the API shows it, with a summary of its latest run. */
+export function jobView(job: Job, latestRun?: Run) {
+  return {
+    jobId: job.jobId,
+    ...(job.name === undefined ? {} : { name: job.name }),
+    status: job.status,
+    target: job.target,
+    schedule: { type: job.schedule.type, at: iso(job.schedule.at) },
+    timeoutSeconds: job.timeoutSeconds,
+    nextFireAt: iso(job.nextFireAt),
+    version: job.version,
+    createdAt: iso(job.createdAt),
+    updatedAt: iso(job.updatedAt),
+    latestRun: latestRun
+      ? {
+          runId: latestRun.runId,
+          scheduledFor: iso(latestRun.scheduledFor),
+          attempt: latestRun.attempt,
+          status: latestRun.status,
+          httpStatus: latestRun.httpStatus ?? null,
+          completedAt: iso(latestRun.completedAt),
+        }
+      : null,
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * Builds the adapters every handler needs from the environment, once per process (Lambda reuses
+ * them across invocations). Each getter is lazy so a function only needs the variables of the
+ * resources it actually uses.
+ */
+
+import { createDocumentClient, createSqsClient } from '#adapters/aws-clients';
+import { DynamoJobRepository } from '#adapters/dynamodb/job-repository';
+import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
+import { ENV, intEnv, requiredEnv } from '#adapters/environment';
+import { FetchHttpInvoker } from '#adapters/http/invoker';
+import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
+import { DEFAULT_LEASE_MARGIN_SECONDS } from '#core/limits';
+import type { MaterializeDeps } from '#core/use-cases/materialize-occurrences';
+
+function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => {
+    value ??= build();
+    return value;
+  };
+}
+
+const documentClient = once(createDocumentClient);
+const sqsClient = once(createSqsClient);
+
+export const jobRepository = once(() => new DynamoJobRepository(documentClient(), requiredEnv(ENV.jobsTable)));
+export const runRepository = once(() => new DynamoRunRepository(documentClient(), requiredEnv(ENV.runsTable)));
+export const runDispatcher = once(() => new SqsRunDispatcher(sqsClient(), requiredEnv(ENV.dispatchQueueUrl)));
+export const httpInvoker = once(() => new FetchHttpInvoker(intEnv(ENV.responseExcerptBytes, 4096)));
+
+/** Scheduling configuration shared by the scanner and job creation. */
+export const schedulingConfig = once(() => ({
+  horizonMs: intEnv(ENV.scanHorizonSeconds, 90) * 1000,
+  retentionDays: intEnv(ENV.runRetentionDays, 30),
+  shardCount: intEnv(ENV.dueShardCount, 16),
+}));
+
+export const leaseMarginMs = once(() => intEnv(ENV.leaseMarginSeconds, DEFAULT_LEASE_MARGIN_SECONDS) * 1000);
+
+/** What materializing occurrences needs (scanner and create-job). */
+export const materializeDeps = once(
+  (): MaterializeDeps => ({
+    jobs: jobRepository(),
+    runs: runRepository(),
+    dispatcher: runDispatcher(),
+    config: schedulingConfig(),
+  }),
+);

@@ -1,0 +1,57 @@
+import type { Job } from '#core/model';
+import type { DueJob, JobRepository } from '#core/ports';
+
+/** JobRepository in memory, with the same conditional semantics as the DynamoDB adapter. */
+export class InMemoryJobRepository implements JobRepository {
+  readonly items = new Map<string, Job>();
+
+  private key(tenantId: string, jobId: string) {
+    return `${tenantId}/${jobId}`;
+  }
+
+  async create(job: Job): Promise<void> {
+    const key = this.key(job.tenantId, job.jobId);
+    if (this.items.has(key)) throw new Error('ConditionalCheckFailed');
+    this.items.set(key, structuredClone(job));
+  }
+
+  async get(tenantId: string, jobId: string): Promise<Job | undefined> {
+    const job = this.items.get(this.key(tenantId, jobId));
+    return job ? structuredClone(job) : undefined;
+  }
+
+  async findDue(shard: string, until: number, limit: number): Promise<DueJob[]> {
+    return [...this.items.values()]
+      .filter((job) => job.dueShard === shard && job.nextFireAt !== undefined && job.nextFireAt <= until)
+      .sort((a, b) => (a.nextFireAt ?? 0) - (b.nextFireAt ?? 0))
+      .slice(0, limit)
+      .map((job) => structuredClone(job) as DueJob);
+  }
+
+  async advance(
+    job: Pick<Job, 'tenantId' | 'jobId' | 'version'>,
+    change: { nextFireAt?: number; materialized: number; now: number },
+  ): Promise<boolean> {
+    const stored = this.items.get(this.key(job.tenantId, job.jobId));
+    if (!stored || stored.version !== job.version) return false;
+    stored.version++;
+    stored.occurrenceCount += change.materialized;
+    stored.updatedAt = change.now;
+    if (change.nextFireAt === undefined) {
+      delete stored.nextFireAt;
+      delete stored.dueShard;
+    } else stored.nextFireAt = change.nextFireAt;
+    return true;
+  }
+
+  async finish(tenantId: string, jobId: string, status: 'COMPLETED' | 'FAILED', now: number): Promise<boolean> {
+    const stored = this.items.get(this.key(tenantId, jobId));
+    if (!stored || stored.status !== 'ACTIVE' || stored.schedule.type !== 'once') return false;
+    stored.status = status;
+    stored.version++;
+    stored.updatedAt = now;
+    delete stored.nextFireAt;
+    delete stored.dueShard;
+    return true;
+  }
+}

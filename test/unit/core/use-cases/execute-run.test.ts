@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import type { Job } from '#core/model';
+import type { HttpRequest, HttpResult } from '#core/ports';
+import { completeRun } from '#core/use-cases/complete-run';
+import { executeRun, outcomeOf } from '#core/use-cases/execute-run';
+import { newRun } from '#core/use-cases/new-run';
+import { FakeClock, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
+import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
+import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
+
+const DUE = Date.parse('2026-06-01T12:00:00Z');
+
+const job: Job = {
+  tenantId: 't',
+  jobId: 'J1',
+  target: { url: 'https://example.com/hook', method: 'POST', headers: { 'x-team': 'a' }, body: '{"a":1}' },
+  schedule: { type: 'once', at: DUE },
+  timeoutSeconds: 10,
+  status: 'ACTIVE',
+  version: 2,
+  createdAt: DUE - 60_000,
+  updatedAt: DUE - 60_000,
+  occurrenceCount: 1,
+};
+
+async function setup(
+  answer: (r: HttpRequest) => Omit<HttpResult, 'startedAt'> = () => ({
+    kind: 'response',
+    status: 200,
+    bodyExcerpt: 'ok',
+    durationMs: 12,
+  }),
+) {
+  const jobs = new InMemoryJobRepository();
+  const runs = new InMemoryRunRepository();
+  const clock = new FakeClock(DUE - 400);
+  const invoker = new ScriptedInvoker(clock, answer);
+  await jobs.create(job);
+  const run = newRun(job, DUE, 1, DUE - 60_000, 7);
+  await runs.createIfAbsent(run);
+  const deps = (owner: string) => ({ jobs, runs, invoker, clock, config: { leaseMarginMs: 30_000, owner } });
+  const message = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: run.runId };
+  return { jobs, runs, clock, invoker, deps, message };
+}
+
+describe('executing a run', () => {
+  it('waits for the due millisecond, calls the target once and records success', async () => {
+    const { deps, message, invoker, runs } = await setup();
+
+    const result = await executeRun(deps('exec-1'), message);
+
+    expect(result.kind).toBe('called');
+    expect(invoker.requests).toHaveLength(1);
+    expect(invoker.requests[0]?.at).toBe(DUE);
+    expect(invoker.requests[0]).toMatchObject({
+      url: 'https://example.com/hook',
+      method: 'POST',
+      body: '{"a":1}',
+      timeoutMs: 10_000,
+      headers: { 'x-team': 'a', 'Idempotency-Key': `J1:${DUE}` },
+    });
+    expect(await runs.get(message)).toMatchObject({
+      status: 'SUCCEEDED',
+      httpStatus: 200,
+      startedAt: DUE,
+      leaseOwner: 'exec-1',
+    });
+  });
+
+  it('makes no second call for a redelivered message of a finished run', async () => {
+    const { deps, message, invoker } = await setup();
+    await executeRun(deps('exec-1'), message);
+
+    const again = await executeRun(deps('exec-2'), message);
+
+    expect(again.kind).toBe('already-finished');
+    expect(invoker.requests).toHaveLength(1);
+  });
+
+  it('hands a message back while another executor holds a live lease', async () => {
+    const { deps, message, runs, invoker } = await setup();
+    await runs.claim(message, { owner: 'other', expiresAt: DUE + 40_000, now: DUE - 500 });
+
+    const result = await executeRun(deps('exec-2'), message);
+
+    expect(result).toEqual({ kind: 'leased-elsewhere', leaseExpiresAt: DUE + 40_000 });
+    expect(invoker.requests).toHaveLength(0);
+  });
+
+  it('takes over a run whose lease expired and records the recovery', async () => {
+    const { deps, message, runs, clock } = await setup();
+    await runs.claim(message, { owner: 'crashed', expiresAt: DUE + 40_000, now: DUE - 500 });
+    clock.current = DUE + 41_000;
+
+    const result = await executeRun(deps('exec-2'), message);
+
+    expect(result.kind).toBe('called');
+    expect(await runs.get(message)).toMatchObject({ status: 'SUCCEEDED', leaseOwner: 'exec-2', recoveries: 1 });
+  });
+
+  it('records a cancelled run and calls nothing when the job was cancelled after enqueue', async () => {
+    const { deps, message, jobs, runs, invoker } = await setup();
+    (jobs.items.get('t/J1') as Job).status = 'CANCELLED';
+
+    expect((await executeRun(deps('exec-1'), message)).kind).toBe('cancelled');
+    expect(invoker.requests).toHaveLength(0);
+    expect(await runs.get(message)).toMatchObject({ status: 'CANCELLED', errorType: 'cancelled' });
+  });
+
+  it('ignores a message whose run does not exist', async () => {
+    const { deps, message, invoker } = await setup();
+    expect((await executeRun(deps('e'), { ...message, attempt: 9 })).kind).toBe('missing');
+    expect(invoker.requests).toHaveLength(0);
+  });
+});
+
+describe('run outcomes', () => {
+  const timing = { startedAt: 1, durationMs: 5 };
+
+  it('maps 2xx to success, 5xx and 4xx to failures with their type', () => {
+    expect(outcomeOf({ kind: 'response', status: 204, bodyExcerpt: '', ...timing }, 9).status).toBe('SUCCEEDED');
+    expect(outcomeOf({ kind: 'response', status: 503, bodyExcerpt: 'down', ...timing }, 9)).toMatchObject({
+      status: 'FAILED',
+      httpStatus: 503,
+      errorType: 'http_5xx',
+      responseExcerpt: 'down',
+    });
+    expect(outcomeOf({ kind: 'response', status: 404, bodyExcerpt: '', ...timing }, 9).errorType).toBe('http_4xx');
+  });
+
+  it('maps a timeout to TIMED_OUT and a network error to a connection failure', () => {
+    expect(outcomeOf({ kind: 'error', errorType: 'timeout', message: 'slow', ...timing }, 9).status).toBe('TIMED_OUT');
+    expect(outcomeOf({ kind: 'error', errorType: 'connection', message: 'reset', ...timing }, 9)).toMatchObject({
+      status: 'FAILED',
+      errorType: 'connection',
+      error: 'reset',
+    });
+  });
+});
+
+describe('completing a run', () => {
+  it('completes a one-time job when its run succeeds, and only once', async () => {
+    const { jobs } = await setup();
+    const run = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: 'r', status: 'SUCCEEDED' as const };
+
+    expect(await completeRun({ jobs }, run, DUE + 1)).toBe('job-completed');
+    expect(await completeRun({ jobs }, run, DUE + 2)).toBe('unchanged');
+    expect((await jobs.get('t', 'J1'))?.status).toBe('COMPLETED');
+  });
+
+  it('fails a one-time job when its run fails or times out', async () => {
+    const { jobs } = await setup();
+    const run = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: 'r', status: 'TIMED_OUT' as const };
+
+    expect(await completeRun({ jobs }, run, DUE + 1)).toBe('job-failed');
+    expect((await jobs.get('t', 'J1'))?.status).toBe('FAILED');
+  });
+
+  it('leaves a cancelled job alone', async () => {
+    const { jobs } = await setup();
+    (jobs.items.get('t/J1') as Job).status = 'CANCELLED';
+    const run = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: 'r', status: 'CANCELLED' as const };
+    expect(await completeRun({ jobs }, run, DUE + 1)).toBe('unchanged');
+    expect((await jobs.get('t', 'J1'))?.status).toBe('CANCELLED');
+  });
+});

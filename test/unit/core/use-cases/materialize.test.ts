@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { createJob } from '#core/use-cases/create-job';
+import { materializeOccurrences, STALE_RUN_MS } from '#core/use-cases/materialize-occurrences';
+import { scanDueJobs } from '#core/use-cases/scan-due-jobs';
+import { RecordingDispatcher, sequentialIds } from '../../../support/fakes/fakes.ts';
+import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
+import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
+
+const NOW = Date.parse('2026-06-01T12:00:00Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function setup() {
+  const jobs = new InMemoryJobRepository();
+  const runs = new InMemoryRunRepository();
+  const dispatcher = new RecordingDispatcher();
+  const deps = {
+    jobs,
+    runs,
+    dispatcher,
+    ids: sequentialIds(),
+    config: { horizonMs: 90_000, retentionDays: 7, shardCount: 4 },
+  };
+  return { jobs, runs, dispatcher, deps };
+}
+
+const once = (at?: number) => ({
+  target: { url: 'https://example.com/hook' },
+  schedule: { type: 'once' as const, ...(at === undefined ? {} : { at: iso(at) }) },
+});
+
+describe('creating a job', () => {
+  it('materializes and enqueues a job due now without waiting for a scan', async () => {
+    const { deps, runs, dispatcher } = setup();
+
+    const job = await createJob(deps, 'tenant-a', once(), NOW);
+
+    expect(runs.all()).toHaveLength(1);
+    expect(runs.all()[0]).toMatchObject({
+      tenantId: 'tenant-a',
+      jobId: job.jobId,
+      scheduledFor: NOW,
+      attempt: 1,
+      status: 'QUEUED',
+    });
+    expect(dispatcher.sent).toEqual([
+      { message: expect.objectContaining({ jobId: job.jobId, scheduledFor: NOW }), delaySeconds: 0 },
+    ]);
+    expect(job.nextFireAt).toBeUndefined();
+    expect(job.dueShard).toBeUndefined();
+    expect(job.occurrenceCount).toBe(1);
+  });
+
+  it('delays the message of a job due within the horizon until its due second', async () => {
+    const { deps, dispatcher } = setup();
+
+    await createJob(deps, 'tenant-a', once(NOW + 5_500), NOW);
+
+    expect(dispatcher.sent[0]?.delaySeconds).toBe(5);
+  });
+
+  it('leaves a job due beyond the horizon in the due-index for the scanner', async () => {
+    const { deps, runs, dispatcher } = setup();
+
+    const job = await createJob(deps, 'tenant-a', once(NOW + 3_600_000), NOW);
+
+    expect(runs.all()).toHaveLength(0);
+    expect(dispatcher.sent).toHaveLength(0);
+    expect(job.nextFireAt).toBe(NOW + 3_600_000);
+    expect(job.dueShard).toMatch(/^due#0[0-3]$/);
+  });
+});
+
+describe('scanning', () => {
+  it('materializes a job once it comes within the horizon, and only then', async () => {
+    const { deps, runs } = setup();
+    const job = await createJob(deps, 'tenant-a', once(NOW + 3_600_000), NOW);
+
+    await scanDueJobs(deps, NOW + 3_600_000 - 200_000);
+    expect(runs.all()).toHaveLength(0);
+
+    const result = await scanDueJobs(deps, NOW + 3_600_000 - 60_000);
+    expect(result).toMatchObject({ jobsFound: 1, runsCreated: 1, messagesSent: 1, jobsAdvanced: 1, shards: 4 });
+    expect(runs.all()[0]?.jobId).toBe(job.jobId);
+  });
+
+  it('creates one run per occurrence when several scanners race on the same jobs', async () => {
+    const { deps, runs, dispatcher, jobs } = setup();
+    for (let i = 0; i < 50; i++) await createJob(deps, 'tenant-a', once(NOW + 3_600_000 + i), NOW);
+    const later = NOW + 3_600_000 - 30_000;
+
+    await Promise.all([scanDueJobs(deps, later), scanDueJobs(deps, later), scanDueJobs(deps, later)]);
+
+    expect(runs.all()).toHaveLength(50);
+    expect(new Set(dispatcher.sent.map((s) => s.message.runId)).size).toBe(50);
+    expect([...jobs.items.values()].every((j) => j.nextFireAt === undefined)).toBe(true);
+  });
+
+  it('re-sends a run whose creator died before advancing the job, once the run is stale', async () => {
+    const { deps, runs, dispatcher, jobs } = setup();
+    const job = await createJob(deps, 'tenant-a', once(NOW + 3_600_000), NOW);
+    const due = { ...(await jobs.get('tenant-a', job.jobId)), nextFireAt: NOW + 3_600_000 } as never;
+    // The crashed materializer got as far as the conditional put.
+    const crashedAt = NOW + 3_600_000 - 60_000;
+    await runs.createIfAbsent({
+      ...runs.all()[0],
+      tenantId: 'tenant-a',
+      jobId: job.jobId,
+      scheduledFor: NOW + 3_600_000,
+      attempt: 1,
+      runId: 'r',
+      status: 'QUEUED',
+      createdAt: crashedAt,
+    });
+
+    const fresh = await materializeOccurrences(deps, [due], crashedAt + 1_000);
+    expect(fresh.messagesSent).toBe(0);
+    expect(fresh.jobsAdvanced).toBe(1);
+    expect(dispatcher.sent).toHaveLength(0);
+
+    // Same situation, seen after the staleness window: the run is sent again.
+    const again = await materializeOccurrences(deps, [due], crashedAt + STALE_RUN_MS + 1);
+    expect(again.messagesSent).toBe(1);
+  });
+});
