@@ -1,0 +1,228 @@
+/**
+ * Lambda's DynamoDB Streams event source mapping, locally. One reader per shard (children only
+ * after their parent is drained, so per-item order holds), a short poll interval for low latency,
+ * the mapping's filter patterns applied before invoking, and Lambda's partial-batch rules: retry
+ * from the first reported failure, a bounded number of times, then hand the rest to `onFailure`
+ * (Lambda's on-failure destination) and move on.
+ */
+import {
+  type _Record,
+  DescribeStreamCommand,
+  type DynamoDBStreamsClient,
+  ExpiredIteratorException,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type Shard,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { type FilterPattern, matchesAnyPattern } from './event-filter.ts';
+import { invokeLambda, type LambdaHandler } from './lambda-context.ts';
+import { toDynamoDbRecord } from './stream-event.ts';
+
+export type StreamHandler = LambdaHandler<DynamoDBStreamEvent, DynamoDBBatchResponse | undefined>;
+
+/** What Lambda would send to the on-failure destination once retries are exhausted. */
+export interface StreamBatchFailure {
+  shardId: string;
+  /** The records that were still failing, from the first failed one on. */
+  records: DynamoDBRecord[];
+  attempts: number;
+  /** The handler's error, when it threw instead of reporting item failures. */
+  error?: unknown;
+}
+
+export interface StreamPollerOptions {
+  streams: DynamoDBStreamsClient;
+  streamArn: string;
+  handler: StreamHandler;
+  /** The event source mapping's filter criteria; records matching none are dropped. */
+  filterPatterns?: readonly FilterPattern[];
+  functionName?: string;
+  timeoutSeconds?: number;
+  /** Records per invocation, at most 1000 (one GetRecords). Default 100, as Lambda. */
+  batchSize?: number;
+  /** Wait between empty GetRecords calls. */
+  pollIntervalMs?: number;
+  /** How often to look for new shards. */
+  shardDiscoveryIntervalMs?: number;
+  /** Retries after the first failed invocation of a batch. */
+  maxRetries?: number;
+  retryDelayMs?: number;
+  startingPosition?: 'TRIM_HORIZON' | 'LATEST';
+  onFailure?: (failure: StreamBatchFailure) => void | Promise<void>;
+  /** How long stop() waits for a running invocation. */
+  stopGraceMs?: number;
+  region?: string;
+  log?: (message: string, error?: unknown) => void;
+}
+
+export interface RunningStreamPoller {
+  stop(): Promise<void>;
+}
+
+type ShardState = 'waiting' | 'reading' | 'done';
+
+/** Starts discovering and reading shards; runs until stop(). */
+export function startStreamPoller(options: StreamPollerOptions): RunningStreamPoller {
+  const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
+  const functionName = options.functionName ?? 'completion';
+  const pollIntervalMs = options.pollIntervalMs ?? 150;
+  const maxRetries = options.maxRetries ?? 3;
+  const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
+  const abort = new AbortController();
+  const shards = new Map<string, { parent?: string; state: ShardState }>();
+  const readers: Promise<void>[] = [];
+  let stopped = false;
+  let discoveryTimer: NodeJS.Timeout | undefined;
+
+  async function discover(): Promise<void> {
+    let exclusiveStartShardId: string | undefined;
+    do {
+      const { StreamDescription } = await options.streams.send(
+        new DescribeStreamCommand({ StreamArn: options.streamArn, ExclusiveStartShardId: exclusiveStartShardId }),
+        { abortSignal: abort.signal },
+      );
+      for (const shard of StreamDescription?.Shards ?? []) addShard(shard);
+      exclusiveStartShardId = StreamDescription?.LastEvaluatedShardId;
+    } while (exclusiveStartShardId && !stopped);
+    startReadableShards();
+  }
+
+  function addShard(shard: Shard): void {
+    if (!shard.ShardId || shards.has(shard.ShardId)) return;
+    shards.set(shard.ShardId, { parent: shard.ParentShardId, state: 'waiting' });
+  }
+
+  /** A shard is read once its parent is drained or gone (trimmed), as Lambda does. */
+  function startReadableShards(): void {
+    for (const [shardId, shard] of shards) {
+      if (stopped || shard.state !== 'waiting') continue;
+      const parent = shard.parent ? shards.get(shard.parent) : undefined;
+      if (parent && parent.state !== 'done') continue;
+      shard.state = 'reading';
+      readers.push(
+        readShard(shardId).finally(() => {
+          shard.state = 'done';
+          startReadableShards();
+        }),
+      );
+    }
+  }
+
+  async function iteratorFor(shardId: string, afterSequenceNumber: string | undefined): Promise<string | undefined> {
+    const { ShardIterator } = await options.streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: options.streamArn,
+        ShardId: shardId,
+        ...(afterSequenceNumber
+          ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: afterSequenceNumber }
+          : { ShardIteratorType: options.startingPosition ?? 'TRIM_HORIZON' }),
+      }),
+      { abortSignal: abort.signal },
+    );
+    return ShardIterator;
+  }
+
+  async function readShard(shardId: string): Promise<void> {
+    let lastSequenceNumber: string | undefined;
+    let iterator: string | undefined;
+    while (!stopped) {
+      let records: _Record[];
+      try {
+        iterator ??= await iteratorFor(shardId, lastSequenceNumber);
+        if (!iterator) return;
+        const page = await options.streams.send(
+          new GetRecordsCommand({ ShardIterator: iterator, Limit: options.batchSize ?? 100 }),
+          { abortSignal: abort.signal },
+        );
+        records = page.Records ?? [];
+        iterator = page.NextShardIterator;
+      } catch (error) {
+        if (stopped) return;
+        if (!(error instanceof ExpiredIteratorException)) log(`reading stream shard ${shardId} failed`, error);
+        iterator = undefined;
+        await sleep(pollIntervalMs);
+        continue;
+      }
+      if (records.length > 0) {
+        const converted = records.map((record) => toDynamoDbRecord(record, options.streamArn, region));
+        const batch = converted.filter((record) => matchesAnyPattern(record, options.filterPatterns ?? []));
+        if (batch.length > 0) await deliver(shardId, batch);
+        lastSequenceNumber = records[records.length - 1]?.dynamodb?.SequenceNumber ?? lastSequenceNumber;
+      }
+      if (iterator === undefined || iterator === null) return; // the shard is closed and drained
+      if (records.length === 0) await sleep(pollIntervalMs);
+    }
+  }
+
+  async function deliver(shardId: string, records: DynamoDBRecord[]): Promise<void> {
+    let pending = records;
+    for (let attempt = 1; !stopped; attempt++) {
+      let firstFailed: number | undefined;
+      let error: unknown;
+      try {
+        const response = await invokeLambda(
+          options.handler,
+          { Records: pending },
+          {
+            functionName,
+            timeoutSeconds: options.timeoutSeconds ?? 30,
+            region,
+          },
+        );
+        firstFailed = firstFailureIndex(response, pending);
+      } catch (thrown) {
+        firstFailed = 0;
+        error = thrown;
+      }
+      if (firstFailed === undefined) return;
+      pending = pending.slice(firstFailed);
+      if (attempt > maxRetries) {
+        log(
+          `${functionName}: giving up on ${pending.length} stream record(s) of ${shardId} after ${attempt} attempts`,
+          error,
+        );
+        await options.onFailure?.({ shardId, records: pending, attempts: attempt, ...(error ? { error } : {}) });
+        return;
+      }
+      await sleep((options.retryDelayMs ?? 200) * attempt);
+    }
+  }
+
+  async function discoverLoop(): Promise<void> {
+    try {
+      await discover();
+    } catch (error) {
+      if (!stopped) log(`describing stream ${options.streamArn} failed`, error);
+    }
+    if (!stopped) discoveryTimer = setTimeout(discoverLoop, options.shardDiscoveryIntervalMs ?? 1000);
+  }
+  const firstDiscovery = discoverLoop();
+
+  return {
+    stop: async () => {
+      stopped = true;
+      clearTimeout(discoveryTimer);
+      abort.abort();
+      await firstDiscovery;
+      await Promise.race([Promise.allSettled(readers), sleep(options.stopGraceMs ?? 5000)]);
+    },
+  };
+}
+
+/**
+ * Where the retry starts, or undefined when all succeeded. Like Lambda: from the lowest failed
+ * sequence number; an identifier that is empty or not in the batch fails the whole batch.
+ */
+function firstFailureIndex(response: DynamoDBBatchResponse | undefined, batch: DynamoDBRecord[]): number | undefined {
+  const failures = response?.batchItemFailures ?? [];
+  if (failures.length === 0) return undefined;
+  const indexes = failures.map((failure) =>
+    batch.findIndex((record) => failure.itemIdentifier && record.dynamodb?.SequenceNumber === failure.itemIdentifier),
+  );
+  return indexes.includes(-1) ? 0 : Math.min(...indexes);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,199 @@
+import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
+import { type RunningEmulator, startDynamoDbLocal } from '#local/emulators/dynamodb-local';
+import { startSqsEmulator } from '#local/emulators/fauxqs';
+import { createLocalClients, type LocalClients } from '#local/emulators/local-clients';
+import { provisionLocalResources } from '#local/provision';
+import {
+  type RunningStreamPoller,
+  type StreamBatchFailure,
+  type StreamHandler,
+  startStreamPoller,
+} from '#local/stream-poller';
+
+describe('startStreamPoller', () => {
+  let dynamo: RunningEmulator;
+  let sqsEmulator: RunningEmulator;
+  let clients: LocalClients;
+  let poller: RunningStreamPoller | undefined;
+  let tableCount = 0;
+
+  beforeAll(async () => {
+    [dynamo, sqsEmulator] = await Promise.all([startDynamoDbLocal(), startSqsEmulator()]);
+    clients = createLocalClients({ dynamodb: dynamo.endpoint, sqs: sqsEmulator.endpoint });
+  }, 60_000);
+  afterEach(async () => {
+    await poller?.stop();
+    poller = undefined;
+  });
+  afterAll(async () => {
+    clients?.destroy();
+    await Promise.all([dynamo?.stop(), sqsEmulator?.stop()]);
+  });
+
+  async function newRunsTable(): Promise<{ table: string; streamArn: string }> {
+    const resources = await provisionLocalResources({
+      dynamodb: clients.dynamodb,
+      sqs: clients.sqs,
+      sqsEndpoint: sqsEmulator.endpoint,
+      namePrefix: `stream-${++tableCount}-`,
+    });
+    return { table: resources.tables.runs, streamArn: resources.runsStreamArn };
+  }
+
+  const putRun = (table: string, sk: string, status: string) =>
+    clients.dynamodb.send(
+      new PutItemCommand({ TableName: table, Item: { pk: { S: 't#j' }, sk: { S: sk }, status: { S: status } } }),
+    );
+  const setStatus = (table: string, sk: string, status: string, note = 'x') =>
+    clients.dynamodb.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: { pk: { S: 't#j' }, sk: { S: sk } },
+        UpdateExpression: 'SET #s = :s, note = :n',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':s': { S: status }, ':n': { S: note } },
+      }),
+    );
+  const describeRecord = (record: DynamoDBRecord) =>
+    `${record.eventName} ${record.dynamodb?.Keys?.sk?.S} ${record.dynamodb?.OldImage?.status?.S ?? '-'}>${record.dynamodb?.NewImage?.status?.S}`;
+
+  function recorder(
+    delivered: DynamoDBRecord[][],
+    fail?: (record: DynamoDBRecord, call: number) => boolean,
+  ): StreamHandler {
+    let calls = 0;
+    return async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+      calls++;
+      delivered.push(event.Records);
+      const failed = event.Records.filter((record) => fail?.(record, calls));
+      return { batchItemFailures: failed.map((record) => ({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' })) };
+    };
+  }
+
+  it('delivers INSERT and MODIFY records in order, shaped like Lambda stream records', async () => {
+    const { table, streamArn } = await newRunsTable();
+    const delivered: DynamoDBRecord[][] = [];
+    poller = startStreamPoller({
+      streams: clients.streams,
+      streamArn,
+      handler: recorder(delivered),
+      pollIntervalMs: 100,
+    });
+    await putRun(table, 'a', 'QUEUED');
+    await setStatus(table, 'a', 'RUNNING');
+    await putRun(table, 'b', 'QUEUED');
+    await setStatus(table, 'a', 'SUCCEEDED');
+
+    await expect.poll(() => delivered.flat().length, { timeout: 5000 }).toBe(4);
+    const records = delivered.flat();
+    expect(records.map(describeRecord)).toEqual([
+      'INSERT a ->QUEUED',
+      'MODIFY a QUEUED>RUNNING',
+      'INSERT b ->QUEUED',
+      'MODIFY a RUNNING>SUCCEEDED',
+    ]);
+    const modify = records[1] as DynamoDBRecord;
+    expect(modify).toMatchObject({
+      eventName: 'MODIFY',
+      eventSource: 'aws:dynamodb',
+      eventSourceARN: streamArn,
+      awsRegion: 'us-east-1',
+      dynamodb: { Keys: { pk: { S: 't#j' }, sk: { S: 'a' } }, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    });
+    expect(modify.eventID).toBeTruthy();
+    expect(modify.eventVersion).toBeTruthy();
+    expect(modify.dynamodb?.SizeBytes).toBeGreaterThan(0);
+    expect(Math.abs((modify.dynamodb?.ApproximateCreationDateTime ?? 0) - Date.now() / 1000)).toBeLessThan(120);
+    const sequence = records.map((record) => BigInt(record.dynamodb?.SequenceNumber ?? '0'));
+    expect([...sequence].sort((x, y) => (x < y ? -1 : 1))).toEqual(sequence);
+  });
+
+  it('passes only transitions into a terminal state through the completion filter', async () => {
+    const { table, streamArn } = await newRunsTable();
+    const delivered: DynamoDBRecord[][] = [];
+    poller = startStreamPoller({
+      streams: clients.streams,
+      streamArn,
+      handler: recorder(delivered),
+      filterPatterns: COMPLETION_FILTER_PATTERNS,
+      pollIntervalMs: 100,
+    });
+    await putRun(table, 'a', 'QUEUED');
+    await setStatus(table, 'a', 'RUNNING');
+    await setStatus(table, 'a', 'FAILED');
+    await setStatus(table, 'a', 'FAILED', 'rewritten');
+    await putRun(table, 'b', 'QUEUED');
+    await setStatus(table, 'b', 'CANCELLED');
+    await putRun(table, 'marker', 'QUEUED');
+    await setStatus(table, 'marker', 'RUNNING');
+    await setStatus(table, 'marker', 'SUCCEEDED');
+
+    await expect
+      .poll(() => delivered.flat().some((r) => r.dynamodb?.Keys?.sk?.S === 'marker'), { timeout: 5000 })
+      .toBe(true);
+    expect(delivered.flat().map(describeRecord)).toEqual([
+      'MODIFY a RUNNING>FAILED',
+      'MODIFY b QUEUED>CANCELLED',
+      'MODIFY marker RUNNING>SUCCEEDED',
+    ]);
+  });
+
+  it('retries from the first reported failure without redelivering the records before it', async () => {
+    const { table, streamArn } = await newRunsTable();
+    const delivered: DynamoDBRecord[][] = [];
+    const failOnceOnB = (record: DynamoDBRecord, call: number) => call === 1 && record.dynamodb?.Keys?.sk?.S === 'b';
+    await putRun(table, 'a', 'QUEUED');
+    await putRun(table, 'b', 'QUEUED');
+    await putRun(table, 'c', 'QUEUED');
+    poller = startStreamPoller({
+      streams: clients.streams,
+      streamArn,
+      handler: recorder(delivered, failOnceOnB),
+      pollIntervalMs: 100,
+      retryDelayMs: 10,
+    });
+
+    await expect.poll(() => delivered.length, { timeout: 5000 }).toBe(2);
+    expect(delivered.map((batch) => batch.map((r) => r.dynamodb?.Keys?.sk?.S))).toEqual([
+      ['a', 'b', 'c'],
+      ['b', 'c'],
+    ]);
+  });
+
+  it('hands a batch that keeps failing to onFailure after the retries and goes on with later records', async () => {
+    const { table, streamArn } = await newRunsTable();
+    const delivered: DynamoDBRecord[][] = [];
+    const failures: StreamBatchFailure[] = [];
+    let crash = true;
+    const handler: StreamHandler = async (event) => {
+      delivered.push(event.Records);
+      if (crash) throw new Error('completion is down');
+      return { batchItemFailures: [] };
+    };
+    await putRun(table, 'a', 'QUEUED');
+    poller = startStreamPoller({
+      streams: clients.streams,
+      streamArn,
+      handler,
+      pollIntervalMs: 100,
+      maxRetries: 2,
+      retryDelayMs: 10,
+      onFailure: (failure) => {
+        failures.push(failure);
+        crash = false;
+      },
+      log: () => {},
+    });
+
+    await expect.poll(() => failures.length, { timeout: 5000 }).toBe(1);
+    expect(failures[0]?.attempts).toBe(3);
+    expect(failures[0]?.records.map((r) => r.dynamodb?.Keys?.sk?.S)).toEqual(['a']);
+    expect((failures[0]?.error as Error).message).toBe('completion is down');
+    await putRun(table, 'b', 'QUEUED');
+    await expect.poll(() => delivered.at(-1)?.map((r) => r.dynamodb?.Keys?.sk?.S), { timeout: 5000 }).toEqual(['b']);
+    expect(delivered).toHaveLength(4);
+  });
+});
