@@ -1,0 +1,71 @@
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FetchHttpInvoker } from '#adapters/http/invoker';
+
+let server: Server;
+let base: string;
+const seen: Array<{ method?: string; url?: string; headers: Record<string, unknown>; body: string }> = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+      if (req.url === '/ok') res.end('x'.repeat(10_000));
+      else if (req.url === '/fail') {
+        res.statusCode = 503;
+        res.end('down for maintenance');
+      } else if (req.url === '/hang') setTimeout(() => res.end('late'), 5_000).unref();
+      else if (req.url === '/reset') req.socket.destroy();
+      else if (req.url === '/unicode') res.end('é'.repeat(10));
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+const request = (path: string, timeoutMs = 2_000) => ({ url: `${base}${path}`, method: 'POST', headers: { 'x-test': '1' }, body: '{"a":1}', timeoutMs });
+
+describe('FetchHttpInvoker', () => {
+  it('sends method, headers and body, and keeps only the first bytes of the answer', async () => {
+    const result = await new FetchHttpInvoker(1024).invoke(request('/ok'));
+
+    expect(result).toMatchObject({ kind: 'response', status: 200 });
+    expect(result.kind === 'response' && result.bodyExcerpt).toBe('x'.repeat(1024));
+    expect(seen.at(-1)).toMatchObject({ method: 'POST', url: '/ok', body: '{"a":1}', headers: { 'x-test': '1' } });
+  });
+
+  it('reports the status of an error answer with its excerpt', async () => {
+    const result = await new FetchHttpInvoker(4096).invoke(request('/fail'));
+    expect(result).toMatchObject({ kind: 'response', status: 503, bodyExcerpt: 'down for maintenance' });
+  });
+
+  it('gives up at the timeout and says so', async () => {
+    const started = Date.now();
+    const result = await new FetchHttpInvoker(4096).invoke(request('/hang', 300));
+    expect(result).toMatchObject({ kind: 'error', errorType: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('classifies a reset connection and a refused one as connection errors', async () => {
+    expect(await new FetchHttpInvoker(4096).invoke(request('/reset'))).toMatchObject({ kind: 'error', errorType: 'connection' });
+    expect(await new FetchHttpInvoker(4096).invoke({ ...request('/'), url: 'http://127.0.0.1:1/' })).toMatchObject({
+      kind: 'error',
+      errorType: 'connection',
+    });
+  });
+
+  it('cuts an excerpt inside a multi-byte character without throwing', async () => {
+    const result = await new FetchHttpInvoker(5).invoke(request('/unicode'));
+    expect(result.kind === 'response' && result.bodyExcerpt.startsWith('éé')).toBe(true);
+  });
+});
