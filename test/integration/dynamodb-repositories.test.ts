@@ -57,14 +57,24 @@ describe('DynamoJobRepository', () => {
     const due = await jobs.findDue('due#07', NOW + 10_000, 10);
 
     expect(due.map((d) => d.jobId)).toEqual(['J-due-1', 'J-due-2']);
-    expect(due[0]).toMatchObject({ tenantId: 'tenant-a', nextFireAt: NOW + 1_000, version: 1, occurrenceCount: 0, schedule: { type: 'once' } });
+    expect(due[0]).toMatchObject({
+      tenantId: 'tenant-a',
+      nextFireAt: NOW + 1_000,
+      version: 1,
+      occurrenceCount: 0,
+      schedule: { type: 'once' },
+    });
   });
 
   it('advances a job only from the version it was read at, and drops it from the index when done', async () => {
     await jobs.create(job('J-adv', { dueShard: 'due#09' }));
 
-    expect(await jobs.advance({ tenantId: 'tenant-a', jobId: 'J-adv', version: 1 }, { materialized: 1, now: NOW + 5 })).toBe(true);
-    expect(await jobs.advance({ tenantId: 'tenant-a', jobId: 'J-adv', version: 1 }, { materialized: 1, now: NOW + 6 })).toBe(false);
+    expect(
+      await jobs.advance({ tenantId: 'tenant-a', jobId: 'J-adv', version: 1 }, { materialized: 1, now: NOW + 5 }),
+    ).toBe(true);
+    expect(
+      await jobs.advance({ tenantId: 'tenant-a', jobId: 'J-adv', version: 1 }, { materialized: 1, now: NOW + 6 }),
+    ).toBe(false);
 
     const stored = await jobs.get('tenant-a', 'J-adv');
     expect(stored).toMatchObject({ version: 2, occurrenceCount: 1, updatedAt: NOW + 5 });
@@ -75,8 +85,14 @@ describe('DynamoJobRepository', () => {
 
   it('moves nextFireAt forward when more occurrences remain', async () => {
     await jobs.create(job('J-next', { dueShard: 'due#10' }));
-    await jobs.advance({ tenantId: 'tenant-a', jobId: 'J-next', version: 1 }, { nextFireAt: NOW + 60_000, materialized: 1, now: NOW });
-    expect((await jobs.findDue('due#10', NOW + 60_000, 10))[0]).toMatchObject({ jobId: 'J-next', nextFireAt: NOW + 60_000 });
+    await jobs.advance(
+      { tenantId: 'tenant-a', jobId: 'J-next', version: 1 },
+      { nextFireAt: NOW + 60_000, materialized: 1, now: NOW },
+    );
+    expect((await jobs.findDue('due#10', NOW + 60_000, 10))[0]).toMatchObject({
+      jobId: 'J-next',
+      nextFireAt: NOW + 60_000,
+    });
   });
 
   it('finishes a one-time job once, and never a cancelled one', async () => {
@@ -99,7 +115,10 @@ describe('DynamoRunRepository', () => {
     expect(await runs.createIfAbsent(run)).toEqual({ created: true });
     const second = await runs.createIfAbsent({ ...run, createdAt: NOW });
 
-    expect(second).toEqual({ created: false, existing: expect.objectContaining({ runId: run.runId, createdAt: NOW - 1_000 }) });
+    expect(second).toEqual({
+      created: false,
+      existing: expect.objectContaining({ runId: run.runId, createdAt: NOW - 1_000 }),
+    });
   });
 
   it('claims a queued run once; a second claimer gets the running run back', async () => {
@@ -120,7 +139,10 @@ describe('DynamoRunRepository', () => {
 
     const takeover = await runs.claim(run, { owner: 'b', expiresAt: NOW + 90_000, now: NOW + 2_000 });
 
-    expect(takeover).toMatchObject({ claimed: true, run: { leaseOwner: 'b', recoveries: 1, leaseExpiresAt: NOW + 90_000 } });
+    expect(takeover).toMatchObject({
+      claimed: true,
+      run: { leaseOwner: 'b', recoveries: 1, leaseExpiresAt: NOW + 90_000 },
+    });
     expect(await runs.complete(run, 'crashed', { status: 'SUCCEEDED', completedAt: NOW + 3_000 })).toBe(false);
   });
 
@@ -128,7 +150,16 @@ describe('DynamoRunRepository', () => {
     const run = newRun(parent, NOW + 3, 1, NOW, 7);
     await runs.createIfAbsent(run);
     await runs.claim(run, { owner: 'a', expiresAt: NOW + 60_000, now: NOW });
-    const outcome = { status: 'FAILED' as const, completedAt: NOW + 500, startedAt: NOW + 3, httpStatus: 500, durationMs: 497, errorType: 'http_5xx' as const, error: 'boom', responseExcerpt: 'oops' };
+    const outcome = {
+      status: 'FAILED' as const,
+      completedAt: NOW + 500,
+      startedAt: NOW + 3,
+      httpStatus: 500,
+      durationMs: 497,
+      errorType: 'http_5xx' as const,
+      error: 'boom',
+      responseExcerpt: 'oops',
+    };
 
     expect(await runs.complete(run, 'b', outcome)).toBe(false);
     expect(await runs.complete(run, 'a', outcome)).toBe(true);
@@ -137,28 +168,45 @@ describe('DynamoRunRepository', () => {
   });
 
   it('cannot claim a run that does not exist', async () => {
-    expect(await runs.claim({ ...parent, scheduledFor: 1, attempt: 1 }, { owner: 'a', expiresAt: 2, now: 1 })).toEqual({ claimed: false });
+    expect(await runs.claim({ ...parent, scheduledFor: 1, attempt: 1 }, { owner: 'a', expiresAt: 2, now: 1 })).toEqual({
+      claimed: false,
+    });
   });
 
-  it('lists a job\'s runs newest first, page by page, without other jobs or tenants', async () => {
+  it("lists a job's runs newest first, page by page, without other jobs or tenants", async () => {
     const owner = { tenantId: 'tenant-a', jobId: 'J-history' };
     for (let i = 0; i < 5; i++) await runs.createIfAbsent(newRun(owner, NOW + i * 1_000, 1, NOW, 7));
     await runs.createIfAbsent(newRun(owner, NOW + 4_000, 2, NOW, 7));
     await runs.createIfAbsent(newRun({ tenantId: 'tenant-b', jobId: 'J-history' }, NOW, 1, NOW, 7));
 
     const first = await runs.listByJob('tenant-a', 'J-history', { limit: 4 });
-    const second = await runs.listByJob('tenant-a', 'J-history', { limit: 4, ...(first.cursor ? { cursor: first.cursor } : {}) });
+    const second = await runs.listByJob('tenant-a', 'J-history', {
+      limit: 4,
+      ...(first.cursor ? { cursor: first.cursor } : {}),
+    });
 
-    expect(first.items.map((r) => [r.scheduledFor - NOW, r.attempt])).toEqual([[4000, 2], [4000, 1], [3000, 1], [2000, 1]]);
-    expect(second.items.map((r) => [r.scheduledFor - NOW, r.attempt])).toEqual([[1000, 1], [0, 1]]);
+    expect(first.items.map((r) => [r.scheduledFor - NOW, r.attempt])).toEqual([
+      [4000, 2],
+      [4000, 1],
+      [3000, 1],
+      [2000, 1],
+    ]);
+    expect(second.items.map((r) => [r.scheduledFor - NOW, r.attempt])).toEqual([
+      [1000, 1],
+      [0, 1],
+    ]);
     expect(second.cursor).toBeUndefined();
     expect(first.items.every((r) => r.tenantId === 'tenant-a')).toBe(true);
   });
 
   it('rejects a forged cursor and ignores a cursor from another job', async () => {
-    await expect(runs.listByJob('tenant-a', 'J-history', { limit: 2, cursor: 'garbage!' })).rejects.toBeInstanceOf(ValidationError);
+    await expect(runs.listByJob('tenant-a', 'J-history', { limit: 2, cursor: 'garbage!' })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
     const page = await runs.listByJob('tenant-a', 'J-history', { limit: 1 });
     expect(page.cursor).toBeDefined();
-    expect(await runs.listByJob('tenant-b', 'J-history', { limit: 5, cursor: page.cursor as string })).toEqual({ items: [] });
+    expect(await runs.listByJob('tenant-b', 'J-history', { limit: 5, cursor: page.cursor as string })).toEqual({
+      items: [],
+    });
   });
 });

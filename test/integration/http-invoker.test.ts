@@ -1,4 +1,4 @@
-import { type Server, createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FetchHttpInvoker } from '#adapters/http/invoker';
@@ -33,7 +33,13 @@ afterAll(() => {
   server.close();
 });
 
-const request = (path: string, timeoutMs = 2_000) => ({ url: `${base}${path}`, method: 'POST', headers: { 'x-test': '1' }, body: '{"a":1}', timeoutMs });
+const request = (path: string, timeoutMs = 2_000) => ({
+  url: `${base}${path}`,
+  method: 'POST',
+  headers: { 'x-test': '1' },
+  body: '{"a":1}',
+  timeoutMs,
+});
 
 describe('FetchHttpInvoker', () => {
   it('sends method, headers and body, and keeps only the first bytes of the answer', async () => {
@@ -57,7 +63,10 @@ describe('FetchHttpInvoker', () => {
   });
 
   it('classifies a reset connection and a refused one as connection errors', async () => {
-    expect(await new FetchHttpInvoker(4096).invoke(request('/reset'))).toMatchObject({ kind: 'error', errorType: 'connection' });
+    expect(await new FetchHttpInvoker(4096).invoke(request('/reset'))).toMatchObject({
+      kind: 'error',
+      errorType: 'connection',
+    });
     expect(await new FetchHttpInvoker(4096).invoke({ ...request('/'), url: 'http://127.0.0.1:1/' })).toMatchObject({
       kind: 'error',
       errorType: 'connection',

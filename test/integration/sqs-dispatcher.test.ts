@@ -15,14 +15,22 @@ async function receiveAll(sqs: SQSClient, queueUrl: string, waitMs: number): Pro
   const received: DispatchMessage[] = [];
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
-    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+    );
     if (Messages.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
     received.push(...Messages.map((m) => JSON.parse(m.Body ?? '{}') as DispatchMessage));
   }
   return received;
 }
 
-const message = (i: number): DispatchMessage => ({ tenantId: 't', jobId: `J${i}`, scheduledFor: 1_000 + i, attempt: 1, runId: `J${i}_${1_000 + i}_1` });
+const message = (i: number): DispatchMessage => ({
+  tenantId: 't',
+  jobId: `J${i}`,
+  scheduledFor: 1_000 + i,
+  attempt: 1,
+  runId: `J${i}_${1_000 + i}_1`,
+});
 
 describe('SqsRunDispatcher', () => {
   it('sends every message of a large set in batches, bodies intact', async () => {

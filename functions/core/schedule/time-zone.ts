@@ -7,8 +7,7 @@
  * zone in current tz data.
  */
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
+const DAY_MS = 86_400_000;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -72,17 +71,17 @@ export type WallTimeResolution =
   /** Spring-forward: the reading never happens; `gapEnd` is the first real instant after the gap. */
   | { kind: 'skipped'; gapEnd: number };
 
-/** The offsets in force a day either side of `wallClock`: every instant within ±14 h of it uses one of them. */
-export function offsetsAround(timeZone: string, wallClock: number): { lowest: number; highest: number } {
-  const before = offsetAt(timeZone, wallClock - DAY_MS);
-  const after = offsetAt(timeZone, wallClock + DAY_MS);
-  return { lowest: Math.min(before, after), highest: Math.max(before, after) };
+/** The offsets in force a day either side of `at`; every instant within ±14 h of `at` uses one of them. */
+export function offsetsAround(timeZone: string, at: number): { before: number; after: number } {
+  return { before: offsetAt(timeZone, at - DAY_MS), after: offsetAt(timeZone, at + DAY_MS) };
 }
 
 /** Maps a wall-clock reading to the real instant(s) it denotes in `timeZone`. */
-export function resolveWallTime(timeZone: string, wallClock: number): WallTimeResolution {
-  const before = offsetAt(timeZone, wallClock - DAY_MS);
-  const after = offsetAt(timeZone, wallClock + DAY_MS);
+export function resolveWallTime(
+  timeZone: string,
+  wallClock: number,
+  { before, after } = offsetsAround(timeZone, wallClock),
+): WallTimeResolution {
   const candidates = before === after ? [before] : [before, after];
   const valid = candidates
     .map((offset) => wallClock - offset)

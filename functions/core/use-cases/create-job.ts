@@ -4,7 +4,7 @@
  * waiting for the next scan), and should that fail half-way, the scanner finishes the work.
  */
 import { dueShardOf } from '../due-shard.ts';
-import { type CreateJobInput, parseCreateJob } from '../job-input.ts';
+import type { NewJobFields } from '../job-input.ts';
 import type { Job } from '../model.ts';
 import { firstOccurrence } from '../occurrences.ts';
 import type { IdGenerator } from '../ports.ts';
@@ -14,14 +14,13 @@ export interface CreateJobDeps extends MaterializeDeps {
   ids: IdGenerator;
 }
 
-/** Validates `input`, stores the job for `tenantId`, and materializes it if it is due soon. */
+/** Stores a validated job for `tenantId`, and materializes it if it is due soon. */
 export async function createJob(
   deps: CreateJobDeps,
   tenantId: string,
-  input: CreateJobInput,
+  fields: NewJobFields,
   now: number,
 ): Promise<Job> {
-  const fields = parseCreateJob(input, now);
   const jobId = deps.ids.next(now);
   const nextFireAt = firstOccurrence(fields.schedule);
   const job: Job = {

@@ -6,7 +6,7 @@ import validator from '@middy/validator';
 import { transpileSchema } from '@middy/validator/transpile';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ulidIds } from '#adapters/ulid-ids';
-import type { CreateJobInput } from '#core/job-input';
+import { type CreateJobInput, parseCreateJob } from '#core/job-input';
 import { MAX_REQUEST_BODY_BYTES } from '#core/limits';
 import { createJob as createJobUseCase } from '#core/use-cases/create-job';
 import { jobView } from '#core/views';
@@ -27,8 +27,9 @@ const eventSchema = transpileSchema(
 
 export async function createJob(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const tenantId = tenantOf(event);
-  const input = event.body as unknown as CreateJobInput;
-  const job = await createJobUseCase({ ...materializeDeps(), ids }, tenantId, input, Date.now());
+  const now = Date.now();
+  const fields = parseCreateJob(event.body as unknown as CreateJobInput, now);
+  const job = await createJobUseCase({ ...materializeDeps(), ids }, tenantId, fields, now);
   logger.info('job created', { tenantId, jobId: job.jobId, nextFireAt: job.nextFireAt });
   return json(201, jobView(job), { location: `/v1/jobs/${job.jobId}` });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createJob } from '#core/use-cases/create-job';
+import { parseCreateJob } from '#core/job-input';
+import { createJob as createJobUseCase } from '#core/use-cases/create-job';
 import { materializeOccurrences, STALE_RUN_MS } from '#core/use-cases/materialize-occurrences';
 import { scanDueJobs } from '#core/use-cases/scan-due-jobs';
 import { RecordingDispatcher, sequentialIds } from '../../../support/fakes/fakes.ts';
@@ -22,6 +23,10 @@ function setup() {
   };
   return { jobs, runs, dispatcher, deps };
 }
+
+type Deps = ReturnType<typeof setup>['deps'];
+const createJob = (deps: Deps, tenantId: string, input: Parameters<typeof parseCreateJob>[0], now: number) =>
+  createJobUseCase(deps, tenantId, parseCreateJob(input, now), now);
 
 const once = (at?: number) => ({
   target: { url: 'https://example.com/hook' },

@@ -1,0 +1,47 @@
+/**
+ * Strict ISO-8601 instants for the API. A date-time WITHOUT a zone designator is rejected: `Date.parse` would
+ * read it in the server's local zone (UTC on Lambda, something else on a laptop), so the same request could
+ * mean different instants. Callers must send `Z` or an offset such as `+02:00`. `Date.parse` is not used
+ * either, because it accepts impossible dates (2026-02-30 becomes 2 March) and `24:00`.
+ */
+
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):(\d{2}))$/;
+
+/** Epoch ms of a zoned ISO-8601 date-time (`2026-03-08T02:30:00-05:00`, `...Z`); fractions beyond ms truncate. */
+export function parseIsoInstant(text: string): { ok: true; at: number } | { ok: false; reason: string } {
+  const match = ISO_INSTANT.exec(text);
+  if (!match) {
+    return /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)
+      ? { ok: false, reason: 'must include a zone designator (Z or ±hh:mm)' }
+      : { ok: false, reason: 'must be an ISO-8601 date-time such as 2026-03-08T09:00:00Z' };
+  }
+  const [, year, month, day, hour, minute, second = '0', fraction = '', zone, sign, offsetHours, offsetMinutes] =
+    match.map((part) => part ?? undefined);
+  const fields = [year, month, day, hour, minute, second].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const [y, mo, d, h, mi, s] = fields;
+  const wallClock = Date.UTC(y, mo - 1, d, h, mi, s, Number(fraction.padEnd(3, '0').slice(0, 3)));
+  const check = new Date(wallClock);
+  if (
+    check.getUTCFullYear() !== y ||
+    check.getUTCMonth() !== mo - 1 ||
+    check.getUTCDate() !== d ||
+    h > 23 ||
+    mi > 59 ||
+    s > 59
+  ) {
+    return { ok: false, reason: 'is not a valid calendar date and time' };
+  }
+  const offsetMs =
+    zone === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes)) * 60_000;
+  if (Number(offsetHours) > 23 || Number(offsetMinutes) > 59) return { ok: false, reason: 'has an invalid UTC offset' };
+  const at = wallClock - offsetMs;
+  if (!Number.isFinite(new Date(at).getTime())) return { ok: false, reason: 'is outside the supported date range' };
+  return { ok: true, at };
+}

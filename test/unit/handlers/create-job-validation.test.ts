@@ -1,0 +1,96 @@
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { handler } from '#handlers/api/create-job';
+
+const context = {
+  functionName: 'create-job',
+  awsRequestId: 'req-1',
+  getRemainingTimeInMillis: () => 10_000,
+} as unknown as Context;
+
+function post(body: string | null): APIGatewayProxyEvent {
+  return {
+    body,
+    headers: { 'content-type': 'application/json' },
+    multiValueHeaders: {},
+    httpMethod: 'POST',
+    isBase64Encoded: false,
+    path: '/v1/jobs',
+    pathParameters: null,
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    stageVariables: null,
+    resource: '/v1/jobs',
+    requestContext: { authorizer: { tenantId: 'tenant-a' } } as unknown as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+async function send(body: string | null) {
+  const response = await handler(post(body), context);
+  return { status: response.statusCode, body: JSON.parse(response.body) };
+}
+
+// Invalid input is rejected before any AWS call, so these run without emulators or env.
+describe('POST /v1/jobs validation', () => {
+  it('names a missing target URL', async () => {
+    const { status, body } = await send(JSON.stringify({ target: {}, schedule: { type: 'once' } }));
+    expect(status).toBe(400);
+    expect(body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'target.url', reason: 'is required' }],
+    });
+  });
+
+  it('answers malformed JSON with 400 on the body', async () => {
+    const { status, body } = await send('{"target": ');
+    expect(status).toBe(400);
+    expect(body.error).toMatchObject({
+      code: 'INVALID_JSON',
+      details: [{ field: 'body', reason: 'is not valid JSON' }],
+    });
+  });
+
+  it('answers a missing body with 400', async () => {
+    const { status, body } = await send(null);
+    expect(status).toBe(400);
+    expect(body.error.details).toEqual([{ field: 'body', reason: 'is required' }]);
+  });
+
+  it('lists every failing field at once, unknown fields included', async () => {
+    const { status, body } = await send(
+      JSON.stringify({
+        target: { url: 'https://x.example', method: 'FETCH' },
+        schedule: { type: 'sometime' },
+        timeoutSeconds: 0,
+        colour: 'red',
+      }),
+    );
+    expect(status).toBe(400);
+    const fields = body.error.details.map((d: { field: string }) => d.field).sort();
+    expect(fields).toEqual(['colour', 'schedule.type', 'target.method', 'timeoutSeconds']);
+  });
+
+  it('does not coerce a string into a number', async () => {
+    const { status, body } = await send(
+      JSON.stringify({ target: { url: 'https://x.example' }, schedule: { type: 'once' }, timeoutSeconds: '30' }),
+    );
+    expect(status).toBe(400);
+    expect(body.error.details).toEqual([{ field: 'timeoutSeconds', reason: 'must be integer' }]);
+  });
+
+  it('names an unparseable due date', async () => {
+    const { status, body } = await send(
+      JSON.stringify({ target: { url: 'https://x.example' }, schedule: { type: 'once', at: 'next tuesday' } }),
+    );
+    expect(status).toBe(400);
+    expect(body.error.details[0]).toMatchObject({ field: 'schedule.at' });
+  });
+
+  it('rejects a body over the size limit before parsing it', async () => {
+    const { status, body } = await send(
+      JSON.stringify({ target: { url: 'https://x.example', body: 'x'.repeat(300_000) }, schedule: { type: 'once' } }),
+    );
+    expect(status).toBe(400);
+    expect(body.error.details[0]).toEqual({ field: 'body', reason: 'is larger than 262144 bytes' });
+  });
+});
