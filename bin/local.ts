@@ -1,0 +1,45 @@
+/**
+ * `npm start`: Chronos on this machine, no AWS account needed. Starts DynamoDB Local and fauxqs,
+ * provisions the tables and queues, and serves the API with the real handlers until Ctrl-C.
+ */
+
+import { startLocalChronos } from '#local/chronos-local';
+import { ensureJava } from '#local/emulators/java';
+
+ensureJava();
+const port = Number(process.env.PORT ?? 3000);
+if (!Number.isInteger(port) || port < 0) throw new Error(`PORT must be a port number, got "${process.env.PORT}"`);
+
+console.log('Starting Chronos locally (DynamoDB Local + fauxqs)...');
+const chronos = await startLocalChronos({ port, host: process.env.HOST ?? 'localhost' });
+
+console.log(`
+Chronos is running.
+  API        ${chronos.apiUrl}
+  Token      ${chronos.token}   (tenant ${chronos.tenantId})
+  DynamoDB   ${chronos.endpoints.dynamodb}   tables ${chronos.tables.jobs}, ${chronos.tables.runs}
+  SQS        ${chronos.endpoints.sqs}   queue ${chronos.queues.dispatch.url}
+
+Create a job that calls a URL once, now:
+  curl -s -X POST ${chronos.apiUrl}/v1/jobs \\
+    -H 'Authorization: Bearer ${chronos.token}' -H 'Content-Type: application/json' \\
+    -d '{"target":{"url":"https://example.com/hook"},"schedule":{"type":"once"}}'
+
+Press Ctrl-C to stop.
+`);
+
+let stopping = false;
+async function shutDown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping Chronos...`);
+  try {
+    await chronos.stop();
+    process.exit(0);
+  } catch (error) {
+    console.error('Chronos did not stop cleanly', error);
+    process.exit(1);
+  }
+}
+process.on('SIGINT', () => void shutDown('SIGINT'));
+process.on('SIGTERM', () => void shutDown('SIGTERM'));

@@ -1,0 +1,181 @@
+/**
+ * Stage configuration of the Chronos CDK app. Values come from cdk.json context: the stage is
+ * picked with `-c chronos:stage=<name>`, its block under `chronos:stages` overrides the defaults,
+ * and a few per-deployment values (interim auth, alarm email) can be overridden with
+ * `-c chronos:<key>=<value>` so that secrets-ish values stay out of the repository.
+ */
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+export interface ApiThrottle {
+  /** Steady-state requests per second for the whole stage. */
+  rateLimit: number;
+  /** Largest burst of concurrent requests. */
+  burstLimit: number;
+}
+
+export interface ChronosConfig {
+  /** Lower-case stage name, part of every stack name (`Chronos-<stage>-Stateful`). */
+  stage: string;
+  /** Number of partitions of the due-index; the scanner queries each one every minute. */
+  dueShardCount: number;
+  /** How far ahead (seconds) the scanner materializes occurrences; must exceed the 60 s schedule. */
+  scanHorizonSeconds: number;
+  /** Runs expire (DynamoDB TTL) this many days after completion. */
+  runRetentionDays: number;
+  /** Days of CloudWatch Logs retention for functions and API access logs. */
+  logRetentionDays: number;
+  /** Largest number of executor instances the dispatch queue may drive at once (SQS maximum concurrency, >= 2). */
+  executorMaxConcurrency: number;
+  /** Receives of a dispatch message before it moves to the dead-letter queue. */
+  dispatchMaxReceiveCount: number;
+  /** Concurrent batches per runs-table stream shard for the completion handler (1..10). */
+  completionParallelizationFactor: number;
+  /** Bytes of a target's response body kept on the run. */
+  responseExcerptBytes: number;
+  /** Extra lease time beyond the HTTP timeout before another executor may take a run over. */
+  leaseMarginSeconds: number;
+  /** Stage-wide API Gateway throttling. */
+  apiThrottle: ApiThrottle;
+  /** Origins allowed by CORS; empty means no CORS preflight is configured at all. */
+  corsAllowOrigins: string[];
+  /** True keeps tables, queues and logs when the stack is deleted (and turns on deletion protection). */
+  retainData: boolean;
+  /** Alarm notifications go here once alarms exist; unused for now. */
+  alarmEmail?: string;
+  /** Interim single tenant: the tenant id the dev token authenticates as. */
+  devTenantId: string;
+  /** Interim single tenant: hex SHA-256 of the accepted bearer token. */
+  devTokenSha256: string;
+}
+
+/** Raised for any invalid configuration value, naming the key and what is expected. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export const DEFAULT_CONFIG: Omit<ChronosConfig, 'stage' | 'devTenantId' | 'devTokenSha256'> = {
+  dueShardCount: 16,
+  scanHorizonSeconds: 90,
+  runRetentionDays: 30,
+  logRetentionDays: 30,
+  executorMaxConcurrency: 10,
+  dispatchMaxReceiveCount: 5,
+  completionParallelizationFactor: 1,
+  responseExcerptBytes: 4096,
+  leaseMarginSeconds: 30,
+  apiThrottle: { rateLimit: 50, burstLimit: 100 },
+  corsAllowOrigins: [],
+  retainData: false,
+};
+
+/** Context keys that may override the chosen stage block one by one (`-c chronos:<key>=...`). */
+const SINGLE_VALUE_OVERRIDES = ['devTenantId', 'devTokenSha256', 'alarmEmail'] as const;
+
+/** Reads context values by key; `node.tryGetContext` of any construct satisfies it. */
+export type ContextReader = (key: string) => unknown;
+
+/** Builds and validates the configuration of the stage selected in context; throws ConfigError. */
+export function loadConfig(readContext: ContextReader): ChronosConfig {
+  const stage = readContext('chronos:stage') ?? 'dev';
+  if (typeof stage !== 'string') throw new ConfigError('chronos:stage must be a string');
+  const stages = readContext('chronos:stages') ?? {};
+  if (!isRecord(stages)) throw new ConfigError('chronos:stages must be an object of stage blocks');
+  const block = stages[stage];
+  if (!isRecord(block)) {
+    throw new ConfigError(`Unknown stage "${stage}": add a block for it under chronos:stages in cdk.json`);
+  }
+  const overrides: Record<string, unknown> = {};
+  for (const key of SINGLE_VALUE_OVERRIDES) {
+    const value = readContext(`chronos:${key}`);
+    if (value !== undefined) overrides[key] = value;
+  }
+  return validateConfig({ ...DEFAULT_CONFIG, ...block, ...overrides, stage });
+}
+
+/** Checks every key of a raw configuration object and returns it typed; throws ConfigError. */
+export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
+  const known = new Set<string>([
+    ...Object.keys(DEFAULT_CONFIG),
+    'stage',
+    'alarmEmail',
+    'devTenantId',
+    'devTokenSha256',
+  ]);
+  for (const key of Object.keys(raw)) {
+    if (!known.has(key)) throw new ConfigError(`Unknown configuration key "${key}"`);
+  }
+  const stage = requireString(raw, 'stage');
+  if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) {
+    throw new ConfigError(`stage must be lower-case letters, digits or dashes (max 20), got "${stage}"`);
+  }
+  const scanHorizonSeconds = requireInt(raw, 'scanHorizonSeconds', 61, 900);
+  const apiThrottle = raw.apiThrottle;
+  if (!isRecord(apiThrottle)) throw new ConfigError('apiThrottle must be an object { rateLimit, burstLimit }');
+  const corsAllowOrigins = raw.corsAllowOrigins;
+  if (!Array.isArray(corsAllowOrigins) || !corsAllowOrigins.every((o) => typeof o === 'string' && o !== '')) {
+    throw new ConfigError('corsAllowOrigins must be an array of origin strings');
+  }
+  const alarmEmail = raw.alarmEmail;
+  if (alarmEmail !== undefined && (typeof alarmEmail !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(alarmEmail))) {
+    throw new ConfigError(`alarmEmail must be an email address, got "${String(alarmEmail)}"`);
+  }
+  const devTokenSha256 = requireString(raw, 'devTokenSha256').toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(devTokenSha256)) {
+    throw new ConfigError('devTokenSha256 must be the 64 hex digits of a SHA-256 digest');
+  }
+  const retainData = raw.retainData;
+  if (typeof retainData !== 'boolean') throw new ConfigError('retainData must be true or false');
+  return {
+    stage,
+    dueShardCount: requireInt(raw, 'dueShardCount', 1, 256),
+    scanHorizonSeconds,
+    runRetentionDays: requireInt(raw, 'runRetentionDays', 1, 3650),
+    logRetentionDays: requireLogRetention(raw),
+    executorMaxConcurrency: requireInt(raw, 'executorMaxConcurrency', 2, 1000),
+    dispatchMaxReceiveCount: requireInt(raw, 'dispatchMaxReceiveCount', 1, 1000),
+    completionParallelizationFactor: requireInt(raw, 'completionParallelizationFactor', 1, 10),
+    responseExcerptBytes: requireInt(raw, 'responseExcerptBytes', 1, 64 * 1024),
+    leaseMarginSeconds: requireInt(raw, 'leaseMarginSeconds', 1, 900),
+    apiThrottle: {
+      rateLimit: requireInt(apiThrottle, 'rateLimit', 1, 10_000, 'apiThrottle.'),
+      burstLimit: requireInt(apiThrottle, 'burstLimit', 1, 5_000, 'apiThrottle.'),
+    },
+    corsAllowOrigins: corsAllowOrigins as string[],
+    retainData,
+    ...(alarmEmail === undefined ? {} : { alarmEmail: alarmEmail as string }),
+    devTenantId: requireString(raw, 'devTenantId'),
+    devTokenSha256,
+  };
+}
+
+function requireInt(raw: Record<string, unknown>, key: string, min: number, max: number, prefix = ''): number {
+  const value = raw[key];
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${prefix}${key} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** CloudWatch Logs accepts only its fixed list of retention periods. */
+function requireLogRetention(raw: Record<string, unknown>): number {
+  const allowed = Object.values(RetentionDays).filter(
+    (v): v is number => typeof v === 'number' && v !== RetentionDays.INFINITE,
+  );
+  const value = raw.logRetentionDays;
+  if (typeof value !== 'number' || !allowed.includes(value)) {
+    throw new ConfigError(`logRetentionDays must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function requireString(raw: Record<string, unknown>, key: string): string {
+  const value = raw[key];
+  if (typeof value !== 'string' || value === '') {
+    throw new ConfigError(`${key} must be a non-empty string, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,56 @@
+import { Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ENV } from '#adapters/environment';
+import type { Route } from '#handlers/api/routes';
+import { API_TIMEOUT } from '../timeouts.ts';
+import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
+
+export interface ApiHandlersProps {
+  routes: readonly Route[];
+  jobsTable: dynamodb.ITable;
+  runsTable: dynamodb.ITable;
+  dispatchQueue: sqs.IQueue;
+  shared: SharedFunctionProps;
+}
+
+/** One function per API route, granted exactly the access its route declares. */
+export class ApiHandlers extends Construct {
+  /** Functions by handler name (the route's `handler`). */
+  public readonly functions: ReadonlyMap<string, ChronosFunction>;
+
+  constructor(scope: Construct, id: string, props: ApiHandlersProps) {
+    super(scope, id);
+    const functions = new Map<string, ChronosFunction>();
+    for (const route of props.routes) {
+      if (functions.has(route.handler)) continue;
+      const fn = new ChronosFunction(this, pascalCase(route.handler), {
+        handlerFile: `api/${route.handler}.ts`,
+        description: `Chronos API: ${route.method} ${route.path}`,
+        timeout: API_TIMEOUT,
+        ...props.shared,
+      });
+      const { jobs, runs, sendToDispatchQueue } = route.access;
+      if (jobs) fn.bindTable({ table: props.jobsTable, access: jobs, envName: ENV.jobsTable });
+      if (runs) fn.bindTable({ table: props.runsTable, access: runs, envName: ENV.runsTable });
+      if (sendToDispatchQueue) fn.bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
+      Validations.of(fn).acknowledge({
+        id: 'Serverless::Serverless-LambdaDLQ',
+        reason:
+          'API Gateway invokes this function synchronously; a dead-letter queue only applies to asynchronous invocations',
+      });
+      functions.set(route.handler, fn);
+    }
+    this.functions = functions;
+  }
+}
+
+/** `create-job` becomes `CreateJob`: stable, readable construct ids. */
+export function pascalCase(name: string): string {
+  return name
+    .split(/[^a-zA-Z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part[0]?.toUpperCase() + part.slice(1))
+    .join('');
+}

@@ -1,0 +1,147 @@
+import { fileURLToPath } from 'node:url';
+import { type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+
+/** The repository root: handler entries and the lock file are resolved from here. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Makes `require` available inside the ESM bundle for CommonJS dependencies that call it. */
+const ESM_REQUIRE_SHIM =
+  "import { createRequire as __chronosCreateRequire } from 'node:module'; const require = __chronosCreateRequire(import.meta.url);";
+
+export interface ChronosFunctionProps {
+  /** Handler module, relative to functions/handlers/ (e.g. `api/create-job.ts`). */
+  handlerFile: string;
+  description: string;
+  timeout: Duration;
+  /** @default 256 */
+  memorySize?: number;
+  /** Settings shared by the functions (shard count, horizon...); table and queue names come from the bind helpers. */
+  environment?: Record<string, string>;
+  logRetention: logs.RetentionDays;
+  /** Keep the log group when the stack is deleted. */
+  retainLogs: boolean;
+  reservedConcurrentExecutions?: number;
+}
+
+export type TableAccess = 'read' | 'readWrite';
+
+export interface TableBinding {
+  table: dynamodb.ITable;
+  access: TableAccess;
+  /** Environment variable that receives the table name (one of ENV in functions/adapters/environment.ts). */
+  envName: string;
+  /** Secondary indexes the function queries; no index is readable unless named here. */
+  indexes?: readonly string[];
+}
+
+/** Item reads only: no Scan (a scan crosses tenants) and no table management. */
+export const TABLE_READ_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:ConditionCheckItem',
+] as const;
+/** Item writes (also what TransactWriteItems checks per item). */
+export const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+] as const;
+
+/**
+ * Every Chronos Lambda: Node.js 24 on arm64, ESM bundle with source maps, active X-Ray tracing,
+ * its own log group with retention, and a role that starts with nothing but writing that log
+ * group. Access is added only through the bind helpers, which grant and set the environment
+ * together so a function never knows a resource it may not use (or vice versa).
+ */
+export class ChronosFunction extends NodejsFunction {
+  /** The function's own role (never undefined, unlike the inherited `role`). */
+  public readonly executionRole: iam.Role;
+
+  constructor(scope: Construct, id: string, props: ChronosFunctionProps) {
+    const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention,
+      removalPolicy: props.retainLogs ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    // An explicit role keeps the AWS managed AWSLambdaBasicExecutionRole (logs:* on every group) away.
+    const role = new iam.Role(scope, `${id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of the Chronos ${id} function`,
+    });
+    logGroup.grantWrite(role);
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions',
+    });
+    super(scope, id, {
+      entry: `${PROJECT_ROOT}functions/handlers/${props.handlerFile}`,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? 256,
+      timeout: props.timeout,
+      tracing: lambda.Tracing.ACTIVE,
+      logGroup,
+      role,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'chronos',
+        POWERTOOLS_METRICS_NAMESPACE: 'Chronos',
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_SHIM,
+        target: 'node24',
+        minify: true,
+        sourceMap: true,
+        sourceMapMode: SourceMapMode.DEFAULT,
+        sourcesContent: false,
+        // Bundle the SDK too: the exact versions tested are the ones that run.
+        bundleAwsSDK: true,
+        forceDockerBundling: false,
+      },
+    });
+    this.executionRole = role;
+  }
+
+  /**
+   * Grants item reads (or reads and writes) on a table and on the named indexes only, and sets
+   * the table name in `envName`. Narrower than `grantReadData`/`grantReadWriteData`, which also
+   * allow Scan and every index (`index/*`).
+   */
+  bindTable({ table, access, envName, indexes = [] }: TableBinding): this {
+    const actions = access === 'read' ? [...TABLE_READ_ACTIONS] : [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS];
+    iam.Grant.addToPrincipal({
+      grantee: this,
+      actions,
+      resourceArns: [table.tableArn, ...indexes.map((name) => `${table.tableArn}/index/${name}`)],
+    });
+    this.addEnvironment(envName, table.tableName);
+    return this;
+  }
+
+  /** Grants sending messages to a queue and sets its URL in `envName`. */
+  bindQueueSend(queue: sqs.IQueue, envName: string): this {
+    queue.grantSendMessages(this);
+    this.addEnvironment(envName, queue.queueUrl);
+    return this;
+  }
+}
+
+/** What every function of a stage shares: log settings and the scheduling environment. */
+export type SharedFunctionProps = Pick<ChronosFunctionProps, 'logRetention' | 'retainLogs' | 'environment'>;

@@ -1,0 +1,50 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ENV } from '#adapters/environment';
+import { EXECUTOR_TIMEOUT } from '../timeouts.ts';
+import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
+
+export interface ExecutorProps {
+  jobsTable: dynamodb.ITable;
+  runsTable: dynamodb.ITable;
+  /** The dispatch queue; its redrive policy is the executor's dead-letter path. */
+  dispatchQueue: sqs.IQueue;
+  /** SQS maximum concurrency: how many executors the queue may drive at once (>= 2). */
+  maxConcurrency: number;
+  shared: SharedFunctionProps;
+}
+
+/** The executor: consumes due runs from the dispatch queue and calls their targets. */
+export class Executor extends Construct {
+  public readonly function: ChronosFunction;
+  public readonly eventSource: SqsEventSource;
+
+  constructor(scope: Construct, id: string, props: ExecutorProps) {
+    super(scope, id);
+    this.function = new ChronosFunction(this, 'Function', {
+      handlerFile: 'executor.ts',
+      description: 'Chronos executor: calls the target of each dispatched run',
+      timeout: EXECUTOR_TIMEOUT,
+      ...props.shared,
+    })
+      .bindTable({ table: props.jobsTable, access: 'read', envName: ENV.jobsTable })
+      .bindTable({ table: props.runsTable, access: 'readWrite', envName: ENV.runsTable });
+    this.eventSource = new SqsEventSource(props.dispatchQueue, {
+      // Target calls are independent and slow; small batches keep one slow target from holding many runs.
+      batchSize: 5,
+      maxBatchingWindow: Duration.seconds(1),
+      reportBatchItemFailures: true,
+      maxConcurrency: props.maxConcurrency,
+    });
+    this.function.addEventSource(this.eventSource);
+    const reason =
+      'SQS-driven: a message that keeps failing moves to the dispatch queue dead-letter queue through its redrive policy (Lambda supports no on-failure destination for SQS event sources)';
+    Validations.of(this.function).acknowledge(
+      { id: 'Serverless::Serverless-LambdaDLQ', reason },
+      { id: 'Serverless::Serverless-LambdaEventSourceMappingDestination', reason },
+    );
+  }
+}

@@ -1,0 +1,197 @@
+import { readFileSync } from 'node:fs';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { Route } from '#handlers/api/routes';
+import { toDraft4Model } from '../api/draft4-schema.ts';
+import { errorTemplate, GATEWAY_RESPONSES } from '../api/gateway-responses.ts';
+import type { ApiThrottle } from '../config.ts';
+import { pascalCase } from './api-handlers.ts';
+import { PROJECT_ROOT } from './chronos-function.ts';
+
+export interface SchedulerApiProps {
+  stage: string;
+  routes: readonly Route[];
+  /** The function behind each route, by the route's `handler`. */
+  handlers: ReadonlyMap<string, lambda.IFunction>;
+  /** REQUEST authorizer for routes with `authorized: true`. */
+  authorizerFunction: lambda.IFunction;
+  throttle: ApiThrottle;
+  /** Empty: no CORS preflight at all. */
+  corsAllowOrigins: readonly string[];
+  logRetention: logs.RetentionDays;
+  retainLogs: boolean;
+}
+
+/**
+ * The public REST API, built from the route table: validated bodies (models from schemas/),
+ * a Lambda REQUEST authorizer on authorized routes, stage throttling, JSON access logs, X-Ray,
+ * and gateway responses in the Chronos error shape.
+ */
+export class SchedulerApi extends Construct {
+  public readonly api: apigateway.RestApi;
+  public readonly authorizer: apigateway.RequestAuthorizer;
+  public readonly accessLogs: logs.LogGroup;
+  /** Methods by `<METHOD> <path>`. */
+  public readonly methods: ReadonlyMap<string, apigateway.Method>;
+
+  constructor(scope: Construct, id: string, props: SchedulerApiProps) {
+    super(scope, id);
+    this.accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention,
+      removalPolicy: props.retainLogs ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    const cors = props.corsAllowOrigins.length > 0;
+    this.api = new apigateway.RestApi(this, 'Api', {
+      restApiName: `chronos-${props.stage}`,
+      description: 'Chronos job scheduler API',
+      endpointTypes: [apigateway.EndpointType.REGIONAL],
+      // Execution logging needs the account-level CloudWatch role; API Gateway has one per account and region.
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: props.stage,
+        tracingEnabled: true,
+        metricsEnabled: true,
+        loggingLevel: apigateway.MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        throttlingRateLimit: props.throttle.rateLimit,
+        throttlingBurstLimit: props.throttle.burstLimit,
+        accessLogDestination: new apigateway.LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: accessLogFormat(),
+      },
+      ...(cors
+        ? {
+            defaultCorsPreflightOptions: {
+              allowOrigins: [...props.corsAllowOrigins],
+              allowMethods: [...new Set(props.routes.map((r) => r.method))],
+              allowHeaders: ['Authorization', 'Content-Type'],
+              maxAge: Duration.hours(1),
+            },
+          }
+        : {}),
+    });
+    Validations.of(this.api.deploymentStage).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-APIG3',
+      reason:
+        'No WAF web ACL yet (cost per stage): stage throttling and the token authorizer protect the API; a WAF association is planned for public production traffic',
+    });
+    const cloudWatchRole = this.api.node.tryFindChild('CloudWatchRole');
+    if (cloudWatchRole) {
+      Validations.of(cloudWatchRole).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason:
+          'The account-level API Gateway logging role uses the AWS managed policy that API Gateway documents for it',
+      });
+    }
+    for (const response of GATEWAY_RESPONSES) {
+      this.api.addGatewayResponse(pascalCase(response.type.responseType), {
+        type: response.type,
+        ...(response.statusCode ? { statusCode: response.statusCode } : {}),
+        templates: { 'application/json': errorTemplate(response) },
+        ...(cors ? { responseHeaders: { 'Access-Control-Allow-Origin': `'${props.corsAllowOrigins[0]}'` } } : {}),
+      });
+    }
+    this.authorizer = new apigateway.RequestAuthorizer(this, 'Authorizer', {
+      handler: props.authorizerFunction,
+      identitySources: [apigateway.IdentitySource.header('Authorization')],
+      // Short, so a revoked token stops working quickly; the policy must cover the whole API (it is reused across routes).
+      resultsCacheTtl: Duration.seconds(30),
+    });
+    const validator = this.api.addRequestValidator('BodyAndParameters', {
+      validateRequestBody: true,
+      validateRequestParameters: true,
+    });
+    const methods = new Map<string, apigateway.Method>();
+    for (const route of props.routes) {
+      const handler = props.handlers.get(route.handler);
+      if (!handler) throw new Error(`SchedulerApi: no function for route handler "${route.handler}"`);
+      const method = this.api.root
+        .resourceForPath(route.path)
+        .addMethod(route.method, new apigateway.LambdaIntegration(handler, { allowTestInvoke: false }), {
+          requestValidator: validator,
+          requestParameters: pathParameters(route.path),
+          ...(route.bodySchema ? { requestModels: { 'application/json': this.modelFor(route.bodySchema) } } : {}),
+          ...(route.authorized
+            ? { authorizer: this.authorizer, authorizationType: apigateway.AuthorizationType.CUSTOM }
+            : { authorizationType: apigateway.AuthorizationType.NONE }),
+        });
+      if (route.authorized) {
+        Validations.of(method).acknowledge({
+          id: 'AwsSolutions::AwsSolutions-COG4',
+          reason:
+            'Tenants authenticate with bearer tokens checked by the Lambda REQUEST authorizer, not Cognito user pools',
+        });
+      } else {
+        const reason = `${route.method} ${route.path} is public by design (routes.ts: authorized false)`;
+        Validations.of(method).acknowledge(
+          { id: 'AwsSolutions::AwsSolutions-APIG4', reason },
+          { id: 'AwsSolutions::AwsSolutions-COG4', reason },
+        );
+      }
+      methods.set(`${route.method} ${route.path}`, method);
+    }
+    if (cors) acknowledgePreflights(this.api.root);
+    this.methods = methods;
+  }
+
+  private readonly models = new Map<string, apigateway.Model>();
+
+  /** One model per schema file, shared by every route that names it. */
+  private modelFor(schemaFile: string): apigateway.Model {
+    const existing = this.models.get(schemaFile);
+    if (existing) return existing;
+    const name = pascalCase(schemaFile.replace(/\.json$/, ''));
+    const document: unknown = JSON.parse(readFileSync(`${PROJECT_ROOT}schemas/${schemaFile}`, 'utf8'));
+    const model = this.api.addModel(`${name}Model`, {
+      modelName: name,
+      contentType: 'application/json',
+      schema: toDraft4Model(document),
+    });
+    this.models.set(schemaFile, model);
+    return model;
+  }
+}
+
+/** `{id}` placeholders become required path parameters, so the validator checks them too. */
+function pathParameters(path: string): Record<string, boolean> {
+  const names = [...path.matchAll(/\{([^}+]+)\+?\}/g)].map((m) => m[1]);
+  return Object.fromEntries(names.map((name) => [`method.request.path.${name}`, true]));
+}
+
+/** CORS preflight (OPTIONS) must answer browsers without credentials. */
+function acknowledgePreflights(resource: apigateway.IResource): void {
+  for (const child of resource.node.findAll()) {
+    if (child instanceof apigateway.Method && child.httpMethod === 'OPTIONS') {
+      const reason = 'CORS preflight requests carry no credentials by the CORS specification';
+      Validations.of(child).acknowledge(
+        { id: 'AwsSolutions::AwsSolutions-APIG4', reason },
+        { id: 'AwsSolutions::AwsSolutions-COG4', reason },
+      );
+    }
+  }
+}
+
+function accessLogFormat(): apigateway.AccessLogFormat {
+  const f = apigateway.AccessLogField;
+  return apigateway.AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: f.contextRequestId(),
+      extendedRequestId: f.contextExtendedRequestId(),
+      requestTime: f.contextRequestTime(),
+      ip: f.contextIdentitySourceIp(),
+      method: f.contextHttpMethod(),
+      resourcePath: f.contextResourcePath(),
+      status: f.contextStatus(),
+      responseLength: f.contextResponseLength(),
+      responseLatency: f.contextResponseLatency(),
+      integrationLatency: f.contextIntegrationLatency(),
+      tenantId: f.contextAuthorizer('tenantId'),
+      authorizerError: f.contextAuthorizerError(),
+      errorType: f.contextErrorResponseType(),
+      errorMessage: f.contextErrorMessage(),
+      xrayTraceId: f.contextXrayTraceId(),
+    }),
+  );
+}

@@ -1,0 +1,35 @@
+import { Stack, type StackProps } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import type { ChronosConfig } from '../config.ts';
+import { DispatchQueue } from '../constructs/dispatch-queue.ts';
+import { JobsTable } from '../constructs/jobs-table.ts';
+import { RunsTable } from '../constructs/runs-table.ts';
+import { DISPATCH_VISIBILITY_TIMEOUT } from '../timeouts.ts';
+
+export interface StatefulStackProps extends StackProps {
+  config: ChronosConfig;
+}
+
+/** Everything that holds data: it changes rarely and survives redeploys of the code. */
+export class StatefulStack extends Stack {
+  public readonly jobsTable: dynamodb.Table;
+  public readonly runsTable: dynamodb.Table;
+  public readonly dispatchQueue: sqs.Queue;
+  public readonly dispatchDeadLetterQueue: sqs.Queue;
+
+  constructor(scope: Construct, id: string, props: StatefulStackProps) {
+    super(scope, id, props);
+    const { retainData, dispatchMaxReceiveCount } = props.config;
+    this.jobsTable = new JobsTable(this, 'Jobs', { retainData }).table;
+    this.runsTable = new RunsTable(this, 'Runs', { retainData }).table;
+    const dispatch = new DispatchQueue(this, 'Dispatch', {
+      visibilityTimeout: DISPATCH_VISIBILITY_TIMEOUT,
+      maxReceiveCount: dispatchMaxReceiveCount,
+      retainData,
+    });
+    this.dispatchQueue = dispatch.queue;
+    this.dispatchDeadLetterQueue = dispatch.deadLetterQueue;
+  }
+}

@@ -1,0 +1,87 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { ENV } from '#adapters/environment';
+import { ROUTES } from '#handlers/api/routes';
+import type { ChronosConfig } from '../config.ts';
+import { ApiAuthorizer } from '../constructs/api-authorizer.ts';
+import { ApiHandlers } from '../constructs/api-handlers.ts';
+import type { SharedFunctionProps } from '../constructs/chronos-function.ts';
+import { CompletionHandler } from '../constructs/completion-handler.ts';
+import { Executor } from '../constructs/executor.ts';
+import { Scanner } from '../constructs/scanner.ts';
+import { SchedulerApi } from '../constructs/scheduler-api.ts';
+
+export interface StatelessStackProps extends StackProps {
+  config: ChronosConfig;
+  jobsTable: dynamodb.ITable;
+  runsTable: dynamodb.ITable;
+  dispatchQueue: sqs.IQueue;
+}
+
+/** The code: functions, the API and the schedule. Redeploying it never touches stored data. */
+export class StatelessStack extends Stack {
+  public readonly api: SchedulerApi;
+  public readonly apiHandlers: ApiHandlers;
+  public readonly authorizer: ApiAuthorizer;
+  public readonly scanner: Scanner;
+  public readonly executor: Executor;
+  public readonly completion: CompletionHandler;
+
+  constructor(scope: Construct, id: string, props: StatelessStackProps) {
+    super(scope, id, props);
+    const { config, jobsTable, runsTable, dispatchQueue } = props;
+    const shared: SharedFunctionProps = {
+      logRetention: config.logRetentionDays as RetentionDays,
+      retainLogs: config.retainData,
+      environment: {
+        [ENV.dueShardCount]: String(config.dueShardCount),
+        [ENV.scanHorizonSeconds]: String(config.scanHorizonSeconds),
+        [ENV.runRetentionDays]: String(config.runRetentionDays),
+        [ENV.responseExcerptBytes]: String(config.responseExcerptBytes),
+        [ENV.leaseMarginSeconds]: String(config.leaseMarginSeconds),
+      },
+    };
+    const retainData = config.retainData;
+    this.apiHandlers = new ApiHandlers(this, 'ApiHandlers', {
+      routes: ROUTES,
+      jobsTable,
+      runsTable,
+      dispatchQueue,
+      shared,
+    });
+    this.authorizer = new ApiAuthorizer(this, 'Authorizer', {
+      devTenantId: config.devTenantId,
+      devTokenSha256: config.devTokenSha256,
+      shared,
+    });
+    this.api = new SchedulerApi(this, 'Api', {
+      stage: config.stage,
+      routes: ROUTES,
+      handlers: this.apiHandlers.functions,
+      authorizerFunction: this.authorizer.function,
+      throttle: config.apiThrottle,
+      corsAllowOrigins: config.corsAllowOrigins,
+      logRetention: shared.logRetention,
+      retainLogs: retainData,
+    });
+    this.scanner = new Scanner(this, 'Scanner', { jobsTable, runsTable, dispatchQueue, shared, retainData });
+    this.executor = new Executor(this, 'Executor', {
+      jobsTable,
+      runsTable,
+      dispatchQueue,
+      maxConcurrency: config.executorMaxConcurrency,
+      shared,
+    });
+    this.completion = new CompletionHandler(this, 'Completion', {
+      jobsTable,
+      runsTable,
+      parallelizationFactor: config.completionParallelizationFactor,
+      shared,
+      retainData,
+    });
+    new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the Chronos API stage' });
+  }
+}
