@@ -7,5 +7,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // Handlers log JSON at INFO in production; tests keep warnings and errors only.
+    env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
   },
 });

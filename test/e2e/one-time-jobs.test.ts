@@ -1,0 +1,212 @@
+/**
+ * The whole flow on the emulators, through the local runtime that drives the same handler modules
+ * CDK deploys: API → DynamoDB → (scanner) → SQS delay → executor → HTTP target → stream → completion.
+ */
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
+import { eventually, type HttpTarget, startHttpTarget } from '../support/http-target.ts';
+
+const HORIZON_S = 10;
+let chronos: LocalChronos;
+let target: HttpTarget;
+let documents: DynamoDBDocument;
+
+beforeAll(async () => {
+  target = await startHttpTarget((path) =>
+    path.startsWith('/fail') ? { status: 500, body: 'boom' } : { status: 200, body: 'done' },
+  );
+  // The scanner timer is effectively off: tests that need a scan invoke the scanner themselves.
+  chronos = await startLocalChronos({
+    port: 0,
+    scannerIntervalMs: 3_600_000,
+    scanHorizonSeconds: HORIZON_S,
+    log: () => undefined,
+  });
+  documents = DynamoDBDocument.from(
+    new DynamoDBClient({
+      endpoint: chronos.endpoints.dynamodb,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
+});
+afterAll(async () => {
+  documents?.destroy();
+  await chronos?.stop();
+  await target?.close();
+});
+
+async function api(method: string, path: string, body?: unknown, token: string | null = chronos.token) {
+  const response = await fetch(`${chronos.apiUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+const getJob = (id: string) => api('GET', `/v1/jobs/${id}`).then((r) => r.body);
+const getRuns = (id: string) =>
+  api('GET', `/v1/jobs/${id}/runs`).then((r) => r.body.items as Array<Record<string, unknown>>);
+
+async function countItems(table: string): Promise<number> {
+  const { Count = 0 } = await documents.send(new ScanCommand({ TableName: table, Select: 'COUNT' }));
+  return Count;
+}
+
+describe('one-time jobs end to end', () => {
+  it('calls an immediate job within 2 s and records a succeeded run with its timestamps', async () => {
+    const created = await api('POST', '/v1/jobs', {
+      name: 'now',
+      target: { url: target.url('/now'), method: 'POST', headers: { 'x-team': 'blue' }, body: { hello: 'world' } },
+      schedule: { type: 'once' },
+    });
+    expect(created.status).toBe(201);
+    const jobId = created.body.jobId as string;
+
+    const [call] = await target.waitForCalls('/now', 1, 2_000);
+    expect(call?.body).toBe('{"hello":"world"}');
+    expect(call?.headers['x-team']).toBe('blue');
+    expect(call?.headers['idempotency-key']).toMatch(new RegExp(`^${jobId}:\\d+$`));
+
+    const job = await eventually(
+      () => getJob(jobId),
+      (j) => j.status === 'COMPLETED',
+      5_000,
+    );
+    expect(job.nextFireAt).toBeNull();
+    expect(job.latestRun).toMatchObject({ status: 'SUCCEEDED', httpStatus: 200, attempt: 1 });
+
+    const [run] = await getRuns(jobId);
+    expect(run).toMatchObject({ status: 'SUCCEEDED', httpStatus: 200, attempt: 1, error: null });
+    for (const field of ['scheduledFor', 'enqueuedAt', 'claimedAt', 'startedAt', 'completedAt']) {
+      expect(typeof run?.[field]).toBe('string');
+    }
+    expect(run?.durationMs).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(run?.startedAt as string)).toBeGreaterThanOrEqual(Date.parse(run?.scheduledFor as string));
+  });
+
+  it('calls a job due in 5 s no earlier than its due time and within 1 s after', async () => {
+    const due = Date.now() + 5_000;
+    const created = await api('POST', '/v1/jobs', {
+      target: { url: target.url('/in-5s') },
+      schedule: { type: 'once', at: new Date(due).toISOString() },
+    });
+    expect(created.status).toBe(201);
+
+    const [call] = await target.waitForCalls('/in-5s', 1, 8_000);
+    expect(call?.at).toBeGreaterThanOrEqual(due);
+    expect((call?.at ?? 0) - due).toBeLessThanOrEqual(1_000);
+  });
+
+  it('records a failed run with the status a failing target answered, and fails the job', async () => {
+    const { body } = await api('POST', '/v1/jobs', {
+      target: { url: target.url('/fail') },
+      schedule: { type: 'once' },
+    });
+
+    await target.waitForCalls('/fail', 1, 2_000);
+    const job = await eventually(
+      () => getJob(body.jobId),
+      (j) => j.status === 'FAILED',
+      5_000,
+    );
+    expect(job.latestRun).toMatchObject({ status: 'FAILED', httpStatus: 500 });
+    const [run] = await getRuns(body.jobId);
+    expect(run).toMatchObject({ status: 'FAILED', httpStatus: 500, errorType: 'http_5xx', responseExcerpt: 'boom' });
+  });
+
+  it('makes exactly one call per job when three scanners race on 200 due jobs', async () => {
+    const due = Date.now() + HORIZON_S * 1_000 + 5_000; // beyond the horizon: left for the scanner
+    const ids: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      const { status, body } = await api('POST', '/v1/jobs', {
+        target: { url: target.url(`/race/${i}`) },
+        schedule: { type: 'once', at: new Date(due).toISOString() },
+      });
+      expect(status).toBe(201);
+      ids.push(body.jobId);
+    }
+    expect(target.calls.filter((c) => c.path.startsWith('/race/'))).toHaveLength(0);
+
+    // Wait until the jobs fall inside the horizon, then race three scanners.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - HORIZON_S * 1_000 - Date.now() + 200)));
+    const results = await Promise.all([chronos.invokeScanner(), chronos.invokeScanner(), chronos.invokeScanner()]);
+    expect(results.reduce((sum, r) => sum + r.materialized, 0)).toBe(200);
+
+    // Each message is delayed until the due second: nothing arrives before it.
+    const racing = () => target.calls.filter((c) => c.path.startsWith('/race/')).length;
+    await eventually(
+      async () => racing(),
+      (n) => n >= 200,
+      due - Date.now() + 5_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // room for any duplicate to show up
+    const racePaths = target.calls.filter((c) => c.path.startsWith('/race/')).map((c) => c.path);
+    expect(racePaths).toHaveLength(200);
+    expect(new Set(racePaths).size).toBe(200);
+    for (const call of target.calls.filter((c) => c.path.startsWith('/race/')))
+      expect(call.at).toBeGreaterThanOrEqual(due);
+  }, 90_000);
+});
+
+describe('API contract end to end', () => {
+  it('answers invalid input with 400 naming the field, and writes nothing', async () => {
+    const [jobsBefore, runsBefore] = [await countItems(chronos.tables.jobs), await countItems(chronos.tables.runs)];
+
+    const missingUrl = await api('POST', '/v1/jobs', { target: {}, schedule: { type: 'once' } });
+    const badJson = await api('POST', '/v1/jobs', '{"target":');
+    const badDate = await api('POST', '/v1/jobs', {
+      target: { url: target.url('/x') },
+      schedule: { type: 'once', at: '31/12/2026' },
+    });
+
+    expect(missingUrl.status).toBe(400);
+    expect(missingUrl.body.error.details).toContainEqual({ field: 'target.url', reason: 'is required' });
+    expect(badJson.status).toBe(400);
+    expect(badJson.body.error.code).toBe('INVALID_JSON');
+    expect(badDate.status).toBe(400);
+    expect(badDate.body.error.details[0].field).toBe('schedule.at');
+    expect([await countItems(chronos.tables.jobs), await countItems(chronos.tables.runs)]).toEqual([
+      jobsBefore,
+      runsBefore,
+    ]);
+  });
+
+  it('answers 401 without a valid token, with no hint of why', async () => {
+    const missing = await api('GET', '/v1/jobs/01JAAAAAAAAAAAAAAAAAAAAAAA', undefined, null);
+    const wrong = await api('GET', '/v1/jobs/01JAAAAAAAAAAAAAAAAAAAAAAA', undefined, 'not-the-token-at-all');
+    expect(missing.status).toBe(401);
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toEqual(missing.body);
+  });
+
+  it("answers 404 for an unknown job and for another tenant's job", async () => {
+    const otherTenantJob = '01JBBBBBBBBBBBBBBBBBBBBBBB';
+    await documents.put({
+      TableName: chronos.tables.jobs,
+      Item: {
+        tenantId: 'someone-else',
+        jobId: otherTenantJob,
+        status: 'ACTIVE',
+        schedule: { type: 'once', at: 1 },
+        target: { url: 'https://x' },
+      },
+    });
+
+    expect((await api('GET', '/v1/jobs/01JAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
+    expect((await api('GET', `/v1/jobs/${otherTenantJob}`)).status).toBe(404);
+    expect((await api('GET', `/v1/jobs/${otherTenantJob}/runs`)).status).toBe(404);
+    expect((await api('GET', '/v1/jobs/not-an-id')).body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('reports health without a token', async () => {
+    expect(await api('GET', '/v1/health', undefined, null)).toEqual({
+      status: 200,
+      body: { status: 'ok', checks: { jobsTable: 'ok' } },
+    });
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * A local HTTP endpoint standing in for a team's service: records when each call arrived, and
+ * answers per path (default 200).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedCall {
+  at: number;
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+export interface HttpTarget {
+  url(path: string): string;
+  calls: RecordedCall[];
+  callsTo(path: string): RecordedCall[];
+  /** Resolves once `count` calls to `path` have arrived, or rejects after `timeoutMs`. */
+  waitForCalls(path: string, count: number, timeoutMs: number): Promise<RecordedCall[]>;
+  close(): Promise<void>;
+}
+
+export async function startHttpTarget(
+  respond: (path: string) => { status: number; body?: string } = () => ({ status: 200 }),
+): Promise<HttpTarget> {
+  const calls: RecordedCall[] = [];
+  const server: Server = createServer((req, res) => {
+    const at = Date.now();
+    let body = '';
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      calls.push({ at, method: req.method ?? '', path, headers: req.headers, body });
+      const answer = respond(path);
+      res.statusCode = answer.status;
+      res.end(answer.body ?? 'ok');
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const callsTo = (path: string) => calls.filter((c) => c.path === path);
+  return {
+    url: (path) => `${base}${path}`,
+    calls,
+    callsTo,
+    waitForCalls: async (path, count, timeoutMs) => {
+      const deadline = Date.now() + timeoutMs;
+      while (callsTo(path).length < count) {
+        if (Date.now() > deadline)
+          throw new Error(`expected ${count} calls to ${path} within ${timeoutMs} ms, got ${callsTo(path).length}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return callsTo(path);
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Polls `read` until `done` holds for its result, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs: number,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await read();
+  while (!done(last)) {
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    last = await read();
+  }
+  return last;
+}
