@@ -13,6 +13,7 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
   type Shard,
+  TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { type FilterPattern, matchesAnyPattern } from './event-filter.ts';
@@ -61,6 +62,8 @@ export interface RunningStreamPoller {
 }
 
 type ShardState = 'waiting' | 'reading' | 'done';
+
+const TRIMMED_RETRIES_BEFORE_RESTART = 5;
 
 /** Starts discovering and reading shards; runs until stop(). */
 export function startStreamPoller(options: StreamPollerOptions): RunningStreamPoller {
@@ -126,6 +129,7 @@ export function startStreamPoller(options: StreamPollerOptions): RunningStreamPo
   async function readShard(shardId: string): Promise<void> {
     let lastSequenceNumber: string | undefined;
     let iterator: string | undefined;
+    let trimmedInARow = 0;
     while (!stopped) {
       let records: _Record[];
       try {
@@ -137,10 +141,18 @@ export function startStreamPoller(options: StreamPollerOptions): RunningStreamPo
         );
         records = page.Records ?? [];
         iterator = page.NextShardIterator;
+        trimmedInARow = 0;
       } catch (error) {
         if (stopped) return;
-        if (!(error instanceof ExpiredIteratorException)) log(`reading stream shard ${shardId} failed`, error);
         iterator = undefined;
+        if (error instanceof TrimmedDataAccessException) {
+          // DynamoDB Local sometimes raises this transiently for a live position; only when it
+          // persists has our position really left the retention window, and then, like Lambda,
+          // we go on from the oldest record still there.
+          if (++trimmedInARow >= TRIMMED_RETRIES_BEFORE_RESTART) lastSequenceNumber = undefined;
+        } else if (!(error instanceof ExpiredIteratorException)) {
+          log(`reading stream shard ${shardId} failed`, error);
+        }
         await sleep(pollIntervalMs);
         continue;
       }

@@ -1,0 +1,247 @@
+/**
+ * The whole of Chronos on one machine: the emulators, the tables and queues, and the same handler
+ * modules CDK deploys, wired the way the AWS event sources wire them (API Gateway, EventBridge
+ * schedule, SQS and DynamoDB Streams mappings). Used by `npm start` and the end-to-end tests.
+ */
+import { createHash } from 'node:crypto';
+import { ENV } from '#adapters/environment';
+import { MAX_TIMEOUT_SECONDS } from '#core/limits';
+import { ROUTES } from '#handlers/api/routes';
+import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
+import { type RunningApiGateway, startApiGateway } from './api-gateway.ts';
+import { type RunningEmulator, startDynamoDbLocal } from './emulators/dynamodb-local.ts';
+import { startSqsEmulator } from './emulators/fauxqs.ts';
+import { createLocalClients, LOCAL_CREDENTIALS, LOCAL_REGION, type LocalEndpoints } from './emulators/local-clients.ts';
+import { type HandlerOverrides, loadHandlers, needsRealHandlers } from './handler-modules.ts';
+import { provisionLocalResources, type QueueInfo } from './provision.ts';
+import { type RunningScannerTimer, startScannerTimer } from './scanner-timer.ts';
+import { type RunningSqsPoller, startSqsPoller } from './sqs-poller.ts';
+import { type RunningStreamPoller, startStreamPoller } from './stream-poller.ts';
+
+export interface LocalChronosOptions {
+  /** API port; 0 (the default) picks a free one. */
+  port?: number;
+  /** API listen address (default 127.0.0.1). */
+  host?: string;
+  /** Use running emulators instead of starting DynamoDB Local and fauxqs. */
+  endpoints?: LocalEndpoints;
+  /** Prefix of table and queue names (default `chronos-local-`). */
+  namePrefix?: string;
+  /** Scanner schedule (default 10 000 ms); 0 runs the scanner only through invokeScanner(). */
+  scannerIntervalMs?: number;
+  /** Executor concurrency: parallel SQS pollers (default 8). */
+  sqsConcurrency?: number;
+  /** Wait between empty stream reads (default 150 ms). */
+  streamPollIntervalMs?: number;
+  /** DUE_SHARD_COUNT (default 16). */
+  dueShardCount?: number;
+  /** SCAN_HORIZON_SECONDS (default 90). */
+  scanHorizonSeconds?: number;
+  /** RUN_RETENTION_DAYS; unset leaves the handlers' own default. */
+  runRetentionDays?: number;
+  /** RESPONSE_EXCERPT_BYTES; unset leaves the handlers' own default. */
+  responseExcerptBytes?: number;
+  /** LEASE_MARGIN_SECONDS; unset leaves the handlers' own default. */
+  leaseMarginSeconds?: number;
+  /** Dispatch queue visibility timeout (default 6 x the executor timeout, as deployed). */
+  visibilityTimeoutSeconds?: number;
+  /** Receives before the dispatch queue gives a message to its DLQ (default 5). */
+  maxReceiveCount?: number;
+  /** The dev bearer token (default DEFAULT_DEV_TOKEN); the authorizer gets only its SHA-256. */
+  token?: string;
+  /** The dev tenant the token authenticates (default `dev-tenant`). */
+  tenantId?: string;
+  /** Test handlers in place of the real modules; anything not given is imported from functions/handlers. */
+  handlers?: HandlerOverrides;
+  log?: (message: string, error?: unknown) => void;
+}
+
+export interface LocalChronos {
+  /** Base URL of the API, no trailing slash. */
+  apiUrl: string;
+  token: string;
+  tenantId: string;
+  endpoints: LocalEndpoints;
+  tables: { jobs: string; runs: string };
+  queues: { dispatch: QueueInfo; deadLetter: QueueInfo };
+  runsStreamArn: string;
+  /** Runs the scanner now (after any scan in progress) and resolves with its result. */
+  invokeScanner(): Promise<unknown>;
+  /** Stops pollers, timer, API and the emulators this instance started; restores the environment. */
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_DEV_TOKEN = 'chronos-local-dev-token';
+export const DEFAULT_DEV_TENANT_ID = 'dev-tenant';
+
+const API_TIMEOUT_SECONDS = 10;
+const SCANNER_TIMEOUT_SECONDS = 50;
+const EXECUTOR_TIMEOUT_SECONDS = MAX_TIMEOUT_SECONDS + 30;
+const COMPLETION_TIMEOUT_SECONDS = 30;
+
+/** The environment the real handlers were loaded with; see handler-modules.ts for why it is fixed. */
+let realHandlersEnvironment: string | undefined;
+
+/** Starts everything and resolves once the API accepts requests. */
+export async function startLocalChronos(options: LocalChronosOptions = {}): Promise<LocalChronos> {
+  const log = options.log ?? ((message, error) => console.error(`[chronos-local] ${message}`, error ?? ''));
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const cleanUp = async () => {
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        log('stopping a local component failed', error);
+      }
+    }
+    cleanups.length = 0;
+  };
+
+  try {
+    const endpoints = options.endpoints ?? (await startEmulators((emulator) => cleanups.push(() => emulator.stop())));
+    const clients = createLocalClients(endpoints);
+    cleanups.push(() => clients.destroy());
+
+    const resources = await provisionLocalResources({
+      dynamodb: clients.dynamodb,
+      sqs: clients.sqs,
+      sqsEndpoint: endpoints.sqs,
+      namePrefix: options.namePrefix,
+      maxReceiveCount: options.maxReceiveCount,
+      visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
+    });
+    const token = options.token ?? DEFAULT_DEV_TOKEN;
+    const tenantId = options.tenantId ?? DEFAULT_DEV_TENANT_ID;
+
+    const environment = functionEnvironment(options, endpoints, resources, token, tenantId);
+    if (needsRealHandlers(ROUTES, options.handlers)) {
+      const signature = JSON.stringify(environment);
+      if (realHandlersEnvironment !== undefined && realHandlersEnvironment !== signature) {
+        throw new Error(
+          'The real handler modules are already loaded in this process with other endpoints or names; ' +
+            'run each local Chronos with real handlers in its own process (vitest does so per test file)',
+        );
+      }
+      realHandlersEnvironment = signature;
+    }
+    const restoreEnvironment = setEnvironment(environment);
+    cleanups.push(restoreEnvironment);
+    const handlers = await loadHandlers(ROUTES, options.handlers);
+
+    const api: RunningApiGateway = await startApiGateway({
+      handlers: handlers.api,
+      authorizer: handlers.authorizer,
+      routes: ROUTES,
+      port: options.port ?? 0,
+      host: options.host,
+      functionTimeoutSeconds: API_TIMEOUT_SECONDS,
+      log,
+    });
+    cleanups.push(() => api.stop());
+
+    const executor: RunningSqsPoller = startSqsPoller({
+      sqs: clients.sqs,
+      queueUrl: resources.queues.dispatch.url,
+      queueArn: resources.queues.dispatch.arn,
+      handler: handlers.executor,
+      functionName: 'executor',
+      timeoutSeconds: EXECUTOR_TIMEOUT_SECONDS,
+      concurrency: options.sqsConcurrency ?? 8,
+      log,
+    });
+    cleanups.push(() => executor.stop());
+
+    const completion: RunningStreamPoller = startStreamPoller({
+      streams: clients.streams,
+      streamArn: resources.runsStreamArn,
+      handler: handlers.completion,
+      filterPatterns: COMPLETION_FILTER_PATTERNS,
+      functionName: 'completion',
+      timeoutSeconds: COMPLETION_TIMEOUT_SECONDS,
+      pollIntervalMs: options.streamPollIntervalMs ?? 150,
+      onFailure: (failure) =>
+        log(
+          `completion: ${failure.records.length} record(s) of ${failure.shardId} dropped after ${failure.attempts} attempts`,
+        ),
+      log,
+    });
+    cleanups.push(() => completion.stop());
+
+    const scanner: RunningScannerTimer = startScannerTimer({
+      handler: handlers.scanner,
+      intervalMs: options.scannerIntervalMs ?? 10_000,
+      functionName: 'scanner',
+      timeoutSeconds: SCANNER_TIMEOUT_SECONDS,
+      log,
+    });
+    cleanups.push(() => scanner.stop());
+
+    return {
+      apiUrl: api.url,
+      token,
+      tenantId,
+      endpoints,
+      tables: resources.tables,
+      queues: resources.queues,
+      runsStreamArn: resources.runsStreamArn,
+      invokeScanner: () => scanner.runNow(),
+      stop: cleanUp,
+    };
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+}
+
+async function startEmulators(onStarted: (emulator: RunningEmulator) => void): Promise<LocalEndpoints> {
+  const [dynamodb, sqs] = await Promise.allSettled([startDynamoDbLocal(), startSqsEmulator()]);
+  for (const started of [dynamodb, sqs]) if (started.status === 'fulfilled') onStarted(started.value);
+  if (dynamodb.status === 'rejected') throw dynamodb.reason;
+  if (sqs.status === 'rejected') throw sqs.reason;
+  return { dynamodb: dynamodb.value.endpoint, sqs: sqs.value.endpoint };
+}
+
+/** The variables CDK sets on the functions, plus the standard AWS ones pointing at the emulators. */
+function functionEnvironment(
+  options: LocalChronosOptions,
+  endpoints: LocalEndpoints,
+  resources: Awaited<ReturnType<typeof provisionLocalResources>>,
+  token: string,
+  tenantId: string,
+): Record<string, string> {
+  const optional = (name: string, value: number | undefined) => (value === undefined ? {} : { [name]: String(value) });
+  return {
+    AWS_REGION: LOCAL_REGION,
+    AWS_DEFAULT_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+    [ENV.jobsTable]: resources.tables.jobs,
+    [ENV.runsTable]: resources.tables.runs,
+    [ENV.dispatchQueueUrl]: resources.queues.dispatch.url,
+    [ENV.dueShardCount]: String(options.dueShardCount ?? 16),
+    [ENV.scanHorizonSeconds]: String(options.scanHorizonSeconds ?? 90),
+    ...optional(ENV.runRetentionDays, options.runRetentionDays),
+    ...optional(ENV.responseExcerptBytes, options.responseExcerptBytes),
+    ...optional(ENV.leaseMarginSeconds, options.leaseMarginSeconds),
+    [ENV.devTenantId]: tenantId,
+    [ENV.devTokenSha256]: createHash('sha256').update(token).digest('hex'),
+  };
+}
+
+/** Sets the variables and returns a function that puts the previous values back. */
+function setEnvironment(variables: Record<string, string>): () => void {
+  const previous = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
+  // AWS_SESSION_TOKEN or AWS_PROFILE from a developer's shell would override or confuse the fake keys.
+  const unset = ['AWS_SESSION_TOKEN', 'AWS_PROFILE'].filter((name) => process.env[name] !== undefined);
+  const unsetValues = Object.fromEntries(unset.map((name) => [name, process.env[name]]));
+  for (const name of unset) delete process.env[name];
+  Object.assign(process.env, variables);
+  return () => {
+    for (const [name, value] of Object.entries({ ...previous, ...unsetValues })) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Imports the real handler modules, the same files CDK bundles, for the local runtime. Handlers
+ * build their AWS clients from the environment once per process, so the environment must be set
+ * before this runs, and one process can host only one set of real handlers.
+ */
+import type { Route } from '#handlers/api/routes';
+import type { ApiHandler, AuthorizerHandler } from './api-gateway.ts';
+import type { ScannerHandler } from './scanner-timer.ts';
+import type { SqsHandler } from './sqs-poller.ts';
+import type { StreamHandler } from './stream-poller.ts';
+
+export interface ChronosHandlers {
+  /** By route `handler` name (file name under functions/handlers/api/). */
+  api: Record<string, ApiHandler>;
+  authorizer: AuthorizerHandler;
+  scanner: ScannerHandler;
+  executor: SqsHandler;
+  completion: StreamHandler;
+}
+
+export interface HandlerOverrides {
+  api?: Record<string, ApiHandler>;
+  authorizer?: AuthorizerHandler;
+  scanner?: ScannerHandler;
+  executor?: SqsHandler;
+  completion?: StreamHandler;
+}
+
+/** Returns the overrides where given and the real `handler` export of each module otherwise. */
+export async function loadHandlers(
+  routes: readonly Route[],
+  overrides: HandlerOverrides = {},
+): Promise<ChronosHandlers> {
+  const api: Record<string, ApiHandler> = {};
+  for (const route of routes) {
+    api[route.handler] = overrides.api?.[route.handler] ?? (await importHandler<ApiHandler>(`api/${route.handler}`));
+  }
+  return {
+    api,
+    authorizer: overrides.authorizer ?? (await importHandler<AuthorizerHandler>('authorizer')),
+    scanner: overrides.scanner ?? (await importHandler<ScannerHandler>('scanner')),
+    executor: overrides.executor ?? (await importHandler<SqsHandler>('executor')),
+    completion: overrides.completion ?? (await importHandler<StreamHandler>('completion')),
+  };
+}
+
+/** True when loading with these overrides imports at least one real module. */
+export function needsRealHandlers(routes: readonly Route[], overrides: HandlerOverrides = {}): boolean {
+  const { api, ...others } = overrides;
+  return (
+    routes.some((route) => !api?.[route.handler]) ||
+    (['authorizer', 'scanner', 'executor', 'completion'] as const).some((name) => !others[name])
+  );
+}
+
+async function importHandler<T>(name: string): Promise<T> {
+  // @vite-ignore: the name is data (ROUTES); vitest must leave this import to runtime resolution.
+  const module = (await import(/* @vite-ignore */ `#handlers/${name}`)) as { handler?: unknown };
+  if (typeof module.handler !== 'function')
+    throw new Error(`functions/handlers/${name}.ts exports no handler function`);
+  // Middy-wrapped handlers take (event, context) like any async Lambda handler.
+  return module.handler as T;
+}
