@@ -135,7 +135,7 @@ describe('one-time jobs end to end', () => {
     // Wait until the jobs fall inside the horizon, then race three scanners.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - HORIZON_S * 1_000 - Date.now() + 200)));
     const results = await Promise.all([chronos.invokeScanner(), chronos.invokeScanner(), chronos.invokeScanner()]);
-    expect(results.reduce((sum, r) => sum + r.materialized, 0)).toBe(200);
+    expect(results.reduce((sum: number, r) => sum + (r as { materialized: number }).materialized, 0)).toBe(200);
 
     // Each message is delayed until the due second: nothing arrives before it.
     const racing = () => target.calls.filter((c) => c.path.startsWith('/race/')).length;
