@@ -1,0 +1,134 @@
+import { DynamoDBClient, ListTablesCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEvent, DynamoDBRecord, ScheduledEvent, SQSRecord } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '#adapters/environment';
+import type { ApiHandler } from '#local/api-gateway';
+import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators/local-clients';
+
+/**
+ * Wiring of startLocalChronos with test doubles for every handler except the real authorizer,
+ * so this file checks the runtime, not the handlers (test/e2e drives the real ones).
+ */
+describe('startLocalChronos', () => {
+  const seen = {
+    api: [] as APIGatewayProxyEvent[],
+    scans: [] as ScheduledEvent[],
+    sqs: [] as SQSRecord[],
+    stream: [] as DynamoDBRecord[],
+  };
+  let chronos: LocalChronos;
+  let envWhileRunning: string | undefined;
+  const echo: ApiHandler = async (event) => {
+    seen.api.push(event);
+    return { statusCode: 200, body: JSON.stringify({ authorizer: event.requestContext.authorizer }) };
+  };
+
+  beforeAll(async () => {
+    chronos = await startLocalChronos({
+      port: 0,
+      scannerIntervalMs: 0,
+      token: 'a-test-token-of-some-length',
+      tenantId: 'tenant-t',
+      namePrefix: 'wiring-',
+      handlers: {
+        api: { 'create-job': echo, 'get-job': echo, 'list-runs': echo, health: echo },
+        scanner: async (event) => {
+          seen.scans.push(event);
+          return { materialized: 7 };
+        },
+        executor: async (event) => {
+          seen.sqs.push(...event.Records);
+          return { batchItemFailures: [] };
+        },
+        completion: async (event) => {
+          seen.stream.push(...event.Records);
+          return { batchItemFailures: [] };
+        },
+      },
+      log: () => {},
+    });
+    envWhileRunning = process.env[ENV.jobsTable];
+  }, 60_000);
+
+  afterAll(() => chronos?.stop());
+
+  it('sets the function environment before handlers run', () => {
+    expect(envWhileRunning).toBe('wiring-jobs');
+    expect(chronos.tables).toEqual({ jobs: 'wiring-jobs', runs: 'wiring-runs' });
+    expect(process.env.AWS_ENDPOINT_URL_DYNAMODB).toBe(chronos.endpoints.dynamodb);
+    expect(process.env[ENV.dispatchQueueUrl]).toBe(chronos.queues.dispatch.url);
+  });
+
+  it('authenticates the dev token with the real authorizer and passes the tenant to the API handler', async () => {
+    const denied = await fetch(`${chronos.apiUrl}/v1/jobs/j1`, {
+      headers: { Authorization: 'Bearer not-the-right-token' },
+    });
+    expect(denied.status).toBe(401);
+    const allowed = await fetch(`${chronos.apiUrl}/v1/jobs/j1`, {
+      headers: { Authorization: `Bearer ${chronos.token}` },
+    });
+    expect(allowed.status).toBe(200);
+    expect(((await allowed.json()) as { authorizer: unknown }).authorizer).toMatchObject({ tenantId: 'tenant-t' });
+    expect(seen.api.at(-1)?.pathParameters).toEqual({ id: 'j1' });
+  });
+
+  it('invokes the scanner on demand with a scheduled event and returns its result', async () => {
+    await expect(chronos.invokeScanner()).resolves.toEqual({ materialized: 7 });
+    expect(seen.scans.at(-1)).toMatchObject({ source: 'aws.events', 'detail-type': 'Scheduled Event' });
+  });
+
+  it('feeds dispatch-queue messages to the executor', async () => {
+    const sqs = new SQSClient({
+      endpoint: chronos.endpoints.sqs,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+    });
+    await sqs.send(new SendMessageCommand({ QueueUrl: chronos.queues.dispatch.url, MessageBody: '{"runId":"r-1"}' }));
+    sqs.destroy();
+    await expect.poll(() => seen.sqs.map((record) => record.body), { timeout: 5000 }).toEqual(['{"runId":"r-1"}']);
+    expect(seen.sqs[0]?.eventSourceARN).toBe(chronos.queues.dispatch.arn);
+  });
+
+  it('feeds only terminal run transitions from the runs stream to the completion handler', async () => {
+    const dynamodb = new DynamoDBClient({
+      endpoint: chronos.endpoints.dynamodb,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+    });
+    const key = { pk: { S: 'tenant-t#j1' }, sk: { S: '0000000000001#001' } };
+    await dynamodb.send(
+      new PutItemCommand({ TableName: chronos.tables.runs, Item: { ...key, status: { S: 'QUEUED' } } }),
+    );
+    for (const status of ['RUNNING', 'SUCCEEDED']) {
+      await dynamodb.send(
+        new UpdateItemCommand({
+          TableName: chronos.tables.runs,
+          Key: key,
+          UpdateExpression: 'SET #s = :s',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':s': { S: status } },
+        }),
+      );
+    }
+    dynamodb.destroy();
+    await expect.poll(() => seen.stream.length, { timeout: 5000 }).toBe(1);
+    expect(seen.stream[0]?.dynamodb?.NewImage?.status?.S).toBe('SUCCEEDED');
+  });
+
+  it('stops the API and the emulators it started and restores the environment', async () => {
+    const { apiUrl, endpoints } = chronos;
+    await chronos.stop();
+    await expect(fetch(`${apiUrl}/v1/health`)).rejects.toThrow();
+    const dynamodb = new DynamoDBClient({
+      endpoint: endpoints.dynamodb,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+      maxAttempts: 1,
+    });
+    await expect(dynamodb.send(new ListTablesCommand({}))).rejects.toThrow();
+    dynamodb.destroy();
+    expect(process.env[ENV.jobsTable]).toBeUndefined();
+  });
+});
