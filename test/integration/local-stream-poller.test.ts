@@ -189,9 +189,10 @@ describe('startStreamPoller', () => {
     });
 
     await expect.poll(() => failures.length, { timeout: 5000 }).toBe(1);
-    expect(failures[0]?.attempts).toBe(3);
-    expect(failures[0]?.records.map((r) => r.dynamodb?.Keys?.sk?.S)).toEqual(['a']);
-    expect((failures[0]?.error as Error).message).toBe('completion is down');
+    const failure = failures[0] as StreamBatchFailure;
+    expect(failure.attempts).toBe(3);
+    expect(failure.records.map((r) => r.dynamodb?.Keys?.sk?.S)).toEqual(['a']);
+    expect((failure.error as Error).message).toBe('completion is down');
     await putRun(table, 'b', 'QUEUED');
     await expect.poll(() => delivered.at(-1)?.map((r) => r.dynamodb?.Keys?.sk?.S), { timeout: 5000 }).toEqual(['b']);
     expect(delivered).toHaveLength(4);
