@@ -9,8 +9,22 @@ export type CompiledCron =
   | { ok: true; expression: string; everyHour: boolean }
   | { ok: false; reason: string; neverFires?: true };
 
+// Scanners ask about the same few expressions over and over; parsing is the dominant cost of a lookup.
+const compiledCache = new Map<string, CompiledCron>();
+const COMPILED_CACHE_SIZE = 1000;
+
 /** Validates a cron expression; `everyHour` is true when the hour field matches all 24 hours. */
 export function compileCron(expression: string): CompiledCron {
+  let compiled = compiledCache.get(expression);
+  if (!compiled) {
+    compiled = compileUncached(expression);
+    if (compiledCache.size >= COMPILED_CACHE_SIZE) compiledCache.clear();
+    compiledCache.set(expression, compiled);
+  }
+  return compiled;
+}
+
+function compileUncached(expression: string): CompiledCron {
   const trimmed = expression.trim();
   if (trimmed === '') return { ok: false, reason: 'must not be empty' };
   const fieldCount = trimmed.split(/\s+/).length;

@@ -64,16 +64,16 @@ export function slotsBetween(
   }
 }
 
-/** How many slots lie in [fromInclusive, untilInclusive], counting at most `ceiling` (cron slots are enumerated). */
+/** How many slots lie in [fromInclusive, untilInclusive]: exact for once and interval; cron counting stops at `cronCeiling`. */
 export function countSlots(
   schedule: ScheduleSpec,
   fromInclusive: number,
   untilInclusive: number,
-  ceiling: number,
+  cronCeiling: number,
 ): number {
-  if (schedule.type !== 'interval') return slotsBetween(schedule, fromInclusive, untilInclusive, ceiling).length;
+  if (schedule.type !== 'interval') return slotsBetween(schedule, fromInclusive, untilInclusive, cronCeiling).length;
   const range = intervalIndexRange(schedule, fromInclusive, untilInclusive);
-  return range ? Math.min(ceiling, range.last - range.first + 1) : 0;
+  return range ? range.last - range.first + 1 : 0;
 }
 
 /** The last `k` slots in [fromInclusive, untilInclusive] (a finite bound), ascending. */
