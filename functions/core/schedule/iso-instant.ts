@@ -15,9 +15,8 @@ export function parseIsoInstant(text: string): { ok: true; at: number } | { ok: 
       ? { ok: false, reason: 'must include a zone designator (Z or ±hh:mm)' }
       : { ok: false, reason: 'must be an ISO-8601 date-time such as 2026-03-08T09:00:00Z' };
   }
-  const [, year, month, day, hour, minute, second = '0', fraction = '', zone, sign, offsetHours, offsetMinutes] =
-    match.map((part) => part ?? undefined);
-  const fields = [year, month, day, hour, minute, second].map(Number) as [
+  const [, year, month, day, hour, minute, second = '0', fraction = '', zone, sign, offsetHours, offsetMinutes] = match;
+  const [y, mo, d, h, mi, sec] = [year, month, day, hour, minute, second].map(Number) as [
     number,
     number,
     number,
@@ -25,19 +24,12 @@ export function parseIsoInstant(text: string): { ok: true; at: number } | { ok: 
     number,
     number,
   ];
-  const [y, mo, d, h, mi, s] = fields;
-  const wallClock = Date.UTC(y, mo - 1, d, h, mi, s, Number(fraction.padEnd(3, '0').slice(0, 3)));
+  const millis = Number(fraction.padEnd(3, '0').slice(0, 3));
+  const wallClock = Date.UTC(y, mo - 1, d, h, mi, sec, millis);
+  // Date.UTC rolls overflow into the next unit (30 February -> 2 March); a round trip exposes it.
   const check = new Date(wallClock);
-  if (
-    check.getUTCFullYear() !== y ||
-    check.getUTCMonth() !== mo - 1 ||
-    check.getUTCDate() !== d ||
-    h > 23 ||
-    mi > 59 ||
-    s > 59
-  ) {
-    return { ok: false, reason: 'is not a valid calendar date and time' };
-  }
+  const sameDate = check.getUTCFullYear() === y && check.getUTCMonth() === mo - 1 && check.getUTCDate() === d;
+  if (!sameDate || h > 23 || mi > 59 || sec > 59) return { ok: false, reason: 'is not a valid calendar date and time' };
   const offsetMs =
     zone === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes)) * 60_000;
   if (Number(offsetHours) > 23 || Number(offsetMinutes) > 59) return { ok: false, reason: 'has an invalid UTC offset' };

@@ -41,7 +41,7 @@ export function upcoming(schedule: ScheduleSpec, fromInclusive: number, occurren
 
 /**
  * The schedule's slots in [fromInclusive, untilInclusive], ascending, at most `limit`, ignoring maxRuns:
- * the times the schedule names, whether or not they will be run.
+ * the times the schedule names, whether or not they will be run. `limit` or the window must be finite.
  */
 export function slotsBetween(
   schedule: ScheduleSpec,
@@ -50,6 +50,10 @@ export function slotsBetween(
   limit: number,
 ): number[] {
   if (limit <= 0 || fromInclusive > untilInclusive) return [];
+  const end = schedule.type === 'once' ? schedule.at : Math.min(untilInclusive, schedule.endAt ?? untilInclusive);
+  if (!Number.isFinite(limit) && !Number.isFinite(end)) {
+    throw new RangeError('an unbounded window needs a finite limit');
+  }
   switch (schedule.type) {
     case 'once':
       return fromInclusive <= schedule.at && schedule.at <= untilInclusive ? [schedule.at] : [];

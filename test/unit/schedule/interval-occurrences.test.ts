@@ -109,6 +109,15 @@ describe('interval occurrences', () => {
     expect(inclusive).toEqual([T0 + 10_000, T0 + 20_000, T0 + 30_000]);
     expect(empty).toEqual([]);
   });
+
+  it('refuses an unbounded window with an unbounded limit instead of looping forever', () => {
+    // prepare
+    const schedule: ScheduleSpec = { type: 'interval', everySeconds: 1, startAt: T0 };
+    // act
+    const unbounded = () => occurrencesBetween(schedule, T0, Number.POSITIVE_INFINITY, 0, Number.POSITIVE_INFINITY);
+    // assess
+    expect(unbounded).toThrow(RangeError);
+  });
 });
 
 describe('once occurrences', () => {

@@ -24,6 +24,13 @@ describe('parseSchedule: accepted input', () => {
     expect(result).toEqual({ ok: true, schedule: { type: 'once', at: Date.parse('2026-05-02T07:30:00Z') } });
   });
 
+  it('keeps milliseconds and truncates finer fractions', () => {
+    // act
+    const result = parseSchedule({ type: 'once', at: '2026-05-02T09:30:00.123456789Z' }, NOW);
+    // assess
+    expect(result).toEqual({ ok: true, schedule: { type: 'once', at: Date.parse('2026-05-02T09:30:00.123Z') } });
+  });
+
   it('accepts a once time in the past, which fires as soon as possible', () => {
     // act
     const result = parseSchedule({ type: 'once', at: '2026-05-01T11:59:58Z' }, NOW);
