@@ -185,7 +185,7 @@ describe('fall back: a wall-clock time that occurs twice', () => {
 });
 
 // A brute-force reference: walk every minute near a transition, read the wall clock with Intl, match a small cron
-// subset by hand and apply the documented policy. The implementation must agree with it from every start point.
+// subset by hand and apply the documented policy. The implementation must agree with it over the window and from a start point every 10 minutes.
 describe('agreement with a minute-by-minute reference around every 2026 transition', () => {
   const transitions = [
     { zone: NEW_YORK, at: '2026-03-08T07:00:00Z' },
@@ -199,13 +199,13 @@ describe('agreement with a minute-by-minute reference around every 2026 transiti
     for (const expression of expressions) {
       it(`agrees for '${expression}' in ${transition.zone} around ${transition.at}`, () => {
         // prepare
-        const from = at(transition.at) - 4 * 3_600_000;
-        const until = at(transition.at) + 4 * 3_600_000;
+        const from = at(transition.at) - 3 * 3_600_000;
+        const until = at(transition.at) + 3 * 3_600_000;
         const expected = referenceOccurrences(expression, transition.zone, from, until);
         const schedule = cron(expression, transition.zone);
         // act
         const window = occurrencesBetween(schedule, from, until, 0, 1000);
-        const starts = Array.from({ length: (until - from) / 300_000 + 1 }, (_, index) => from + index * 300_000);
+        const starts = Array.from({ length: (until - from) / 600_000 + 1 }, (_, index) => from + index * 600_000);
         const nextFromEachStart = starts.map((start) => nextOccurrence(schedule, start, 0));
         // assess
         expect(isoOf(window)).toEqual(isoOf(expected));
@@ -233,7 +233,8 @@ function referenceOccurrences(expression: string, zone: string, from: number, un
   });
   // The local reading as minutes on a DST-free timeline.
   const readingOf = (instant: number) => {
-    const part = (type: string) => Number(format.formatToParts(instant).find((p) => p.type === type)?.value);
+    const parts = Object.fromEntries(format.formatToParts(instant).map((part) => [part.type, Number(part.value)]));
+    const part = (type: string) => parts[type] ?? Number.NaN;
     return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute')) / 60_000;
   };
   const matches = (reading: number) =>
