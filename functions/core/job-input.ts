@@ -1,16 +1,19 @@
 /**
  * Turns a create-job request body into domain values. The JSON Schema (schemas/create-job.json)
  * has already checked shapes and types; this adds the checks a schema cannot express (real URLs,
- * real instants, header safety) and applies defaults.
+ * real instants, valid cron and time zones, header safety) and applies defaults.
  */
 import { type FieldProblem, ValidationError } from './errors.ts';
 import { DEFAULT_TIMEOUT_SECONDS } from './limits.ts';
-import type { HttpMethod, Schedule, Target } from './model.ts';
+import { DEFAULT_POLICIES, type HttpMethod, type JobPolicies, type Schedule, type Target } from './model.ts';
+import { parseSchedule } from './schedule/index.ts';
 
 export interface CreateJobInput {
   name?: string;
   target: { url: string; method?: HttpMethod; headers?: Record<string, string>; body?: unknown };
-  schedule: { type: 'once'; at?: string };
+  schedule: Record<string, unknown>;
+  misfire?: JobPolicies['misfire'];
+  overlap?: JobPolicies['overlap'];
   timeoutSeconds?: number;
 }
 
@@ -18,24 +21,17 @@ export interface NewJobFields {
   name?: string;
   target: Target;
   schedule: Schedule;
+  policies: JobPolicies;
   timeoutSeconds: number;
 }
 
-/** ISO-8601 with an explicit zone: a bare local time would mean different instants on different machines. */
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 /** RFC 9110 token characters. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
-/** Parses an ISO-8601 instant with a zone into epoch ms, or undefined. */
-export function parseInstant(text: string): number | undefined {
-  if (!ISO_INSTANT.test(text)) return undefined;
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? undefined : ms;
-}
-
-function parseTarget(input: CreateJobInput['target'], problems: FieldProblem[]): Target {
+/** Validates a target; pushes every problem found. */
+export function parseTarget(input: CreateJobInput['target'], problems: FieldProblem[]): Target {
   let url: URL | undefined;
   try {
     url = new URL(input.url);
@@ -66,29 +62,21 @@ function parseTarget(input: CreateJobInput['target'], problems: FieldProblem[]):
   return { url: input.url, method: input.method ?? 'POST', headers, ...(body === undefined ? {} : { body }) };
 }
 
-function parseSchedule(input: CreateJobInput['schedule'], now: number, problems: FieldProblem[]): Schedule {
-  if (input.at === undefined) return { type: 'once', at: now };
-  const at = parseInstant(input.at);
-  if (at === undefined) {
-    problems.push({
-      field: 'schedule.at',
-      reason: 'must be an ISO-8601 date-time with a zone, e.g. 2026-01-01T09:00:00Z',
-    });
-    return { type: 'once', at: now };
-  }
-  return { type: 'once', at };
-}
-
 /** Validates and normalizes a create-job body; throws ValidationError listing every problem. */
 export function parseCreateJob(input: CreateJobInput, now: number): NewJobFields {
   const problems: FieldProblem[] = [];
   const target = parseTarget(input.target, problems);
-  const schedule = parseSchedule(input.schedule, now, problems);
-  if (problems.length > 0) throw new ValidationError(problems);
+  const schedule = parseSchedule(input.schedule, now);
+  if (!schedule.ok) problems.push(...schedule.errors);
+  if (problems.length > 0 || !schedule.ok) throw new ValidationError(problems);
   return {
     ...(input.name === undefined ? {} : { name: input.name }),
     target,
-    schedule,
+    schedule: schedule.schedule,
+    policies: {
+      misfire: input.misfire ?? DEFAULT_POLICIES.misfire,
+      overlap: input.overlap ?? DEFAULT_POLICIES.overlap,
+    },
     timeoutSeconds: input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
   };
 }

@@ -3,6 +3,7 @@
  * at the API boundary.
  */
 import type { RunStatus } from './run-state.ts';
+import type { MisfirePolicy, OverlapPolicy, ScheduleSpec } from './schedule/index.ts';
 
 export const JOB_STATUSES = ['ACTIVE', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -19,13 +20,16 @@ export interface Target {
   body?: string;
 }
 
-export interface OnceSchedule {
-  type: 'once';
-  /** Epoch ms. */
-  at: number;
+/** When a job fires: once, every N seconds, or on a cron expression in a time zone (see schedule/). */
+export type Schedule = ScheduleSpec;
+
+/** What to do with missed occurrences, and with an occurrence whose predecessor is still running. */
+export interface JobPolicies {
+  misfire: MisfirePolicy;
+  overlap: OverlapPolicy;
 }
 
-export type Schedule = OnceSchedule;
+export const DEFAULT_POLICIES: JobPolicies = { misfire: 'fire_once', overlap: 'allow' };
 
 export interface Job {
   tenantId: string;
@@ -33,6 +37,7 @@ export interface Job {
   name?: string;
   target: Target;
   schedule: Schedule;
+  policies: JobPolicies;
   timeoutSeconds: number;
   status: JobStatus;
   /** Bumped on every write; the condition of optimistic concurrency. */
@@ -74,7 +79,7 @@ export interface Run extends RunKey {
   errorType?: ErrorType;
 }
 
-export type ErrorType = 'timeout' | 'connection' | 'http_5xx' | 'http_4xx' | 'invalid_target' | 'cancelled';
+export type ErrorType = 'timeout' | 'connection' | 'http_5xx' | 'http_4xx' | 'invalid_target' | 'cancelled' | 'overlap';
 
 /** The body of a dispatch-queue message: just enough to find the run. */
 export interface DispatchMessage extends RunKey {

@@ -12,7 +12,10 @@ export interface Page<T> {
 }
 
 /** A due-index entry: what the scanner reads without touching the job item. */
-export type DueJob = Pick<Job, 'tenantId' | 'jobId' | 'schedule' | 'status' | 'version' | 'occurrenceCount'> & {
+export type DueJob = Pick<
+  Job,
+  'tenantId' | 'jobId' | 'schedule' | 'policies' | 'status' | 'version' | 'occurrenceCount'
+> & {
   nextFireAt: number;
 };
 
@@ -38,10 +41,12 @@ export interface JobRepository {
     status: Extract<JobStatus, 'COMPLETED' | 'FAILED'>,
     now: number,
   ): Promise<boolean>;
+  /** Marks a recurring job COMPLETED once nothing more can fire (ACTIVE, no `nextFireAt`). */
+  completeExhausted(tenantId: string, jobId: string, now: number): Promise<boolean>;
 }
 
 export interface RunOutcome {
-  status: Extract<TerminalRunStatus, 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED'>;
+  status: Extract<TerminalRunStatus, 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED' | 'SKIPPED'>;
   completedAt: number;
   startedAt?: number;
   httpStatus?: number;
@@ -65,6 +70,8 @@ export interface RunRepository {
   /** Records the outcome, only if `owner` still holds the lease. */
   complete(key: RunKey, owner: string, outcome: RunOutcome): Promise<boolean>;
   get(key: RunKey): Promise<Run | undefined>;
+  /** The newest run of the same job scheduled before `key`'s occurrence (any attempt). */
+  previous(key: RunKey): Promise<Run | undefined>;
   /** A job's runs, newest first. */
   listByJob(tenantId: string, jobId: string, options: { limit: number; cursor?: string }): Promise<Page<Run>>;
 }

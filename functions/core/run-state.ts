@@ -2,7 +2,7 @@
  * The run state machine. A run is one attempt of one occurrence of a job:
  *
  *   QUEUED ──claim──▶ RUNNING ──▶ SUCCEEDED | FAILED | TIMED_OUT
- *     │                  │
+ *     │                  │  └──▶ CANCELLED (job cancelled) | SKIPPED (overlap forbidden)
  *     └──▶ CANCELLED     └──(lease expired, reclaimed)──▶ RUNNING
  *
  * Terminal states never change again; the completion handler reacts to the move into one.
@@ -31,7 +31,7 @@ export type TerminalRunStatus = (typeof TERMINAL_RUN_STATUSES)[number];
 
 const TRANSITIONS: Record<RunStatus, readonly RunStatus[]> = {
   QUEUED: ['RUNNING', 'CANCELLED', 'SKIPPED', 'DEAD_LETTERED'],
-  RUNNING: ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'DEAD_LETTERED'],
+  RUNNING: ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED', 'DEAD_LETTERED'],
   SUCCEEDED: [],
   FAILED: [],
   TIMED_OUT: [],

@@ -1,5 +1,5 @@
 /** The API's representation of jobs and runs: ISO-8601 instants, no storage attributes. */
-import type { Job, Run } from './model.ts';
+import type { Job, Run, Schedule } from './model.ts';
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
@@ -44,6 +44,18 @@ export function runView(run: Run): RunView {
   };
 }
 
+/** A schedule as the API shows it: instants as ISO-8601, fields as they were given. */
+export function scheduleView(schedule: Schedule) {
+  if (schedule.type === 'once') return { type: 'once', at: iso(schedule.at) };
+  const bounds = {
+    startAt: iso(schedule.startAt),
+    ...(schedule.endAt === undefined ? {} : { endAt: iso(schedule.endAt) }),
+    ...(schedule.maxRuns === undefined ? {} : { maxRuns: schedule.maxRuns }),
+  };
+  if (schedule.type === 'interval') return { type: 'interval', everySeconds: schedule.everySeconds, ...bounds };
+  return { type: 'cron', expression: schedule.expression, timezone: schedule.timezone, ...bounds };
+}
+
 /** A job as the API shows it, with a summary of its latest run. */
 export function jobView(job: Job, latestRun?: Run) {
   return {
@@ -51,7 +63,9 @@ export function jobView(job: Job, latestRun?: Run) {
     ...(job.name === undefined ? {} : { name: job.name }),
     status: job.status,
     target: job.target,
-    schedule: { type: job.schedule.type, at: iso(job.schedule.at) },
+    schedule: scheduleView(job.schedule),
+    misfire: job.policies.misfire,
+    overlap: job.policies.overlap,
     timeoutSeconds: job.timeoutSeconds,
     nextFireAt: iso(job.nextFireAt),
     version: job.version,

@@ -24,6 +24,7 @@ function job(jobId: string, overrides: Partial<Job> = {}): Job {
     jobId,
     target: { url: 'https://example.com', method: 'POST', headers: {} },
     schedule: { type: 'once', at: NOW },
+    policies: { misfire: 'fire_once', overlap: 'allow' },
     timeoutSeconds: 30,
     status: 'ACTIVE',
     version: 1,

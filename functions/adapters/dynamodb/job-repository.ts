@@ -95,6 +95,29 @@ export class DynamoJobRepository implements JobRepository {
     });
   }
 
+  async completeExhausted(tenantId: string, jobId: string, now: number): Promise<boolean> {
+    return this.conditionalUpdate({
+      Key: { [PK]: tenantId, [SK]: jobId },
+      UpdateExpression: 'SET #status = :completed, #version = #version + :one, #updatedAt = :now',
+      ConditionExpression: '#status = :active AND attribute_not_exists(#next) AND #schedule.#type <> :once',
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        '#version': 'version',
+        '#updatedAt': 'updatedAt',
+        '#next': dueIndex.sortKey,
+        '#schedule': 'schedule',
+        '#type': 'type',
+      },
+      ExpressionAttributeValues: {
+        ':completed': 'COMPLETED',
+        ':one': 1,
+        ':now': now,
+        ':active': 'ACTIVE',
+        ':once': 'once',
+      },
+    });
+  }
+
   private async conditionalUpdate(
     input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>,
   ): Promise<boolean> {

@@ -119,6 +119,22 @@ export class DynamoRunRepository implements RunRepository {
     return Item ? fromRunItem(Item) : undefined;
   }
 
+  async previous(key: RunKey): Promise<Run | undefined> {
+    const { pk, sk } = runTableKey({ ...key, attempt: 0 });
+    const { Items = [] } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: '#pk = :pk AND #sk < :sk',
+        ExpressionAttributeNames: { '#pk': RUNS_TABLE.partitionKey, '#sk': RUNS_TABLE.sortKey },
+        ExpressionAttributeValues: { ':pk': pk, ':sk': sk },
+        ScanIndexForward: false,
+        Limit: 1,
+        ConsistentRead: true,
+      }),
+    );
+    return Items[0] ? fromRunItem(Items[0]) : undefined;
+  }
+
   async listByJob(tenantId: string, jobId: string, options: { limit: number; cursor?: string }): Promise<Page<Run>> {
     const start = decodeCursor(options.cursor, [RUNS_TABLE.partitionKey, RUNS_TABLE.sortKey]);
     const { pk } = runTableKey({ tenantId, jobId, scheduledFor: 0, attempt: 0 });

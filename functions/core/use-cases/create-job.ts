@@ -4,9 +4,9 @@
  * waiting for the next scan), and should that fail half-way, the scanner finishes the work.
  */
 import { dueShardOf } from '../due-shard.ts';
+import { firstFireAt } from '../fire-plan.ts';
 import type { NewJobFields } from '../job-input.ts';
 import type { Job } from '../model.ts';
-import { firstOccurrence } from '../occurrences.ts';
 import type { IdGenerator } from '../ports.ts';
 import { type MaterializeDeps, materializeOccurrences } from './materialize-occurrences.ts';
 
@@ -22,7 +22,7 @@ export async function createJob(
   now: number,
 ): Promise<Job> {
   const jobId = deps.ids.next(now);
-  const nextFireAt = firstOccurrence(fields.schedule);
+  const nextFireAt = firstFireAt(fields.schedule, now);
   const job: Job = {
     tenantId,
     jobId,

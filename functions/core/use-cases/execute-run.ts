@@ -11,6 +11,7 @@ import type { DispatchMessage, Job, Run } from '../model.ts';
 import type { Clock, HttpInvoker, HttpResult, JobRepository, RunOutcome, RunRepository } from '../ports.ts';
 import { idempotencyKeyOf } from '../run-id.ts';
 import { isTerminal } from '../run-state.ts';
+import { decideOverlap } from '../schedule/index.ts';
 
 export interface ExecuteRunDeps {
   jobs: JobRepository;
@@ -23,6 +24,7 @@ export interface ExecuteRunDeps {
 export type ExecuteRunResult =
   | { kind: 'called'; run: Run; outcome: RunOutcome }
   | { kind: 'cancelled' }
+  | { kind: 'skipped'; reason: string }
   | { kind: 'already-finished' }
   | { kind: 'missing' }
   /** Another executor holds a live lease: the message must come back later. */
@@ -104,6 +106,19 @@ export async function executeRun(deps: ExecuteRunDeps, message: DispatchMessage)
   }
 
   await deps.clock.sleepUntil(message.scheduledFor);
+  if (job.policies.overlap === 'forbid') {
+    // Decided at the due time, not at claim time: the predecessor may finish in between.
+    const decision = decideOverlap('forbid', await deps.runs.previous(message));
+    if (decision.action === 'skip') {
+      await deps.runs.complete(message, lease.owner, {
+        status: 'SKIPPED',
+        completedAt: deps.clock.now(),
+        errorType: 'overlap',
+        error: decision.reason,
+      });
+      return { kind: 'skipped', reason: decision.reason };
+    }
+  }
   const result = await deps.invoker.invoke(requestOf(job, message));
   const outcome = outcomeOf(result, deps.clock.now());
   await deps.runs.complete(message, lease.owner, outcome);

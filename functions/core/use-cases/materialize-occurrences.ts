@@ -12,15 +12,13 @@
  * conditional, so only one call is made.
  */
 import { dispatchDelaySeconds } from '../dispatch-delay.ts';
+import { planFiring } from '../fire-plan.ts';
 import type { DispatchMessage, Run } from '../model.ts';
-import { nextOccurrence, occurrencesBetween } from '../occurrences.ts';
 import type { DueJob, JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
 import { newRun } from './new-run.ts';
 
 /** A run older than this, still QUEUED, whose job was never advanced, may never have been sent. */
 export const STALE_RUN_MS = 30_000;
-/** Upper bound of occurrences one job materializes per pass, so one job cannot starve a scan. */
-export const MAX_OCCURRENCES_PER_PASS = 1_000;
 
 export interface MaterializeDeps {
   jobs: JobRepository;
@@ -47,10 +45,7 @@ export async function materializeOccurrences(
   now: number,
 ): Promise<MaterializeResult> {
   const until = now + deps.config.horizonMs;
-  const planned = jobs.map((job) => ({
-    job,
-    occurrences: occurrencesBetween(job.schedule, job.nextFireAt, until, job.occurrenceCount, MAX_OCCURRENCES_PER_PASS),
-  }));
+  const planned = jobs.map((job) => ({ job, ...planFiring(job, now, until) }));
 
   const toSend: Run[] = [];
   let runsCreated = 0;
@@ -74,10 +69,7 @@ export async function materializeOccurrences(
   );
 
   const advanced = await Promise.all(
-    planned.map(({ job, occurrences }) => {
-      const last = occurrences.at(-1);
-      const from = last === undefined ? job.nextFireAt : last + 1;
-      const nextFireAt = nextOccurrence(job.schedule, from, job.occurrenceCount + occurrences.length);
+    planned.map(({ job, occurrences, nextFireAt }) => {
       if (nextFireAt === job.nextFireAt) return false;
       return deps.jobs.advance(job, { nextFireAt, materialized: occurrences.length, now });
     }),

@@ -44,6 +44,17 @@ export class InMemoryJobRepository implements JobRepository {
     return true;
   }
 
+  async completeExhausted(tenantId: string, jobId: string, now: number): Promise<boolean> {
+    const stored = this.items.get(this.key(tenantId, jobId));
+    if (!stored || stored.status !== 'ACTIVE' || stored.nextFireAt !== undefined || stored.schedule.type === 'once') {
+      return false;
+    }
+    stored.status = 'COMPLETED';
+    stored.version++;
+    stored.updatedAt = now;
+    return true;
+  }
+
   async finish(tenantId: string, jobId: string, status: 'COMPLETED' | 'FAILED', now: number): Promise<boolean> {
     const stored = this.items.get(this.key(tenantId, jobId));
     if (!stored || stored.status !== 'ACTIVE' || stored.schedule.type !== 'once') return false;

@@ -45,6 +45,13 @@ export class InMemoryRunRepository implements RunRepository {
     return run ? structuredClone(run) : undefined;
   }
 
+  async previous(key: RunKey): Promise<Run | undefined> {
+    const earlier = this.all()
+      .filter((r) => r.tenantId === key.tenantId && r.jobId === key.jobId && r.scheduledFor < key.scheduledFor)
+      .sort((a, b) => b.scheduledFor - a.scheduledFor || b.attempt - a.attempt);
+    return earlier[0] ? structuredClone(earlier[0]) : undefined;
+  }
+
   async listByJob(tenantId: string, jobId: string, options: { limit: number; cursor?: string }): Promise<Page<Run>> {
     const runs = this.all()
       .filter((r) => r.tenantId === tenantId && r.jobId === jobId)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '#core/errors';
-import { parseCreateJob, parseInstant } from '#core/job-input';
+import { parseCreateJob } from '#core/job-input';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 
@@ -20,6 +20,7 @@ describe('create-job input', () => {
     expect(fields).toEqual({
       target: { url: 'https://example.com/hook', method: 'POST', headers: {} },
       schedule: { type: 'once', at: NOW },
+      policies: { misfire: 'fire_once', overlap: 'allow' },
       timeoutSeconds: 30,
     });
   });
@@ -50,7 +51,7 @@ describe('create-job input', () => {
       { target: { url: 'https://example.com' }, schedule: { type: 'once', at: '2026-06-01T14:00:00+02:00' } },
       NOW,
     );
-    expect(fields.schedule.at).toBe(NOW);
+    expect(fields.schedule).toEqual({ type: 'once', at: NOW });
   });
 
   it('lists every problem with its field', () => {
@@ -85,11 +86,22 @@ describe('create-job input', () => {
     ).toBe('target.url');
   });
 
-  it('accepts only ISO-8601 instants with a zone', () => {
-    expect(parseInstant('2026-01-01T00:00:00Z')).toBe(Date.parse('2026-01-01T00:00:00Z'));
-    expect(parseInstant('2026-01-01T00:00:00.123+01:00')).toBe(Date.parse('2026-01-01T00:00:00.123+01:00'));
-    expect(parseInstant('2026-01-01T00:00:00')).toBeUndefined();
-    expect(parseInstant('2026-13-01T00:00:00Z')).toBeUndefined();
-    expect(parseInstant('1767225600000')).toBeUndefined();
+  it('takes recurring schedules and policies, defaulting to fire_once and allow', () => {
+    const fields = parseCreateJob(
+      { target: { url: 'https://example.com' }, schedule: { type: 'interval', everySeconds: 5 }, overlap: 'forbid' },
+      NOW,
+    );
+    expect(fields.schedule).toEqual({ type: 'interval', everySeconds: 5, startAt: NOW });
+    expect(fields.policies).toEqual({ misfire: 'fire_once', overlap: 'forbid' });
+  });
+
+  it('reports target and schedule problems together', () => {
+    const problems = problemsOf(() =>
+      parseCreateJob(
+        { target: { url: 'nope' }, schedule: { type: 'cron', expression: '61 * * * *', timezone: 'Mars/Olympus' } },
+        NOW,
+      ),
+    );
+    expect(problems.map((p) => p.field).sort()).toEqual(['schedule.expression', 'schedule.timezone', 'target.url']);
   });
 });

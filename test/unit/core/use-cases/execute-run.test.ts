@@ -15,6 +15,7 @@ const job: Job = {
   jobId: 'J1',
   target: { url: 'https://example.com/hook', method: 'POST', headers: { 'x-team': 'a' }, body: '{"a":1}' },
   schedule: { type: 'once', at: DUE },
+  policies: { misfire: 'fire_once', overlap: 'allow' },
   timeoutSeconds: 10,
   status: 'ACTIVE',
   version: 2,
@@ -162,5 +163,56 @@ describe('completing a run', () => {
     const run = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: 'r', status: 'CANCELLED' as const };
     expect(await completeRun({ jobs }, run, DUE + 1)).toBe('unchanged');
     expect((await jobs.get('t', 'J1'))?.status).toBe('CANCELLED');
+  });
+});
+
+describe('overlap', () => {
+  it('skips an occurrence whose predecessor is still running when overlap is forbidden, calling nothing', async () => {
+    const { deps, message, jobs, runs, invoker } = await setup();
+    Object.assign(jobs.items.get('t/J1') as Job, { policies: { misfire: 'fire_once', overlap: 'forbid' } });
+    const earlier = newRun(job, DUE - 1_000, 1, DUE - 60_000, 7);
+    await runs.createIfAbsent(earlier);
+    await runs.claim(earlier, { owner: 'slow', expiresAt: DUE + 60_000, now: DUE - 1_000 });
+
+    const result = await executeRun(deps('exec-1'), message);
+
+    expect(result).toEqual({ kind: 'skipped', reason: 'overlap forbidden: previous run is still RUNNING' });
+    expect(invoker.requests).toHaveLength(0);
+    expect(await runs.get(message)).toMatchObject({ status: 'SKIPPED', errorType: 'overlap' });
+  });
+
+  it('runs when the predecessor has finished, even with overlap forbidden', async () => {
+    const { deps, message, jobs, runs, invoker } = await setup();
+    Object.assign(jobs.items.get('t/J1') as Job, { policies: { misfire: 'fire_once', overlap: 'forbid' } });
+    const earlier = newRun(job, DUE - 1_000, 1, DUE - 60_000, 7);
+    await runs.createIfAbsent({ ...earlier, status: 'SUCCEEDED' });
+
+    expect((await executeRun(deps('exec-1'), message)).kind).toBe('called');
+    expect(invoker.requests).toHaveLength(1);
+  });
+});
+
+describe('completing runs of recurring jobs', () => {
+  it('keeps a recurring job active after a failed run while it has occurrences left', async () => {
+    const { jobs } = await setup();
+    Object.assign(jobs.items.get('t/J1') as Job, {
+      schedule: { type: 'interval', everySeconds: 5, startAt: DUE },
+      nextFireAt: DUE + 5_000,
+    });
+    const run = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: 'r', status: 'FAILED' as const };
+
+    expect(await completeRun({ jobs }, run, DUE + 1)).toBe('unchanged');
+    expect((await jobs.get('t', 'J1'))?.status).toBe('ACTIVE');
+  });
+
+  it('completes a recurring job once its schedule is exhausted', async () => {
+    const { jobs } = await setup();
+    Object.assign(jobs.items.get('t/J1') as Job, {
+      schedule: { type: 'interval', everySeconds: 5, startAt: DUE, maxRuns: 1 },
+    });
+    const run = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: 'r', status: 'FAILED' as const };
+
+    expect(await completeRun({ jobs }, run, DUE + 1)).toBe('job-completed');
+    expect((await jobs.get('t', 'J1'))?.status).toBe('COMPLETED');
   });
 });
