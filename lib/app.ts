@@ -15,8 +15,13 @@ export interface ChronosApp {
   stateless: StatelessStack;
 }
 
+export interface ChronosAppOptions {
+  /** Run the cdk-nag packs at synthesis (default true; property-only tests turn them off for speed). */
+  nag?: boolean;
+}
+
 /** Creates the app; `appProps.context` overrides cdk.json (tests pass the stage blocks there). */
-export function createChronosApp(appProps: AppProps = {}): ChronosApp {
+export function createChronosApp(appProps: AppProps = {}, options: ChronosAppOptions = {}): ChronosApp {
   const app = new App(appProps);
   const config = loadConfig((key) => app.node.tryGetContext(key));
   // Without credentials these are undefined and the stacks stay environment-agnostic.
@@ -36,7 +41,7 @@ export function createChronosApp(appProps: AppProps = {}): ChronosApp {
     runsTable: stateful.runsTable,
     dispatchQueue: stateful.dispatchQueue,
   });
-  stateless.addDependency(stateful);
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+  stateless.addStackDependency(stateful);
+  if (options.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   return { app, config, stateful, stateless };
 }

@@ -3,7 +3,7 @@ import { type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -114,6 +114,7 @@ export class ChronosFunction extends NodejsFunction {
         // Bundle the SDK too: the exact versions tested are the ones that run.
         bundleAwsSDK: true,
         forceDockerBundling: false,
+        logLevel: LogLevel.WARNING,
       },
     });
     this.executionRole = role;

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_CONFIG, loadConfig, validateConfig } from '../../lib/config.ts';
+import { CDK_JSON_CONTEXT } from './support/chronos-app.ts';
+
+const HASH = 'a'.repeat(64);
+
+function reader(context: Record<string, unknown>) {
+  return (key: string) => context[key];
+}
+
+function stageContext(block: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  return reader({ 'chronos:stages': { dev: { devTenantId: 't1', devTokenSha256: HASH, ...block } }, ...extra });
+}
+
+describe('loadConfig', () => {
+  it('selects the dev stage by default and fills unset keys with the documented defaults', () => {
+    const config = loadConfig(stageContext({}));
+
+    expect(config).toEqual({ ...DEFAULT_CONFIG, stage: 'dev', devTenantId: 't1', devTokenSha256: HASH });
+    expect(config.dueShardCount).toBe(16);
+    expect(config.scanHorizonSeconds).toBe(90);
+  });
+
+  it('lets the stage block override defaults', () => {
+    const config = loadConfig(stageContext({ dueShardCount: 4, retainData: true }));
+
+    expect(config.dueShardCount).toBe(4);
+    expect(config.retainData).toBe(true);
+  });
+
+  it('takes single-value overrides from chronos:<key> context', () => {
+    const other = 'b'.repeat(64);
+    const config = loadConfig(
+      stageContext({}, { 'chronos:devTokenSha256': other, 'chronos:alarmEmail': 'ops@example.com' }),
+    );
+
+    expect(config.devTokenSha256).toBe(other);
+    expect(config.alarmEmail).toBe('ops@example.com');
+  });
+
+  it('rejects a stage without a block, naming the stage', () => {
+    expect(() => loadConfig(stageContext({}, { 'chronos:stage': 'qa' }))).toThrow(/Unknown stage "qa"/);
+  });
+
+  it('loads every stage shipped in cdk.json', () => {
+    const stages = Object.keys(CDK_JSON_CONTEXT['chronos:stages'] as object);
+
+    for (const stage of stages) {
+      const config = loadConfig(reader({ ...CDK_JSON_CONTEXT, 'chronos:stage': stage }));
+      expect(config.stage).toBe(stage);
+    }
+    expect(stages).toEqual(expect.arrayContaining(['dev', 'prod']));
+  });
+
+  it('retains data in prod and not in dev (cdk.json)', () => {
+    const prod = loadConfig(reader({ ...CDK_JSON_CONTEXT, 'chronos:stage': 'prod' }));
+    const dev = loadConfig(reader(CDK_JSON_CONTEXT));
+
+    expect(prod.retainData).toBe(true);
+    expect(dev.retainData).toBe(false);
+  });
+});
+
+describe('validateConfig', () => {
+  const valid = { ...DEFAULT_CONFIG, stage: 'dev', devTenantId: 't1', devTokenSha256: HASH };
+
+  it.each([
+    [{ dueShardCount: 0 }, /dueShardCount must be an integer from 1 to 256, got 0/],
+    [{ dueShardCount: 2.5 }, /dueShardCount/],
+    [{ scanHorizonSeconds: 60 }, /scanHorizonSeconds must be an integer from 61/],
+    [{ executorMaxConcurrency: 1 }, /executorMaxConcurrency must be an integer from 2/],
+    [{ completionParallelizationFactor: 11 }, /completionParallelizationFactor/],
+    [{ logRetentionDays: 10 }, /logRetentionDays must be one of 1, 3, 5, 7, 14/],
+    [{ devTokenSha256: 'not-a-hash' }, /devTokenSha256 must be the 64 hex digits/],
+    [{ devTenantId: '' }, /devTenantId must be a non-empty string/],
+    [{ stage: 'Prod' }, /stage must be lower-case/],
+    [{ retainData: 'yes' }, /retainData must be true or false/],
+    [{ alarmEmail: 'nobody' }, /alarmEmail must be an email address/],
+    [{ corsAllowOrigins: [''] }, /corsAllowOrigins must be an array of origin strings/],
+    [{ apiThrottle: { rateLimit: 10 } }, /apiThrottle.burstLimit must be an integer/],
+    [{ shardCount: 4 }, /Unknown configuration key "shardCount"/],
+  ])('rejects %o', (change, message) => {
+    expect(() => validateConfig({ ...valid, ...change })).toThrow(ConfigError);
+    expect(() => validateConfig({ ...valid, ...change })).toThrow(message);
+  });
+
+  it('normalizes the token hash to lower case', () => {
+    expect(validateConfig({ ...valid, devTokenSha256: 'A'.repeat(64) }).devTokenSha256).toBe('a'.repeat(64));
+  });
+});

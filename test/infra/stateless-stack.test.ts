@@ -1,0 +1,285 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '#adapters/environment';
+import { ROUTES } from '#handlers/api/routes';
+import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
+import type { ChronosApp } from '../../lib/app.ts';
+import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/constructs/chronos-function.ts';
+import { EXECUTOR_TIMEOUT } from '../../lib/timeouts.ts';
+import {
+  actionsOn,
+  buildChronosAppForProperties,
+  CDK_JSON_CONTEXT,
+  grantsOf,
+  logicalIdOf,
+} from './support/chronos-app.ts';
+
+const READ = [...TABLE_READ_ACTIONS].sort();
+const READ_WRITE = [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS].sort();
+const SEND = ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'];
+
+let chronos: ChronosApp;
+let template: Template;
+let jobsArn: RegExp;
+let runsArn: RegExp;
+let runsStream: RegExp;
+let dispatchArn: RegExp;
+
+beforeAll(() => {
+  // Properties only: bundling is exercised by the cdk-nag and `cdk synth` tests.
+  chronos = buildChronosAppForProperties({ 'chronos:stage': 'dev' });
+  template = Template.fromStack(chronos.stateless);
+  const { stateful } = chronos;
+  // Cross-stack references become imports whose export names contain the producer's logical id.
+  jobsArn = new RegExp(`${logicalIdOf(stateful.jobsTable)}Arn`);
+  runsArn = new RegExp(`${logicalIdOf(stateful.runsTable)}Arn`);
+  runsStream = new RegExp(`${logicalIdOf(stateful.runsTable)}StreamArn`);
+  dispatchArn = new RegExp(`${logicalIdOf(stateful.dispatchQueue)}Arn`);
+}, 60_000);
+
+function functionResource(fn: IConstruct | undefined) {
+  if (!fn) throw new Error('no such function');
+  return template.toJSON().Resources[logicalIdOf(fn)];
+}
+
+describe('API functions', () => {
+  it.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s gets exactly the table and queue access its route declares',
+    (_name, route) => {
+      const fn = chronos.stateless.apiHandlers.functions.get(route.handler);
+      expect(fn).toBeDefined();
+      const grants = grantsOf(template, logicalIdOf(fn?.executionRole as never));
+      const expected = (access?: 'read' | 'readWrite') => (access === 'read' ? READ : access ? READ_WRITE : []);
+
+      expect(actionsOn(grants, jobsArn)).toEqual(expected(route.access.jobs));
+      expect(actionsOn(grants, runsArn)).toEqual(expected(route.access.runs));
+      expect(actionsOn(grants, dispatchArn)).toEqual(route.access.sendToDispatchQueue ? SEND : []);
+      expect(grants.some((g) => g.resources.some((r) => r.includes('/index/')))).toBe(false);
+
+      const env = functionResource(fn).Properties.Environment.Variables;
+      expect(ENV.jobsTable in env).toBe(Boolean(route.access.jobs));
+      expect(ENV.runsTable in env).toBe(Boolean(route.access.runs));
+      expect(ENV.dispatchQueueUrl in env).toBe(Boolean(route.access.sendToDispatchQueue));
+      expect(env[ENV.dueShardCount]).toBe(String(chronos.config.dueShardCount));
+    },
+  );
+
+  it('wires one method per route, behind the authorizer exactly when the route says so', () => {
+    for (const route of ROUTES) {
+      const method = chronos.stateless.api.methods.get(`${route.method} ${route.path}`);
+      expect(method, `${route.method} ${route.path}`).toBeDefined();
+      const props = template.toJSON().Resources[logicalIdOf(method as never)].Properties;
+      expect(props.HttpMethod).toBe(route.method);
+      expect(props.AuthorizationType).toBe(route.authorized ? 'CUSTOM' : 'NONE');
+      expect(props.AuthorizerId !== undefined).toBe(route.authorized);
+      expect(props.RequestValidatorId).toBeDefined();
+      expect(props.Integration.Type).toBe('AWS_PROXY');
+    }
+  });
+
+  it('validates bodies against models built from the route schemas', () => {
+    const withBody = ROUTES.filter((r) => r.bodySchema);
+    expect(withBody.length).toBeGreaterThan(0);
+    template.hasResourceProperties('AWS::ApiGateway::RequestValidator', {
+      ValidateRequestBody: true,
+      ValidateRequestParameters: true,
+    });
+    for (const route of withBody) {
+      const method = chronos.stateless.api.methods.get(`${route.method} ${route.path}`);
+      const props = template.toJSON().Resources[logicalIdOf(method as never)].Properties;
+      const modelRef = props.RequestModels['application/json'];
+      const model = template.toJSON().Resources[modelRef.Ref];
+      expect(model.Type).toBe('AWS::ApiGateway::Model');
+      expect(model.Properties.Schema.$schema).toBe('http://json-schema.org/draft-04/schema#');
+    }
+  });
+
+  it('requires the path parameters of parameterized routes', () => {
+    const route = ROUTES.find((r) => r.path.includes('{id}'));
+    const method = chronos.stateless.api.methods.get(`${route?.method} ${route?.path}`);
+    const props = template.toJSON().Resources[logicalIdOf(method as never)].Properties;
+    expect(props.RequestParameters).toEqual({ 'method.request.path.id': true });
+  });
+});
+
+describe('authorizer', () => {
+  it('is a REQUEST authorizer on the Authorization header with a short cache', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'REQUEST',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 30,
+    });
+  });
+
+  it('knows the dev tenant and token hash and may touch no table or queue', () => {
+    const fn = chronos.stateless.authorizer.function;
+    const env = functionResource(fn).Properties.Environment.Variables;
+    expect(env[ENV.devTenantId]).toBe(chronos.config.devTenantId);
+    expect(env[ENV.devTokenSha256]).toBe(chronos.config.devTokenSha256);
+    const grants = grantsOf(template, logicalIdOf(fn.executionRole));
+    expect(grants.flatMap((g) => g.actions).filter((a) => /^(dynamodb|sqs):/.test(a))).toEqual([]);
+  });
+});
+
+describe('API stage and gateway responses', () => {
+  it('throttles the stage, traces it and writes JSON access logs', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: chronos.config.stage,
+      TracingEnabled: true,
+      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('^\\{"requestId":') },
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: chronos.config.apiThrottle.rateLimit,
+          ThrottlingBurstLimit: chronos.config.apiThrottle.burstLimit,
+          LoggingLevel: 'ERROR',
+        }),
+      ]),
+    });
+    const format = template.findResources('AWS::ApiGateway::Stage');
+    const accessLogFormat = Object.values(format)[0]?.Properties.AccessLogSetting.Format;
+    expect(() => JSON.parse(accessLogFormat)).not.toThrow();
+  });
+
+  it.each(['UNAUTHORIZED', 'ACCESS_DENIED', 'BAD_REQUEST_BODY', 'DEFAULT_4XX', 'DEFAULT_5XX'])(
+    'answers %s in the Chronos error shape',
+    (type) => {
+      const responses = template.findResources('AWS::ApiGateway::GatewayResponse', {
+        Properties: { ResponseType: type },
+      });
+      const [response] = Object.values(responses);
+      const body: string = response?.Properties.ResponseTemplates['application/json'];
+      // Render the VTL variables the way API Gateway would, then parse.
+      const rendered = body
+        .replaceAll('$context.error.messageString', '"some message"')
+        .replaceAll(/\$context\.error\.[a-zA-Z]+/g, 'X');
+      const parsed = JSON.parse(rendered);
+      expect(parsed).toEqual({
+        error: { code: expect.any(String), message: expect.any(String), details: expect.any(Array) },
+      });
+    },
+  );
+
+  it('configures no CORS unless origins are given', () => {
+    const options = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
+      (m) => m.Properties.HttpMethod === 'OPTIONS',
+    );
+    expect(options).toHaveLength(0);
+  });
+});
+
+describe('scanner', () => {
+  it('runs every minute from EventBridge Scheduler with bounded retries and a dead-letter queue', () => {
+    const { scanner } = chronos.stateless;
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 minute)',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      Target: {
+        Arn: { 'Fn::GetAtt': [logicalIdOf(scanner.function), 'Arn'] },
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 60 },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [logicalIdOf(scanner.failureQueue), 'Arn'] } },
+      },
+    });
+  });
+
+  it('sends asynchronous failures to its failure queue without retrying a stale tick', () => {
+    const { scanner } = chronos.stateless;
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: logicalIdOf(scanner.function) },
+      MaximumRetryAttempts: 0,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalIdOf(scanner.failureQueue), 'Arn'] } } },
+    });
+  });
+
+  it('reads and writes both tables, queries only the due-index, and sends to the dispatch queue', () => {
+    const { scanner } = chronos.stateless;
+    const grants = grantsOf(template, logicalIdOf(scanner.function.executionRole));
+    expect(actionsOn(grants, jobsArn)).toEqual(READ_WRITE);
+    expect(actionsOn(grants, runsArn)).toEqual(READ_WRITE);
+    expect(actionsOn(grants, dispatchArn)).toEqual(SEND);
+    const indexResources = grants.flatMap((g) => g.resources).filter((r) => r.includes('/index/'));
+    expect(indexResources).toHaveLength(1);
+    expect(indexResources[0]).toContain('/index/due-index');
+    const env = functionResource(scanner.function).Properties.Environment.Variables;
+    expect(env[ENV.scanHorizonSeconds]).toBe(String(chronos.config.scanHorizonSeconds));
+    expect(functionResource(scanner.function).Properties.Timeout).toBe(50);
+  });
+});
+
+describe('executor', () => {
+  it('consumes the dispatch queue in small batches with partial failures and bounded concurrency', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::ImportValue': Match.stringLikeRegexp(dispatchArn.source) },
+      BatchSize: 5,
+      MaximumBatchingWindowInSeconds: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: chronos.config.executorMaxConcurrency },
+    });
+  });
+
+  it('reads jobs, writes runs, and may not send to the dispatch queue', () => {
+    const { executor } = chronos.stateless;
+    const grants = grantsOf(template, logicalIdOf(executor.function.executionRole));
+    expect(actionsOn(grants, jobsArn)).toEqual(READ);
+    expect(actionsOn(grants, runsArn)).toEqual(READ_WRITE);
+    expect(actionsOn(grants, dispatchArn)).not.toContain('sqs:SendMessage');
+    expect(actionsOn(grants, dispatchArn)).toContain('sqs:ReceiveMessage');
+    expect(functionResource(executor.function).Properties.Timeout).toBe(EXECUTOR_TIMEOUT.toSeconds());
+    const env = functionResource(executor.function).Properties.Environment.Variables;
+    expect(ENV.dispatchQueueUrl in env).toBe(false);
+  });
+});
+
+describe('completion handler', () => {
+  it('reads the runs stream from the start, filtered to terminal transitions, with bounded retries', () => {
+    const { completion } = chronos.stateless;
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::ImportValue': Match.stringLikeRegexp(runsStream.source) },
+      StartingPosition: 'TRIM_HORIZON',
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 5,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ParallelizationFactor: chronos.config.completionParallelizationFactor,
+      FilterCriteria: { Filters: COMPLETION_FILTER_PATTERNS.map((p) => ({ Pattern: JSON.stringify(p) })) },
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::GetAtt': [logicalIdOf(completion.failureQueue), 'Arn'] } },
+      },
+    });
+  });
+
+  it('writes jobs, only reads runs, and may read the runs stream', () => {
+    const { completion } = chronos.stateless;
+    const grants = grantsOf(template, logicalIdOf(completion.function.executionRole));
+    expect(actionsOn(grants, jobsArn)).toEqual(READ_WRITE);
+    expect(actionsOn(grants, runsArn)).toEqual(READ);
+    expect(actionsOn(grants, runsStream)).toEqual(
+      expect.arrayContaining(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator']),
+    );
+    expect(actionsOn(grants, dispatchArn)).toEqual([]);
+  });
+});
+
+describe('CORS', () => {
+  it('adds preflight methods for the configured origins only', () => {
+    const devBlock = (CDK_JSON_CONTEXT['chronos:stages'] as Record<string, object>).dev;
+    const cors = buildChronosAppForProperties({
+      'chronos:stages': { dev: { ...devBlock, corsAllowOrigins: ['https://app.example.com'] } },
+    });
+    const corsTemplate = Template.fromStack(cors.stateless);
+    corsTemplate.hasResourceProperties('AWS::ApiGateway::Method', {
+      HttpMethod: 'OPTIONS',
+      AuthorizationType: 'NONE',
+      Integration: Match.objectLike({
+        IntegrationResponses: [
+          Match.objectLike({
+            ResponseParameters: Match.objectLike({
+              'method.response.header.Access-Control-Allow-Origin': "'https://app.example.com'",
+            }),
+          }),
+        ],
+      }),
+    });
+  }, 60_000);
+});

@@ -1,0 +1,59 @@
+/** Builds the Chronos app for assertions, with the real cdk.json context (the CLI would pass it too). */
+import { readFileSync } from 'node:fs';
+import { type CfnElement, Stack } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { type ChronosApp, type ChronosAppOptions, createChronosApp } from '../../../lib/app.ts';
+
+export const CDK_JSON_CONTEXT: Record<string, unknown> = JSON.parse(
+  readFileSync(new URL('../../../cdk.json', import.meta.url), 'utf8'),
+).context;
+
+/** The app as `cdk synth` would build it, with extra context layered over cdk.json. */
+export function buildChronosApp(
+  extraContext: Record<string, unknown> = {},
+  options: ChronosAppOptions = {},
+): ChronosApp {
+  return createChronosApp({ context: { ...CDK_JSON_CONTEXT, ...extraContext } }, options);
+}
+
+/** For tests that only look at resource properties: no esbuild bundling and no cdk-nag (cdk-nag.test.ts covers both). */
+export function buildChronosAppForProperties(extraContext: Record<string, unknown> = {}): ChronosApp {
+  return buildChronosApp({ ...SKIP_BUNDLING, ...extraContext }, { nag: false });
+}
+
+/** Context that turns esbuild bundling off, for tests that only look at resource properties. */
+export const SKIP_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
+
+/** Logical id of a construct's CloudFormation resource (the construct itself or its default child). */
+export function logicalIdOf(construct: IConstruct): string {
+  const element = (construct.node.defaultChild ?? construct) as CfnElement;
+  return Stack.of(construct).getLogicalId(element);
+}
+
+export interface Grant {
+  actions: string[];
+  /** Each resource as its CloudFormation JSON. */
+  resources: string[];
+}
+
+/** Every Allow statement of the IAM policies attached to a role. */
+export function grantsOf(template: Template, roleLogicalId: string): Grant[] {
+  const policies = Object.values(template.findResources('AWS::IAM::Policy')) as Array<{
+    Properties: { Roles: unknown[]; PolicyDocument: { Statement: Array<Record<string, unknown>> } };
+  }>;
+  return policies
+    .filter((p) => p.Properties.Roles.some((r) => JSON.stringify(r) === JSON.stringify({ Ref: roleLogicalId })))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement)
+    .filter((s) => s.Effect === 'Allow')
+    .map((s) => ({
+      actions: ([] as string[]).concat(s.Action as string | string[]).sort(),
+      resources: ([] as unknown[]).concat(s.Resource).map((r) => JSON.stringify(r)),
+    }));
+}
+
+/** The actions a role may perform on resources whose JSON contains `resourceMarker`. */
+export function actionsOn(grants: Grant[], resourceMarker: RegExp): string[] {
+  const actions = grants.filter((g) => g.resources.some((r) => resourceMarker.test(r))).flatMap((g) => g.actions);
+  return [...new Set(actions)].sort();
+}
