@@ -2,8 +2,10 @@ import { Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { ENV } from '#adapters/environment';
 import type { Route } from '#handlers/api/routes';
+import { secondaryIndexNames } from '../table-indexes.ts';
 import { API_TIMEOUT } from '../timeouts.ts';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
 
@@ -23,6 +25,8 @@ export class ApiHandlers extends Construct {
   constructor(scope: Construct, id: string, props: ApiHandlersProps) {
     super(scope, id);
     const functions = new Map<string, ChronosFunction>();
+    const jobsIndexes = secondaryIndexNames(JOBS_TABLE);
+    const runsIndexes = secondaryIndexNames(RUNS_TABLE);
     for (const route of props.routes) {
       if (functions.has(route.handler)) continue;
       const fn = new ChronosFunction(this, pascalCase(route.handler), {
@@ -32,8 +36,10 @@ export class ApiHandlers extends Construct {
         ...props.shared,
       });
       const { jobs, runs, sendToDispatchQueue } = route.access;
-      if (jobs) fn.bindTable({ table: props.jobsTable, access: jobs, envName: ENV.jobsTable });
-      if (runs) fn.bindTable({ table: props.runsTable, access: runs, envName: ENV.runsTable });
+      // Routes do not say which indexes they query, so a route may query every declared index of a
+      // table it reads (named one by one, never index/*).
+      if (jobs) fn.bindTable({ table: props.jobsTable, access: jobs, envName: ENV.jobsTable, indexes: jobsIndexes });
+      if (runs) fn.bindTable({ table: props.runsTable, access: runs, envName: ENV.runsTable, indexes: runsIndexes });
       if (sendToDispatchQueue) fn.bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
       Validations.of(fn).acknowledge({
         id: 'Serverless::Serverless-LambdaDLQ',

@@ -2,13 +2,14 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { JOBS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { addSecondaryIndexes } from '../table-indexes.ts';
 
 export interface JobsTableProps {
   /** Keep the table (and forbid its deletion) when the stack goes away. */
   retainData: boolean;
 }
 
-/** The jobs table with its sparse, sharded due-index; key names come from the shared table definitions. */
+/** The jobs table with its sparse, sharded due-index; key and index names come from the shared table definitions. */
 export class JobsTable extends Construct {
   public readonly table: dynamodb.Table;
 
@@ -22,13 +23,7 @@ export class JobsTable extends Construct {
       deletionProtection: props.retainData,
       removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
-    const { dueIndex } = JOBS_TABLE;
-    this.table.addGlobalSecondaryIndex({
-      indexName: dueIndex.name,
-      partitionKey: { name: dueIndex.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: dueIndex.sortKey, type: dynamodb.AttributeType.NUMBER },
-      projectionType: dynamodb.ProjectionType.INCLUDE,
-      nonKeyAttributes: [...dueIndex.projectedAttributes],
-    });
+    // The due-index (sparse, sharded, INCLUDE projection) and any index declared later.
+    addSecondaryIndexes(this.table, JOBS_TABLE);
   }
 }

@@ -2,6 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { addSecondaryIndexes } from '../table-indexes.ts';
 
 export interface RunsTableProps {
   /** Keep the table (and forbid its deletion) when the stack goes away. */
@@ -27,5 +28,6 @@ export class RunsTable extends Construct {
       deletionProtection: props.retainData,
       removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
+    addSecondaryIndexes(this.table, RUNS_TABLE);
   }
 }

@@ -7,7 +7,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as targets from 'aws-cdk-lib/aws-scheduler-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { JOBS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { ENV } from '#adapters/environment';
 import { SCANNER_TIMEOUT } from '../timeouts.ts';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
@@ -22,7 +22,8 @@ export interface ScannerProps {
 }
 
 /**
- * The scanner: every minute it materializes the occurrences due within the horizon.
+ * The scanner: every minute it materializes the occurrences due within the horizon (due-index of
+ * the jobs table) and sweeps runs whose lease expired or whose retry is due (sweep-index of runs).
  *
  * Scheduled with EventBridge Scheduler rather than an EventBridge rule: a schedule needs no event
  * bus, has its own retry policy and dead-letter queue per target, larger quotas, and is the
@@ -51,7 +52,12 @@ export class Scanner extends Construct {
         envName: ENV.jobsTable,
         indexes: [JOBS_TABLE.dueIndex.name],
       })
-      .bindTable({ table: props.runsTable, access: 'readWrite', envName: ENV.runsTable })
+      .bindTable({
+        table: props.runsTable,
+        access: 'readWrite',
+        envName: ENV.runsTable,
+        indexes: [RUNS_TABLE.sweepIndex.name],
+      })
       .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
     // A tick retried after the next one has started is only wasted work: no Lambda-side retries.
     this.function.configureAsyncInvoke({

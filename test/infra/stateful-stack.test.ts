@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { DEFAULT_CONFIG } from '../../lib/config.ts';
 import { StatefulStack } from '../../lib/stacks/stateful-stack.ts';
+import { secondaryIndexes } from '../../lib/table-indexes.ts';
 import { DISPATCH_VISIBILITY_TIMEOUT, EXECUTOR_TIMEOUT } from '../../lib/timeouts.ts';
 import { logicalIdOf } from './support/chronos-app.ts';
 
@@ -62,6 +63,22 @@ describe('StatefulStack (dev: data not retained)', () => {
       TimeToLiveSpecification: { AttributeName: RUNS_TABLE.ttlAttribute, Enabled: true },
       BillingMode: 'PAY_PER_REQUEST',
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+  });
+
+  it('creates every runs index declared in the table definitions, projecting whole runs', () => {
+    const declared = secondaryIndexes(RUNS_TABLE);
+    expect(declared.map((i) => i.name)).toEqual(expect.arrayContaining(['sweep-index', 'dead-letter-index']));
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: Match.arrayWith([{ AttributeName: RUNS_TABLE.partitionKey, KeyType: 'HASH' }]),
+      GlobalSecondaryIndexes: declared.map((index) => ({
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
     });
   });
 

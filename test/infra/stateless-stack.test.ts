@@ -1,17 +1,20 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { ENV } from '#adapters/environment';
 import { ROUTES } from '#handlers/api/routes';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
 import type { ChronosApp } from '../../lib/app.ts';
 import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/constructs/chronos-function.ts';
+import { secondaryIndexNames } from '../../lib/table-indexes.ts';
 import { EXECUTOR_TIMEOUT } from '../../lib/timeouts.ts';
 import {
   actionsOn,
   buildChronosAppForProperties,
   CDK_JSON_CONTEXT,
   grantsOf,
+  indexesIn,
   logicalIdOf,
 } from './support/chronos-app.ts';
 
@@ -55,7 +58,11 @@ describe('API functions', () => {
       expect(actionsOn(grants, jobsArn)).toEqual(expected(route.access.jobs));
       expect(actionsOn(grants, runsArn)).toEqual(expected(route.access.runs));
       expect(actionsOn(grants, dispatchArn)).toEqual(route.access.sendToDispatchQueue ? SEND : []);
-      expect(grants.some((g) => g.resources.some((r) => r.includes('/index/')))).toBe(false);
+      const expectedIndexes = [
+        ...(route.access.jobs ? secondaryIndexNames(JOBS_TABLE) : []),
+        ...(route.access.runs ? secondaryIndexNames(RUNS_TABLE) : []),
+      ];
+      expect(indexesIn(grants)).toEqual(expectedIndexes.sort());
 
       const env = functionResource(fn).Properties.Environment.Variables;
       expect(ENV.jobsTable in env).toBe(Boolean(route.access.jobs));
@@ -199,9 +206,7 @@ describe('scanner', () => {
     expect(actionsOn(grants, jobsArn)).toEqual(READ_WRITE);
     expect(actionsOn(grants, runsArn)).toEqual(READ_WRITE);
     expect(actionsOn(grants, dispatchArn)).toEqual(SEND);
-    const indexResources = grants.flatMap((g) => g.resources).filter((r) => r.includes('/index/'));
-    expect(indexResources).toHaveLength(1);
-    expect(indexResources[0]).toContain('/index/due-index');
+    expect(indexesIn(grants)).toEqual([JOBS_TABLE.dueIndex.name, RUNS_TABLE.sweepIndex.name].sort());
     const env = functionResource(scanner.function).Properties.Environment.Variables;
     expect(env[ENV.scanHorizonSeconds]).toBe(String(chronos.config.scanHorizonSeconds));
     expect(functionResource(scanner.function).Properties.Timeout).toBe(50);
@@ -226,6 +231,7 @@ describe('executor', () => {
     expect(actionsOn(grants, runsArn)).toEqual(READ_WRITE);
     expect(actionsOn(grants, dispatchArn)).not.toContain('sqs:SendMessage');
     expect(actionsOn(grants, dispatchArn)).toContain('sqs:ReceiveMessage');
+    expect(indexesIn(grants)).toEqual([]);
     expect(functionResource(executor.function).Properties.Timeout).toBe(EXECUTOR_TIMEOUT.toSeconds());
     const env = functionResource(executor.function).Properties.Environment.Variables;
     expect(ENV.dispatchQueueUrl in env).toBe(false);
@@ -258,6 +264,7 @@ describe('completion handler', () => {
       expect.arrayContaining(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator']),
     );
     expect(actionsOn(grants, dispatchArn)).toEqual([]);
+    expect(indexesIn(grants)).toEqual([]);
   });
 });
 

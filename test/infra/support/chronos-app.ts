@@ -52,6 +52,14 @@ export function grantsOf(template: Template, roleLogicalId: string): Grant[] {
     }));
 }
 
+/** Index names a role's grants name explicitly, sorted; a wildcard index grant shows up as `*`. */
+export function indexesIn(grants: Grant[]): string[] {
+  const names = grants
+    .flatMap((g) => g.resources)
+    .flatMap((r) => [...r.matchAll(/\/index\/([^"]+)"/g)].map((m) => m[1] as string));
+  return [...new Set(names)].sort();
+}
+
 /** The actions a role may perform on resources whose JSON contains `resourceMarker`. */
 export function actionsOn(grants: Grant[], resourceMarker: RegExp): string[] {
   const actions = grants.filter((g) => g.resources.some((r) => resourceMarker.test(r))).flatMap((g) => g.actions);
