@@ -26,6 +26,12 @@ export interface ChronosConfig {
   logRetentionDays: number;
   /** Largest number of executor instances the dispatch queue may drive at once (SQS maximum concurrency, >= 2). */
   executorMaxConcurrency: number;
+  /**
+   * Concurrency reserved for the executor (unset: none, it shares the account pool). When set it
+   * must be at least executorMaxConcurrency, or Lambda throttles the queue's pollers and messages
+   * burn receives towards the dead-letter queue.
+   */
+  executorReservedConcurrency?: number;
   /** Receives of a dispatch message before it moves to the dead-letter queue. */
   dispatchMaxReceiveCount: number;
   /** Concurrent batches per runs-table stream shard for the completion handler (1..10). */
@@ -100,6 +106,7 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
     'alarmEmail',
     'devTenantId',
     'devTokenSha256',
+    'executorReservedConcurrency',
   ]);
   for (const key of Object.keys(raw)) {
     if (!known.has(key)) throw new ConfigError(`Unknown configuration key "${key}"`);
@@ -125,13 +132,19 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
   }
   const retainData = raw.retainData;
   if (typeof retainData !== 'boolean') throw new ConfigError('retainData must be true or false');
+  const executorMaxConcurrency = requireInt(raw, 'executorMaxConcurrency', 2, 1000);
+  const executorReservedConcurrency =
+    raw.executorReservedConcurrency === undefined
+      ? undefined
+      : requireInt(raw, 'executorReservedConcurrency', executorMaxConcurrency, 1000);
   return {
     stage,
     dueShardCount: requireInt(raw, 'dueShardCount', 1, 256),
     scanHorizonSeconds,
     runRetentionDays: requireInt(raw, 'runRetentionDays', 1, 3650),
     logRetentionDays: requireLogRetention(raw),
-    executorMaxConcurrency: requireInt(raw, 'executorMaxConcurrency', 2, 1000),
+    executorMaxConcurrency,
+    ...(executorReservedConcurrency === undefined ? {} : { executorReservedConcurrency }),
     dispatchMaxReceiveCount: requireInt(raw, 'dispatchMaxReceiveCount', 1, 1000),
     completionParallelizationFactor: requireInt(raw, 'completionParallelizationFactor', 1, 10),
     responseExcerptBytes: requireInt(raw, 'responseExcerptBytes', 1, 64 * 1024),

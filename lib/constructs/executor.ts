@@ -14,6 +14,8 @@ export interface ExecutorProps {
   dispatchQueue: sqs.IQueue;
   /** SQS maximum concurrency: how many executors the queue may drive at once (>= 2). */
   maxConcurrency: number;
+  /** Concurrency reserved for the function; unset shares the account pool. */
+  reservedConcurrency?: number;
   shared: SharedFunctionProps;
 }
 
@@ -28,6 +30,7 @@ export class Executor extends Construct {
       handlerFile: 'executor.ts',
       description: 'Chronos executor: calls the target of each dispatched run',
       timeout: EXECUTOR_TIMEOUT,
+      reservedConcurrentExecutions: props.reservedConcurrency,
       ...props.shared,
     })
       .bindTable({ table: props.jobsTable, access: 'read', envName: ENV.jobsTable })

@@ -73,6 +73,7 @@ export class StatelessStack extends Stack {
       runsTable,
       dispatchQueue,
       maxConcurrency: config.executorMaxConcurrency,
+      reservedConcurrency: config.executorReservedConcurrency,
       shared,
     });
     this.completion = new CompletionHandler(this, 'Completion', {

@@ -79,9 +79,19 @@ describe('validateConfig', () => {
     [{ corsAllowOrigins: [''] }, /corsAllowOrigins must be an array of origin strings/],
     [{ apiThrottle: { rateLimit: 10 } }, /apiThrottle.burstLimit must be an integer/],
     [{ shardCount: 4 }, /Unknown configuration key "shardCount"/],
+    [
+      { executorMaxConcurrency: 10, executorReservedConcurrency: 5 },
+      /executorReservedConcurrency must be an integer from 10 to 1000, got 5/,
+    ],
   ])('rejects %o', (change, message) => {
     expect(() => validateConfig({ ...valid, ...change })).toThrow(ConfigError);
     expect(() => validateConfig({ ...valid, ...change })).toThrow(message);
+  });
+
+  it('accepts reserved executor concurrency that covers the queue maximum', () => {
+    const config = validateConfig({ ...valid, executorMaxConcurrency: 10, executorReservedConcurrency: 10 });
+    expect(config.executorReservedConcurrency).toBe(10);
+    expect('executorReservedConcurrency' in validateConfig(valid)).toBe(false);
   });
 
   it('normalizes the token hash to lower case', () => {

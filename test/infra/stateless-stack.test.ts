@@ -224,6 +224,19 @@ describe('executor', () => {
     });
   });
 
+  it('reserves concurrency only when configured', () => {
+    const { executor } = chronos.stateless;
+    expect(functionResource(executor.function).Properties.ReservedConcurrentExecutions).toBeUndefined();
+    const devBlock = (CDK_JSON_CONTEXT['chronos:stages'] as Record<string, object>).dev;
+    const reserved = buildChronosAppForProperties({
+      'chronos:stages': { dev: { ...devBlock, executorMaxConcurrency: 5, executorReservedConcurrency: 8 } },
+    });
+    Template.fromStack(reserved.stateless).hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('executor'),
+      ReservedConcurrentExecutions: 8,
+    });
+  }, 60_000);
+
   it('reads jobs, writes runs, and may not send to the dispatch queue', () => {
     const { executor } = chronos.stateless;
     const grants = grantsOf(template, logicalIdOf(executor.function.executionRole));
