@@ -5,7 +5,15 @@
  */
 import { type FieldProblem, ValidationError } from './errors.ts';
 import { DEFAULT_TIMEOUT_SECONDS } from './limits.ts';
-import { DEFAULT_POLICIES, type HttpMethod, type JobPolicies, type Schedule, type Target } from './model.ts';
+import {
+  DEFAULT_POLICIES,
+  type Delivery,
+  type HttpMethod,
+  type JobPolicies,
+  type Schedule,
+  type Target,
+} from './model.ts';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
 import { parseSchedule } from './schedule/index.ts';
 
 export interface CreateJobInput {
@@ -14,6 +22,9 @@ export interface CreateJobInput {
   schedule: Record<string, unknown>;
   misfire?: JobPolicies['misfire'];
   overlap?: JobPolicies['overlap'];
+  retry?: Partial<RetryPolicy>;
+  delivery?: Delivery;
+  onFailure?: { url: string };
   timeoutSeconds?: number;
 }
 
@@ -22,6 +33,9 @@ export interface NewJobFields {
   target: Target;
   schedule: Schedule;
   policies: JobPolicies;
+  retry: RetryPolicy;
+  delivery: Delivery;
+  onFailureUrl?: string;
   timeoutSeconds: number;
 }
 
@@ -62,12 +76,37 @@ export function parseTarget(input: CreateJobInput['target'], problems: FieldProb
   return { url: input.url, method: input.method ?? 'POST', headers, ...(body === undefined ? {} : { body }) };
 }
 
+/** Fills the retry policy's defaults and checks what the schema cannot (delays in order). */
+export function parseRetry(input: Partial<RetryPolicy> | undefined, problems: FieldProblem[]): RetryPolicy {
+  const retry = { ...DEFAULT_RETRY_POLICY, ...input };
+  if (retry.initialDelaySeconds > retry.maxDelaySeconds) {
+    problems.push({ field: 'retry.initialDelaySeconds', reason: 'must not exceed retry.maxDelaySeconds' });
+  }
+  if (retry.retryOn?.some((status) => status === 429 || status < 400 || status > 499)) {
+    problems.push({ field: 'retry.retryOn', reason: 'lists 4xx statuses other than 429 (which is always retried)' });
+  }
+  return retry;
+}
+
+function parseOnFailureUrl(url: string, problems: FieldProblem[]): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      problems.push({ field: 'onFailure.url', reason: 'must use http or https' });
+  } catch {
+    problems.push({ field: 'onFailure.url', reason: 'is not a valid absolute URL' });
+  }
+  return url;
+}
+
 /** Validates and normalizes a create-job body; throws ValidationError listing every problem. */
 export function parseCreateJob(input: CreateJobInput, now: number): NewJobFields {
   const problems: FieldProblem[] = [];
   const target = parseTarget(input.target, problems);
   const schedule = parseSchedule(input.schedule, now);
   if (!schedule.ok) problems.push(...schedule.errors);
+  const retry = parseRetry(input.retry, problems);
+  const onFailureUrl = input.onFailure ? parseOnFailureUrl(input.onFailure.url, problems) : undefined;
   if (problems.length > 0 || !schedule.ok) throw new ValidationError(problems);
   return {
     ...(input.name === undefined ? {} : { name: input.name }),
@@ -77,6 +116,9 @@ export function parseCreateJob(input: CreateJobInput, now: number): NewJobFields
       misfire: input.misfire ?? DEFAULT_POLICIES.misfire,
       overlap: input.overlap ?? DEFAULT_POLICIES.overlap,
     },
+    retry,
+    delivery: input.delivery ?? 'at-least-once',
+    ...(onFailureUrl === undefined ? {} : { onFailureUrl }),
     timeoutSeconds: input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
   };
 }

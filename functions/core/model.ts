@@ -2,6 +2,7 @@
  * The Chronos domain model. Times are epoch milliseconds inside the system and ISO-8601 strings
  * at the API boundary.
  */
+import type { RetryPolicy } from './retry-policy.ts';
 import type { RunStatus } from './run-state.ts';
 import type { MisfirePolicy, OverlapPolicy, ScheduleSpec } from './schedule/index.ts';
 
@@ -31,6 +32,13 @@ export interface JobPolicies {
 
 export const DEFAULT_POLICIES: JobPolicies = { misfire: 'fire_once', overlap: 'allow' };
 
+/**
+ * at-least-once: failed attempts are retried and a run whose executor died is called again (the
+ * Idempotency-Key lets the target dedupe). at-most-once: never a second call for an occurrence.
+ */
+export const DELIVERY_MODES = ['at-least-once', 'at-most-once'] as const;
+export type Delivery = (typeof DELIVERY_MODES)[number];
+
 export interface Job {
   tenantId: string;
   jobId: string;
@@ -38,6 +46,10 @@ export interface Job {
   target: Target;
   schedule: Schedule;
   policies: JobPolicies;
+  retry: RetryPolicy;
+  delivery: Delivery;
+  /** Receives a JSON summary when an occurrence fails for good. */
+  onFailureUrl?: string;
   timeoutSeconds: number;
   status: JobStatus;
   /** Bumped on every write; the condition of optimistic concurrency. */
@@ -77,9 +89,26 @@ export interface Run extends RunKey {
   responseExcerpt?: string;
   error?: string;
   errorType?: ErrorType;
+  /** The target's Retry-After (s), when it sent one. */
+  retryAfterSeconds?: number;
+  /** Set on a failed attempt that will be retried: when the next attempt starts. */
+  nextAttemptAt?: number;
+  /** A retry (or a parked run) is not released to the executor before this time. */
+  availableAt?: number;
+  deadLetteredAt?: number;
 }
 
-export type ErrorType = 'timeout' | 'connection' | 'http_5xx' | 'http_4xx' | 'invalid_target' | 'cancelled' | 'overlap';
+export type ErrorType =
+  | 'timeout'
+  | 'connection'
+  | 'http_5xx'
+  | 'http_4xx'
+  | 'invalid_target'
+  | 'cancelled'
+  | 'overlap'
+  /** at-most-once: the executor died mid-call, so whether the target was called is unknown. */
+  | 'lost'
+  | 'dead_letter';
 
 /** The body of a dispatch-queue message: just enough to find the run. */
 export interface DispatchMessage extends RunKey {

@@ -12,7 +12,7 @@ import type { Run } from '#core/model';
 import { isTerminal } from '#core/run-state';
 import { type CompletedRun, completeRun } from '#core/use-cases/complete-run';
 import { logger } from './logger.ts';
-import { jobRepository } from './wiring.ts';
+import { httpInvoker, jobRepository, runDispatcher, runRepository, schedulingConfig } from './wiring.ts';
 
 const processor = new BatchProcessor(EventType.DynamoDBStreams);
 
@@ -32,7 +32,17 @@ export function terminalTransitionOf(record: DynamoDBRecord): CompletedRun | und
 async function recordHandler(record: DynamoDBRecord): Promise<void> {
   const run = terminalTransitionOf(record);
   if (!run) return;
-  const change = await completeRun({ jobs: jobRepository() }, run, Date.now());
+  const change = await completeRun(
+    {
+      jobs: jobRepository(),
+      runs: runRepository(),
+      dispatcher: runDispatcher(),
+      invoker: httpInvoker(),
+      config: schedulingConfig(),
+    },
+    run,
+    Date.now(),
+  );
   logger.info('run completed', {
     tenantId: run.tenantId,
     jobId: run.jobId,

@@ -8,27 +8,16 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { systemClock } from '#adapters/system-clock';
-import type { DispatchMessage } from '#core/model';
 import { executeRun, RunBusyError } from '#core/use-cases/execute-run';
+import { parseDispatchMessage } from './dispatch-message.ts';
 import { logger } from './logger.ts';
 import { httpInvoker, jobRepository, leaseMarginMs, runRepository } from './wiring.ts';
 
 const processor = new BatchProcessor(EventType.SQS);
 
-function parseMessage(record: SQSRecord): DispatchMessage {
-  const message = JSON.parse(record.body) as DispatchMessage;
-  for (const field of ['tenantId', 'jobId', 'runId'] as const) {
-    if (typeof message[field] !== 'string') throw new Error(`dispatch message ${record.messageId} lacks ${field}`);
-  }
-  if (!Number.isInteger(message.scheduledFor) || !Number.isInteger(message.attempt)) {
-    throw new Error(`dispatch message ${record.messageId} lacks scheduledFor/attempt`);
-  }
-  return message;
-}
-
 function recordHandlerFor(owner: string) {
   return async (record: SQSRecord) => {
-    const message = parseMessage(record);
+    const message = parseDispatchMessage(record);
     const ids = { tenantId: message.tenantId, jobId: message.jobId, runId: message.runId, attempt: message.attempt };
     const result = await executeRun(
       {
@@ -36,6 +25,7 @@ function recordHandlerFor(owner: string) {
         runs: runRepository(),
         invoker: httpInvoker(),
         clock: systemClock,
+        random: Math.random,
         config: { leaseMarginMs: leaseMarginMs(), owner },
       },
       message,

@@ -25,7 +25,9 @@ const documentClient = once(createDocumentClient);
 const sqsClient = once(createSqsClient);
 
 export const jobRepository = once(() => new DynamoJobRepository(documentClient(), requiredEnv(ENV.jobsTable)));
-export const runRepository = once(() => new DynamoRunRepository(documentClient(), requiredEnv(ENV.runsTable)));
+export const runRepository = once(
+  () => new DynamoRunRepository(documentClient(), requiredEnv(ENV.runsTable), schedulingConfig().shardCount),
+);
 export const runDispatcher = once(() => new SqsRunDispatcher(sqsClient(), requiredEnv(ENV.dispatchQueueUrl)));
 export const httpInvoker = once(() => new FetchHttpInvoker(intEnv(ENV.responseExcerptBytes, 4096)));
 

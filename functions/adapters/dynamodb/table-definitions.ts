@@ -22,4 +22,12 @@ export const RUNS_TABLE = {
   sortKey: 'sk',
   /** Epoch seconds after which DynamoDB TTL deletes the run (retention). */
   ttlAttribute: 'expiresAt',
+  /**
+   * Sparse, sharded index of runs the scanner must look at again by `sweepAt`: runs under a lease
+   * (RUNNING: found again if the lease expires with no message left) and retries parked beyond
+   * SQS's 15-minute delay. Runs leave it when they finish, so it only holds work in flight.
+   */
+  sweepIndex: { name: 'sweep-index', partitionKey: 'sweepShard', sortKey: 'sweepAt' },
+  /** Sparse index of dead-lettered runs per tenant, newest last, for `GET /v1/dead-letters`. */
+  deadLetterIndex: { name: 'dead-letter-index', partitionKey: 'deadLetterTenant', sortKey: 'deadLetteredAt' },
 } as const;

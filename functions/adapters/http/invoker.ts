@@ -4,6 +4,7 @@
  */
 import type { ErrorType } from '#core/model';
 import type { HttpInvoker, HttpRequest, HttpResult } from '#core/ports';
+import { parseRetryAfter } from '#core/retry-policy';
 import { readExcerpt } from './read-excerpt.ts';
 
 const CONNECTION_CODES = new Set([
@@ -45,7 +46,15 @@ export class FetchHttpInvoker implements HttpInvoker {
         redirect: 'follow',
       });
       const bodyExcerpt = await readExcerpt(response, this.excerptBytes);
-      return { kind: 'response', status: response.status, bodyExcerpt, durationMs: Date.now() - startedAt, startedAt };
+      const retryAfterSeconds = parseRetryAfter(response.headers.get('retry-after'), Date.now());
+      return {
+        kind: 'response',
+        status: response.status,
+        bodyExcerpt,
+        durationMs: Date.now() - startedAt,
+        startedAt,
+        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      };
     } catch (error) {
       return { kind: 'error', ...classifyFetchError(error), durationMs: Date.now() - startedAt, startedAt };
     }

@@ -1,34 +1,101 @@
 /**
  * Reacts to a run that has just reached a terminal state (the completion handler, fed by the runs
- * stream). A one-time job is finished by its single occurrence: it becomes COMPLETED or FAILED and
- * has already left the due-index when the occurrence was materialized. A recurring job keeps its
- * schedule whatever one run did, and becomes COMPLETED once its schedule is exhausted (endAt or
- * maxRuns) and a run ends after that.
+ * stream):
+ *  - a failed attempt the executor marked for retry gets its next attempt (a new run, attempt + 1,
+ *    same occurrence), sent with the backoff as SQS delay, or parked in the sweep index when the
+ *    delay exceeds what SQS can hold;
+ *  - an occurrence that ended for good finishes a one-time job (COMPLETED or FAILED), completes a
+ *    recurring job whose schedule is exhausted, and, if it failed, notifies the job's onFailure URL.
+ * Every step is idempotent (deterministic run ids, conditional writes), because stream records
+ * can be delivered more than once.
  */
+import { dispatchDelaySeconds } from '../dispatch-delay.ts';
+import { MAX_SQS_DELAY_SECONDS } from '../limits.ts';
 import type { Run } from '../model.ts';
-import type { JobRepository } from '../ports.ts';
+import type { HttpInvoker, JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
 import type { TerminalRunStatus } from '../run-state.ts';
+import { newRun } from './new-run.ts';
 
 export interface CompleteRunDeps {
   jobs: JobRepository;
+  runs: RunRepository;
+  dispatcher: RunDispatcher;
+  invoker: HttpInvoker;
+  config: { retentionDays: number };
 }
 
-export type CompletedRun = Pick<Run, 'tenantId' | 'jobId' | 'scheduledFor' | 'attempt' | 'runId'> & {
-  status: TerminalRunStatus;
-};
+export type CompletedRun = Pick<
+  Run,
+  | 'tenantId'
+  | 'jobId'
+  | 'scheduledFor'
+  | 'attempt'
+  | 'runId'
+  | 'nextAttemptAt'
+  | 'httpStatus'
+  | 'error'
+  | 'errorType'
+  | 'completedAt'
+> & { status: TerminalRunStatus };
 
-/** Applies a terminal run to its job; returns what changed. */
-export async function completeRun(
-  deps: CompleteRunDeps,
-  run: CompletedRun,
-  now: number,
-): Promise<'job-completed' | 'job-failed' | 'unchanged'> {
+export type CompletionChange = 'retry-scheduled' | 'job-completed' | 'job-failed' | 'occurrence-failed' | 'unchanged';
+
+/** A retry parked beyond the SQS delay is swept this long before it is due, so its delay fits. */
+const PARK_LEAD_MS = (MAX_SQS_DELAY_SECONDS - 60) * 1000;
+const FAILED_STATUSES: readonly TerminalRunStatus[] = ['FAILED', 'TIMED_OUT', 'DEAD_LETTERED'];
+
+async function scheduleRetry(deps: CompleteRunDeps, run: CompletedRun, at: number, now: number): Promise<void> {
+  const next = { ...newRun(run, run.scheduledFor, run.attempt + 1, now, deps.config.retentionDays), availableAt: at };
+  const parked = at - now > MAX_SQS_DELAY_SECONDS * 1000;
+  const created = await deps.runs.createIfAbsent(next, parked ? { sweepAt: at - PARK_LEAD_MS } : {});
+  if (parked) return; // the scanner's sweep sends it when it is within reach of an SQS delay
+  if (!created.created && created.existing.status !== 'QUEUED') return; // already picked up
+  const { tenantId, jobId, scheduledFor, attempt, runId } = next;
+  await deps.dispatcher.dispatch([
+    { message: { tenantId, jobId, scheduledFor, attempt, runId }, delaySeconds: dispatchDelaySeconds(at, now) },
+  ]);
+}
+
+async function notifyFailure(deps: CompleteRunDeps, url: string, run: CompletedRun): Promise<void> {
+  const summary = {
+    event: 'occurrence.failed',
+    jobId: run.jobId,
+    occurrence: new Date(run.scheduledFor).toISOString(),
+    attempts: run.attempt,
+    lastRun: {
+      runId: run.runId,
+      status: run.status,
+      httpStatus: run.httpStatus ?? null,
+      errorType: run.errorType ?? null,
+      error: run.error ?? null,
+    },
+  };
+  // Best effort, one try: a broken webhook must not hold up the stream or loop forever.
+  await deps.invoker.invoke({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'Idempotency-Key': `${run.jobId}:${run.scheduledFor}:failed` },
+    body: JSON.stringify(summary),
+    timeoutMs: 10_000,
+  });
+}
+
+/** Applies a terminal run to its occurrence and job; returns what changed. */
+export async function completeRun(deps: CompleteRunDeps, run: CompletedRun, now: number): Promise<CompletionChange> {
+  if (run.nextAttemptAt !== undefined) {
+    await scheduleRetry(deps, run, run.nextAttemptAt, now);
+    return 'retry-scheduled';
+  }
   if (run.status === 'CANCELLED') return 'unchanged';
+  const failed = FAILED_STATUSES.includes(run.status);
+  if (failed) {
+    const job = await deps.jobs.get(run.tenantId, run.jobId);
+    if (job?.onFailureUrl) await notifyFailure(deps, job.onFailureUrl, run);
+  }
   // A recurring job ends when its schedule is exhausted, whatever its last run did.
   if (await deps.jobs.completeExhausted(run.tenantId, run.jobId, now)) return 'job-completed';
   if (run.status === 'SKIPPED') return 'unchanged';
-  const status = run.status === 'SUCCEEDED' ? 'COMPLETED' : 'FAILED';
-  const changed = await deps.jobs.finish(run.tenantId, run.jobId, status, now);
-  if (!changed) return 'unchanged';
-  return status === 'COMPLETED' ? 'job-completed' : 'job-failed';
+  const changed = await deps.jobs.finish(run.tenantId, run.jobId, failed ? 'FAILED' : 'COMPLETED', now);
+  if (changed) return failed ? 'job-failed' : 'job-completed';
+  return failed ? 'occurrence-failed' : 'unchanged';
 }

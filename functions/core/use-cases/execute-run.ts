@@ -1,14 +1,16 @@
 /**
  * The executor's work for one dispatch message: claim the run with a lease, wait out the
- * sub-second rest until its due time, call the target, record the outcome.
+ * sub-second rest until its due time, call the target, record the outcome — and, for a failure
+ * the job's retry policy covers, when the next attempt starts (the completion handler creates it).
  *
  * A redelivered or duplicate message finds the run finished (acknowledged, no call) or under a
- * live lease (handed back to the queue, so that it is retried after the lease would have expired,
- * in case its holder died).
+ * live lease (handed back to the queue, so that it is retried after the lease would have
+ * expired, in case its holder died). A run whose lease expired is taken over (at-least-once,
+ * counted as a recovery) or ends FAILED as `lost` (at-most-once: never a second call).
  */
-
 import type { DispatchMessage, Job, Run } from '../model.ts';
 import type { Clock, HttpInvoker, HttpResult, JobRepository, RunOutcome, RunRepository } from '../ports.ts';
+import { nextAttemptAt } from '../retry-policy.ts';
 import { idempotencyKeyOf } from '../run-id.ts';
 import { isTerminal } from '../run-state.ts';
 import { decideOverlap } from '../schedule/index.ts';
@@ -18,6 +20,8 @@ export interface ExecuteRunDeps {
   runs: RunRepository;
   invoker: HttpInvoker;
   clock: Clock;
+  /** Uniform in [0, 1): the jitter of retry backoff. */
+  random: () => number;
   config: { leaseMarginMs: number; owner: string };
 }
 
@@ -25,6 +29,7 @@ export type ExecuteRunResult =
   | { kind: 'called'; run: Run; outcome: RunOutcome }
   | { kind: 'cancelled' }
   | { kind: 'skipped'; reason: string }
+  | { kind: 'lost' }
   | { kind: 'already-finished' }
   | { kind: 'missing' }
   /** Another executor holds a live lease: the message must come back later. */
@@ -38,7 +43,7 @@ export class RunBusyError extends Error {
   }
 }
 
-/** Maps an HTTP result to the run's terminal outcome. */
+/** Maps an HTTP result to the run's terminal outcome (without the retry decision). */
 export function outcomeOf(result: HttpResult, completedAt: number): RunOutcome {
   const timing = { startedAt: result.startedAt, durationMs: result.durationMs, completedAt };
   if (result.kind === 'error') {
@@ -59,7 +64,25 @@ export function outcomeOf(result: HttpResult, completedAt: number): RunOutcome {
     responseExcerpt: result.bodyExcerpt,
     errorType: result.status >= 500 ? 'http_5xx' : 'http_4xx',
     error: `target answered HTTP ${result.status}`,
+    ...(result.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: result.retryAfterSeconds }),
   };
+}
+
+/** at-most-once jobs never retry, whatever their retry policy says. */
+function maxAttemptsOf(job: Job): number {
+  return job.delivery === 'at-most-once' ? 1 : job.retry.maxAttempts;
+}
+
+function withRetryDecision(job: Job, attempt: number, outcome: RunOutcome, random: number): RunOutcome {
+  if (outcome.status === 'SUCCEEDED') return outcome;
+  const at = nextAttemptAt(
+    { ...job.retry, maxAttempts: maxAttemptsOf(job) },
+    attempt,
+    outcome,
+    outcome.completedAt,
+    random,
+  );
+  return at === undefined ? outcome : { ...outcome, nextAttemptAt: at };
 }
 
 function requestOf(job: Job, message: DispatchMessage) {
@@ -83,11 +106,16 @@ export async function executeRun(deps: ExecuteRunDeps, message: DispatchMessage)
     owner: deps.config.owner,
     expiresAt: Math.max(now, message.scheduledFor) + timeoutMs + deps.config.leaseMarginMs,
     now,
+    takeOverExpired: job?.delivery !== 'at-most-once',
   };
   const claim = await deps.runs.claim(message, lease);
   if (!claim.claimed) {
     if (!claim.run) return { kind: 'missing' };
     if (isTerminal(claim.run.status)) return { kind: 'already-finished' };
+    if (claim.expired && claim.run.leaseExpiresAt !== undefined) {
+      await deps.runs.markLost(message, claim.run.leaseExpiresAt, now);
+      return { kind: 'lost' };
+    }
     return {
       kind: 'leased-elsewhere',
       ...(claim.run.leaseExpiresAt ? { leaseExpiresAt: claim.run.leaseExpiresAt } : {}),
@@ -105,7 +133,7 @@ export async function executeRun(deps: ExecuteRunDeps, message: DispatchMessage)
     return { kind: 'cancelled' };
   }
 
-  await deps.clock.sleepUntil(message.scheduledFor);
+  await deps.clock.sleepUntil(Math.max(message.scheduledFor, claim.run.availableAt ?? 0));
   if (job.policies.overlap === 'forbid') {
     // Decided at the due time, not at claim time: the predecessor may finish in between.
     const decision = decideOverlap('forbid', await deps.runs.previous(message));
@@ -120,7 +148,7 @@ export async function executeRun(deps: ExecuteRunDeps, message: DispatchMessage)
     }
   }
   const result = await deps.invoker.invoke(requestOf(job, message));
-  const outcome = outcomeOf(result, deps.clock.now());
+  const outcome = withRetryDecision(job, message.attempt, outcomeOf(result, deps.clock.now()), deps.random());
   await deps.runs.complete(message, lease.owner, outcome);
   return { kind: 'called', run: claim.run, outcome };
 }

@@ -21,6 +21,8 @@ describe('create-job input', () => {
       target: { url: 'https://example.com/hook', method: 'POST', headers: {} },
       schedule: { type: 'once', at: NOW },
       policies: { misfire: 'fire_once', overlap: 'allow' },
+      retry: { maxAttempts: 3, initialDelaySeconds: 1, maxDelaySeconds: 300, multiplier: 2 },
+      delivery: 'at-least-once',
       timeoutSeconds: 30,
     });
   });
@@ -93,6 +95,20 @@ describe('create-job input', () => {
     );
     expect(fields.schedule).toEqual({ type: 'interval', everySeconds: 5, startAt: NOW });
     expect(fields.policies).toEqual({ misfire: 'fire_once', overlap: 'forbid' });
+  });
+
+  it('rejects an initial retry delay above the maximum and 429 in retryOn', () => {
+    const problems = problemsOf(() =>
+      parseCreateJob(
+        {
+          target: { url: 'https://example.com' },
+          schedule: { type: 'once' },
+          retry: { initialDelaySeconds: 600, maxDelaySeconds: 60, retryOn: [429] },
+        },
+        NOW,
+      ),
+    );
+    expect(problems.map((p) => p.field).sort()).toEqual(['retry.initialDelaySeconds', 'retry.retryOn']);
   });
 
   it('reports target and schedule problems together', () => {

@@ -4,7 +4,7 @@ import type { HttpRequest, HttpResult } from '#core/ports';
 import { completeRun } from '#core/use-cases/complete-run';
 import { executeRun, outcomeOf } from '#core/use-cases/execute-run';
 import { newRun } from '#core/use-cases/new-run';
-import { FakeClock, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
+import { FakeClock, RecordingDispatcher, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
 
@@ -16,6 +16,8 @@ const job: Job = {
   target: { url: 'https://example.com/hook', method: 'POST', headers: { 'x-team': 'a' }, body: '{"a":1}' },
   schedule: { type: 'once', at: DUE },
   policies: { misfire: 'fire_once', overlap: 'allow' },
+  retry: { maxAttempts: 3, initialDelaySeconds: 1, maxDelaySeconds: 300, multiplier: 2 },
+  delivery: 'at-least-once',
   timeoutSeconds: 10,
   status: 'ACTIVE',
   version: 2,
@@ -39,7 +41,14 @@ async function setup(
   await jobs.create(job);
   const run = newRun(job, DUE, 1, DUE - 60_000, 7);
   await runs.createIfAbsent(run);
-  const deps = (owner: string) => ({ jobs, runs, invoker, clock, config: { leaseMarginMs: 30_000, owner } });
+  const deps = (owner: string) => ({
+    jobs,
+    runs,
+    invoker,
+    clock,
+    random: () => 0.5,
+    config: { leaseMarginMs: 30_000, owner },
+  });
   const message = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: run.runId };
   return { jobs, runs, clock, invoker, deps, message };
 }
@@ -80,7 +89,7 @@ describe('executing a run', () => {
 
   it('hands a message back while another executor holds a live lease', async () => {
     const { deps, message, runs, invoker } = await setup();
-    await runs.claim(message, { owner: 'other', expiresAt: DUE + 40_000, now: DUE - 500 });
+    await runs.claim(message, { owner: 'other', expiresAt: DUE + 40_000, now: DUE - 500, takeOverExpired: true });
 
     const result = await executeRun(deps('exec-2'), message);
 
@@ -90,7 +99,7 @@ describe('executing a run', () => {
 
   it('takes over a run whose lease expired and records the recovery', async () => {
     const { deps, message, runs, clock } = await setup();
-    await runs.claim(message, { owner: 'crashed', expiresAt: DUE + 40_000, now: DUE - 500 });
+    await runs.claim(message, { owner: 'crashed', expiresAt: DUE + 40_000, now: DUE - 500, takeOverExpired: true });
     clock.current = DUE + 41_000;
 
     const result = await executeRun(deps('exec-2'), message);
@@ -139,13 +148,20 @@ describe('run outcomes', () => {
   });
 });
 
+function completionDeps(jobs: InMemoryJobRepository, runs = new InMemoryRunRepository()) {
+  const dispatcher = new RecordingDispatcher();
+  const clock = new FakeClock(DUE);
+  const invoker = new ScriptedInvoker(clock, () => ({ kind: 'response', status: 200, bodyExcerpt: '', durationMs: 1 }));
+  return { jobs, runs, dispatcher, invoker, config: { retentionDays: 7 } };
+}
+
 describe('completing a run', () => {
   it('completes a one-time job when its run succeeds, and only once', async () => {
     const { jobs } = await setup();
     const run = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: 'r', status: 'SUCCEEDED' as const };
 
-    expect(await completeRun({ jobs }, run, DUE + 1)).toBe('job-completed');
-    expect(await completeRun({ jobs }, run, DUE + 2)).toBe('unchanged');
+    expect(await completeRun(completionDeps(jobs), run, DUE + 1)).toBe('job-completed');
+    expect(await completeRun(completionDeps(jobs), run, DUE + 2)).toBe('unchanged');
     expect((await jobs.get('t', 'J1'))?.status).toBe('COMPLETED');
   });
 
@@ -153,7 +169,7 @@ describe('completing a run', () => {
     const { jobs } = await setup();
     const run = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: 'r', status: 'TIMED_OUT' as const };
 
-    expect(await completeRun({ jobs }, run, DUE + 1)).toBe('job-failed');
+    expect(await completeRun(completionDeps(jobs), run, DUE + 1)).toBe('job-failed');
     expect((await jobs.get('t', 'J1'))?.status).toBe('FAILED');
   });
 
@@ -161,7 +177,7 @@ describe('completing a run', () => {
     const { jobs } = await setup();
     (jobs.items.get('t/J1') as Job).status = 'CANCELLED';
     const run = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: 'r', status: 'CANCELLED' as const };
-    expect(await completeRun({ jobs }, run, DUE + 1)).toBe('unchanged');
+    expect(await completeRun(completionDeps(jobs), run, DUE + 1)).toBe('unchanged');
     expect((await jobs.get('t', 'J1'))?.status).toBe('CANCELLED');
   });
 });
@@ -172,7 +188,7 @@ describe('overlap', () => {
     Object.assign(jobs.items.get('t/J1') as Job, { policies: { misfire: 'fire_once', overlap: 'forbid' } });
     const earlier = newRun(job, DUE - 1_000, 1, DUE - 60_000, 7);
     await runs.createIfAbsent(earlier);
-    await runs.claim(earlier, { owner: 'slow', expiresAt: DUE + 60_000, now: DUE - 1_000 });
+    await runs.claim(earlier, { owner: 'slow', expiresAt: DUE + 60_000, now: DUE - 1_000, takeOverExpired: true });
 
     const result = await executeRun(deps('exec-1'), message);
 
@@ -201,7 +217,7 @@ describe('completing runs of recurring jobs', () => {
     });
     const run = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: 'r', status: 'FAILED' as const };
 
-    expect(await completeRun({ jobs }, run, DUE + 1)).toBe('unchanged');
+    expect(await completeRun(completionDeps(jobs), run, DUE + 1)).toBe('occurrence-failed');
     expect((await jobs.get('t', 'J1'))?.status).toBe('ACTIVE');
   });
 
@@ -212,7 +228,7 @@ describe('completing runs of recurring jobs', () => {
     });
     const run = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: 'r', status: 'FAILED' as const };
 
-    expect(await completeRun({ jobs }, run, DUE + 1)).toBe('job-completed');
+    expect(await completeRun(completionDeps(jobs), run, DUE + 1)).toBe('job-completed');
     expect((await jobs.get('t', 'J1'))?.status).toBe('COMPLETED');
   });
 });

@@ -1,0 +1,47 @@
+/**
+ * Dead letters: a dispatch message SQS gave up on (maxReceiveCount) still ends its run visibly,
+ * as DEAD_LETTERED with the reason; a tenant can list them and re-drive one as a new attempt.
+ */
+import { ConflictError, NotFoundError } from '../errors.ts';
+import type { DispatchMessage, Run } from '../model.ts';
+import type { JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
+import { parseRunId } from '../run-id.ts';
+import { newRun } from './new-run.ts';
+
+/** Records the run of a dead-lettered message; false when the run had already ended otherwise. */
+export async function recordDeadLetter(
+  runs: RunRepository,
+  message: DispatchMessage,
+  receiveCount: number,
+  now: number,
+): Promise<boolean> {
+  return runs.deadLetter(message, `dispatch message dead-lettered after ${receiveCount} receives`, now);
+}
+
+export interface RedriveDeps {
+  jobs: JobRepository;
+  runs: RunRepository;
+  dispatcher: RunDispatcher;
+  config: { retentionDays: number };
+}
+
+/** Re-drives a dead-lettered run of the tenant as a new attempt of the same occurrence, now. */
+export async function redriveRun(deps: RedriveDeps, tenantId: string, runId: string, now: number): Promise<Run> {
+  const parts = parseRunId(runId);
+  if (!parts) throw new NotFoundError(`run ${runId}`);
+  const run = await deps.runs.get({ tenantId, ...parts });
+  if (!run) throw new NotFoundError(`run ${runId}`);
+  if (run.status !== 'DEAD_LETTERED')
+    throw new ConflictError(`run ${runId} is ${run.status}; only dead-lettered runs can be re-driven`);
+  const job = await deps.jobs.get(tenantId, run.jobId);
+  if (!job || job.status === 'CANCELLED') throw new ConflictError(`job ${run.jobId} is cancelled`);
+
+  const next = newRun(run, run.scheduledFor, run.attempt + 1, now, deps.config.retentionDays);
+  const created = await deps.runs.createIfAbsent(next);
+  if (!created.created) throw new ConflictError(`run ${runId} was already re-driven as ${next.runId}`);
+  const { scheduledFor, attempt } = next;
+  await deps.dispatcher.dispatch([
+    { message: { tenantId, jobId: run.jobId, scheduledFor, attempt, runId: next.runId }, delaySeconds: 0 },
+  ]);
+  return next;
+}

@@ -1,0 +1,20 @@
+/** GET /v1/dead-letters — the tenant's dead-lettered runs, newest first. */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { runView } from '#core/views';
+import { logger } from '../logger.ts';
+import { runRepository } from '../wiring.ts';
+import { httpErrors } from './http-errors.ts';
+import { pageQueryOf } from './page-query.ts';
+import { json } from './responses.ts';
+import { tenantOf } from './tenant.ts';
+
+export async function listDeadLetters(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const page = await runRepository().listDeadLetters(tenantOf(event), pageQueryOf(event));
+  return json(200, { items: page.items.map(runView), cursor: page.cursor ?? null });
+}
+
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(listDeadLetters)
+  .use(injectLambdaContext(logger))
+  .use(httpErrors());

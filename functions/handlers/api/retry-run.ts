@@ -1,0 +1,28 @@
+/** POST /v1/runs/{runId}/retry — re-drive a dead-lettered run as a new attempt, now. */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { NotFoundError } from '#core/errors';
+import { redriveRun } from '#core/use-cases/dead-letters';
+import { runView } from '#core/views';
+import { logger } from '../logger.ts';
+import { jobRepository, runDispatcher, runRepository, schedulingConfig } from '../wiring.ts';
+import { httpErrors } from './http-errors.ts';
+import { json } from './responses.ts';
+import { tenantOf } from './tenant.ts';
+
+export async function retryRun(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const runId = event.pathParameters?.runId;
+  if (!runId) throw new NotFoundError('run');
+  const run = await redriveRun(
+    { jobs: jobRepository(), runs: runRepository(), dispatcher: runDispatcher(), config: schedulingConfig() },
+    tenantOf(event),
+    runId,
+    Date.now(),
+  );
+  return json(202, runView(run));
+}
+
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(retryRun)
+  .use(injectLambdaContext(logger))
+  .use(httpErrors());

@@ -1,0 +1,40 @@
+/**
+ * The dead-letter handler: consumes the dispatch queue's DLQ, where SQS moves a message after
+ * maxReceiveCount failed receives, and ends its run as DEAD_LETTERED with the reason, so every
+ * run still ends visibly (and the completion handler finishes the job).
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { recordDeadLetter } from '#core/use-cases/dead-letters';
+import { parseDispatchMessage } from './dispatch-message.ts';
+import { logger } from './logger.ts';
+import { runRepository } from './wiring.ts';
+
+const processor = new BatchProcessor(EventType.SQS);
+
+async function recordHandler(record: SQSRecord): Promise<void> {
+  let message: ReturnType<typeof parseDispatchMessage>;
+  try {
+    message = parseDispatchMessage(record);
+  } catch (error) {
+    // Not a Chronos message: nothing to record, and retrying cannot help. Keep it visible in the log.
+    logger.error('unreadable dead letter dropped', { messageId: record.messageId, error: error as Error });
+    return;
+  }
+  const receives = Number(record.attributes.ApproximateReceiveCount ?? 0);
+  const recorded = await recordDeadLetter(runRepository(), message, receives, Date.now());
+  logger.warn(recorded ? 'run dead-lettered' : 'dead letter for a run that had already ended', {
+    tenantId: message.tenantId,
+    jobId: message.jobId,
+    runId: message.runId,
+    attempt: message.attempt,
+  });
+}
+
+export async function handleDeadLetters(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
+  return processPartialResponse(event, recordHandler, processor, { context });
+}
+
+export const handler = middy(handleDeadLetters).use(injectLambdaContext(logger));

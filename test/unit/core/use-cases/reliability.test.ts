@@ -1,0 +1,232 @@
+import { describe, expect, it } from 'vitest';
+import { ConflictError } from '#core/errors';
+import type { Job } from '#core/model';
+import type { HttpRequest, HttpResult } from '#core/ports';
+import { completeRun } from '#core/use-cases/complete-run';
+import { recordDeadLetter, redriveRun } from '#core/use-cases/dead-letters';
+import { executeRun } from '#core/use-cases/execute-run';
+import { newRun } from '#core/use-cases/new-run';
+import { RESWEEP_AFTER_MS, sweepRuns } from '#core/use-cases/sweep-runs';
+import { FakeClock, RecordingDispatcher, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
+import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
+import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
+
+const DUE = Date.parse('2026-06-01T12:00:00Z');
+
+const baseJob: Job = {
+  tenantId: 't',
+  jobId: 'J1',
+  target: { url: 'https://example.com/hook', method: 'POST', headers: {} },
+  schedule: { type: 'once', at: DUE },
+  policies: { misfire: 'fire_once', overlap: 'allow' },
+  retry: { maxAttempts: 3, initialDelaySeconds: 10, maxDelaySeconds: 3_600, multiplier: 2 },
+  delivery: 'at-least-once',
+  onFailureUrl: 'https://example.com/failed',
+  timeoutSeconds: 5,
+  status: 'ACTIVE',
+  version: 2,
+  createdAt: DUE - 60_000,
+  updatedAt: DUE - 60_000,
+  occurrenceCount: 1,
+};
+
+type Answer = (r: HttpRequest) => Omit<HttpResult, 'startedAt'>;
+const answer500: Answer = () => ({ kind: 'response', status: 500, bodyExcerpt: 'boom', durationMs: 3 });
+
+async function world(job: Partial<Job> = {}, answer: Answer = answer500) {
+  const jobs = new InMemoryJobRepository();
+  const runs = new InMemoryRunRepository();
+  const dispatcher = new RecordingDispatcher();
+  const clock = new FakeClock(DUE);
+  const invoker = new ScriptedInvoker(clock, answer);
+  await jobs.create({ ...baseJob, ...job });
+  const executor = (owner: string) => ({
+    jobs,
+    runs,
+    invoker,
+    clock,
+    random: () => 0.5,
+    config: { leaseMarginMs: 30_000, owner },
+  });
+  const completion = { jobs, runs, dispatcher, invoker, config: { retentionDays: 7 } };
+  const first = newRun(baseJob, DUE, 1, DUE - 1_000, 7);
+  await runs.createIfAbsent(first);
+  const message = (attempt: number) => ({
+    tenantId: 't',
+    jobId: 'J1',
+    scheduledFor: DUE,
+    attempt,
+    runId: `J1_${DUE}_${attempt}`,
+  });
+  return { jobs, runs, dispatcher, clock, invoker, executor, completion, message };
+}
+
+describe('retries', () => {
+  it('marks a retryable failure with the time of the next attempt, using jittered backoff', async () => {
+    const { executor, message, runs } = await world();
+
+    const result = await executeRun(executor('e'), message(1));
+
+    expect(result.kind === 'called' && result.outcome.nextAttemptAt).toBe(DUE + 5_000); // 0.5 × 10 s
+    expect(await runs.get(message(1))).toMatchObject({ status: 'FAILED', nextAttemptAt: DUE + 5_000 });
+  });
+
+  it('creates the next attempt of the same occurrence and sends it with the backoff as delay', async () => {
+    const { executor, message, runs, dispatcher, completion, jobs } = await world();
+    await executeRun(executor('e'), message(1));
+    const failed = (await runs.get(message(1))) as never;
+
+    expect(await completeRun(completion, { ...(failed as object), status: 'FAILED' } as never, DUE)).toBe(
+      'retry-scheduled',
+    );
+
+    expect(await runs.get(message(2))).toMatchObject({
+      status: 'QUEUED',
+      attempt: 2,
+      scheduledFor: DUE,
+      availableAt: DUE + 5_000,
+    });
+    expect(dispatcher.sent).toEqual([{ message: message(2), delaySeconds: 5 }]);
+    expect((await jobs.get('t', 'J1'))?.status).toBe('ACTIVE');
+  });
+
+  it('stops after maxAttempts, fails the one-time job and notifies onFailure once', async () => {
+    const { executor, message, runs, completion, jobs, invoker } = await world({
+      retry: { ...baseJob.retry, maxAttempts: 2 },
+    });
+    await runs.createIfAbsent(newRun(baseJob, DUE, 2, DUE, 7));
+
+    const result = await executeRun(executor('e'), message(2));
+    expect(result.kind === 'called' && result.outcome.nextAttemptAt).toBeUndefined();
+    const last = (await runs.get(message(2))) as never;
+
+    expect(await completeRun(completion, last, DUE + 10)).toBe('job-failed');
+    expect((await jobs.get('t', 'J1'))?.status).toBe('FAILED');
+    const webhook = invoker.requests.filter((r) => r.url === 'https://example.com/failed');
+    expect(webhook).toHaveLength(1);
+    expect(JSON.parse(webhook[0]?.body ?? '{}')).toMatchObject({
+      event: 'occurrence.failed',
+      jobId: 'J1',
+      attempts: 2,
+      lastRun: { httpStatus: 500 },
+    });
+  });
+
+  it('does not retry a 404 unless the job lists it', async () => {
+    const notFound: Answer = () => ({ kind: 'response', status: 404, bodyExcerpt: '', durationMs: 1 });
+    const plain = await world({}, notFound);
+    const listed = await world({ retry: { ...baseJob.retry, retryOn: [404] } }, notFound);
+
+    const a = await executeRun(plain.executor('e'), plain.message(1));
+    const b = await executeRun(listed.executor('e'), listed.message(1));
+
+    expect(a.kind === 'called' && a.outcome.nextAttemptAt).toBeUndefined();
+    expect(b.kind === 'called' && b.outcome.nextAttemptAt).toBe(DUE + 5_000);
+  });
+
+  it('honours Retry-After on 429', async () => {
+    const limited: Answer = () => ({
+      kind: 'response',
+      status: 429,
+      bodyExcerpt: '',
+      durationMs: 1,
+      retryAfterSeconds: 120,
+    });
+    const { executor, message } = await world({}, limited);
+    const result = await executeRun(executor('e'), message(1));
+    expect(result.kind === 'called' && result.outcome).toMatchObject({
+      retryAfterSeconds: 120,
+      nextAttemptAt: DUE + 120_000,
+    });
+  });
+
+  it('parks a retry due beyond the SQS delay limit for the sweep instead of sending it', async () => {
+    const { runs, dispatcher, completion, message } = await world();
+    const failed = { ...message(1), status: 'FAILED' as const, nextAttemptAt: DUE + 3_600_000 };
+
+    await completeRun(completion, failed, DUE);
+
+    expect(dispatcher.sent).toEqual([]);
+    const parked = runs.items.get(`t/J1/${DUE}/2`);
+    expect(parked).toMatchObject({ status: 'QUEUED', availableAt: DUE + 3_600_000 });
+    expect(parked?.sweepAt).toBe(DUE + 3_600_000 - 840_000);
+  });
+
+  it('never retries an at-most-once job', async () => {
+    const { executor, message } = await world({ delivery: 'at-most-once' });
+    const result = await executeRun(executor('e'), message(1));
+    expect(result.kind === 'called' && result.outcome.nextAttemptAt).toBeUndefined();
+  });
+});
+
+describe('leases and crash recovery', () => {
+  it('records an at-most-once run found under an expired lease as lost, without calling', async () => {
+    const { executor, message, runs, clock, invoker } = await world({ delivery: 'at-most-once' });
+    await runs.claim(message(1), { owner: 'crashed', expiresAt: DUE + 10_000, now: DUE, takeOverExpired: false });
+    clock.current = DUE + 20_000;
+
+    expect((await executeRun(executor('e'), message(1))).kind).toBe('lost');
+    expect(invoker.requests).toHaveLength(0);
+    expect(await runs.get(message(1))).toMatchObject({ status: 'FAILED', errorType: 'lost' });
+  });
+
+  it('sweeps a run stuck past its lease back to the queue, once across racing scanners', async () => {
+    const { runs, dispatcher, message } = await world();
+    await runs.claim(message(1), { owner: 'crashed', expiresAt: DUE + 10_000, now: DUE, takeOverExpired: true });
+    const deps = { runs, dispatcher, config: { shardCount: 4 } };
+
+    expect(await sweepRuns(deps, DUE + 5_000)).toEqual({ found: 0, resent: 0 });
+    const results = await Promise.all([sweepRuns(deps, DUE + 11_000), sweepRuns(deps, DUE + 11_000)]);
+
+    expect(results.reduce((n, r) => n + r.resent, 0)).toBe(1);
+    expect(dispatcher.sent).toEqual([{ message: message(1), delaySeconds: 0 }]);
+    expect(runs.items.get(`t/J1/${DUE}/1`)?.sweepAt).toBe(DUE + 11_000 + RESWEEP_AFTER_MS);
+  });
+
+  it('sends a parked retry once it is within reach of an SQS delay', async () => {
+    const { runs, dispatcher, completion, message } = await world();
+    await completeRun(completion, { ...message(1), status: 'FAILED', nextAttemptAt: DUE + 3_600_000 }, DUE);
+
+    await sweepRuns({ runs, dispatcher, config: { shardCount: 4 } }, DUE + 3_600_000 - 840_000);
+
+    expect(dispatcher.sent).toEqual([{ message: message(2), delaySeconds: 840 }]);
+  });
+});
+
+describe('dead letters', () => {
+  it('ends a dead-lettered run visibly and lets the tenant re-drive it as a new attempt', async () => {
+    const { runs, jobs, dispatcher, message } = await world();
+
+    expect(await recordDeadLetter(runs, message(1), 5, DUE + 1)).toBe(true);
+    expect(await runs.get(message(1))).toMatchObject({
+      status: 'DEAD_LETTERED',
+      error: 'dispatch message dead-lettered after 5 receives',
+    });
+    expect((await runs.listDeadLetters('t', { limit: 10 })).items).toHaveLength(1);
+    expect((await runs.listDeadLetters('other', { limit: 10 })).items).toHaveLength(0);
+
+    const next = await redriveRun(
+      { jobs, runs, dispatcher, config: { retentionDays: 7 } },
+      't',
+      message(1).runId,
+      DUE + 2,
+    );
+    expect(next).toMatchObject({ attempt: 2, status: 'QUEUED' });
+    expect(dispatcher.sent).toEqual([{ message: message(2), delaySeconds: 0 }]);
+    await expect(
+      redriveRun({ jobs, runs, dispatcher, config: { retentionDays: 7 } }, 't', message(1).runId, DUE + 3),
+    ).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  it('leaves a run that already finished alone', async () => {
+    const { runs, executor, message } = await world({}, () => ({
+      kind: 'response',
+      status: 200,
+      bodyExcerpt: '',
+      durationMs: 1,
+    }));
+    await executeRun(executor('e'), message(1));
+    expect(await recordDeadLetter(runs, message(1), 5, DUE + 1)).toBe(false);
+    expect((await runs.get(message(1)))?.status).toBe('SUCCEEDED');
+  });
+});
