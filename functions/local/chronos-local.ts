@@ -13,6 +13,7 @@ import { type RunningEmulator, startDynamoDbLocal } from './emulators/dynamodb-l
 import { startSqsEmulator } from './emulators/fauxqs.ts';
 import { createLocalClients, LOCAL_CREDENTIALS, LOCAL_REGION, type LocalEndpoints } from './emulators/local-clients.ts';
 import { type HandlerOverrides, loadHandlers, needsRealHandlers } from './handler-modules.ts';
+import { MAX_CONCURRENCY_ENV } from './lambda-context.ts';
 import { provisionLocalResources, type QueueInfo } from './provision.ts';
 import { type RunningScannerTimer, startScannerTimer } from './scanner-timer.ts';
 import { type RunningSqsPoller, startSqsPoller } from './sqs-poller.ts';
@@ -217,6 +218,8 @@ function functionEnvironment(
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
     AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+    // Many invocations share this process: tell Powertools to keep per-invocation state apart.
+    [MAX_CONCURRENCY_ENV]: String(options.sqsConcurrency ?? 8),
     [ENV.jobsTable]: resources.tables.jobs,
     [ENV.runsTable]: resources.tables.runs,
     [ENV.dispatchQueueUrl]: resources.queues.dispatch.url,

@@ -2,8 +2,14 @@
  * The Lambda `Context` and invocation rules for handlers run by the local runtime: a fresh request
  * id per invocation, the remaining time counting down from the function's timeout, and an
  * invocation that fails with Lambda's own message once that timeout passes.
+ *
+ * Several invocations of one function run at once in this one process, as on Lambda with
+ * multi-concurrency. Like the Lambda runtime there, each invocation runs inside its own
+ * InvokeStore scope, so libraries that keep per-invocation state (Powertools' BatchProcessor and
+ * Logger) keep it apart once `AWS_LAMBDA_MAX_CONCURRENCY` is set (see MAX_CONCURRENCY_ENV).
  */
 import { randomUUID } from 'node:crypto';
+import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
 
 /** A Lambda handler as Chronos writes them: async, no callback. */
@@ -17,6 +23,11 @@ export interface LocalFunction {
 }
 
 const LOCAL_ACCOUNT_ID = '000000000000';
+
+/** Set by the Lambda runtime when invocations share a process; Powertools then scopes its state per invocation. */
+export const MAX_CONCURRENCY_ENV = 'AWS_LAMBDA_MAX_CONCURRENCY';
+
+let invokeStore: Promise<InvokeStoreBase> | undefined;
 
 /** Builds the context Lambda would pass to one invocation that starts now. */
 export function createLambdaContext(fn: LocalFunction): Context {
@@ -67,7 +78,10 @@ export async function invokeLambda<TEvent, TResult>(
     );
   });
   try {
-    return await Promise.race([Promise.resolve().then(() => handler(event, context)), timeout]);
+    const store = await (invokeStore ??= InvokeStore.getInstanceAsync(true));
+    const scope = { [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId };
+    const invocation = store.run(scope, () => Promise.resolve().then(() => handler(event, context)));
+    return await Promise.race([invocation, timeout]);
   } finally {
     clearTimeout(timer);
   }

@@ -1,13 +1,18 @@
 /**
  * Creates, idempotently, the tables and queues Chronos needs on the emulators, with the same key
- * layout as the deployed stack (table-definitions.ts). Running it twice changes nothing.
+ * layout and indexes as the deployed stack (table-definitions.ts, read by the same rules as
+ * lib/table-indexes.ts). Running it twice changes nothing.
  */
 import {
+  type AttributeDefinition,
   CreateTableCommand,
+  type CreateTableCommandInput,
   DescribeTableCommand,
   DescribeTimeToLiveCommand,
   type DynamoDBClient,
+  type GlobalSecondaryIndex,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
@@ -20,6 +25,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { MAX_TIMEOUT_SECONDS } from '#core/limits';
+import { type IndexDefinition, secondaryIndexes } from './table-indexes.ts';
 
 export interface ProvisionOptions {
   dynamodb: DynamoDBClient;
@@ -73,55 +79,13 @@ export async function provisionLocalResources(options: ProvisionOptions): Promis
 }
 
 async function ensureJobsTable(client: DynamoDBClient, tableName: string): Promise<void> {
-  if (await describeTable(client, tableName)) return;
-  const index = JOBS_TABLE.dueIndex;
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [
-        { AttributeName: JOBS_TABLE.partitionKey, AttributeType: 'S' },
-        { AttributeName: JOBS_TABLE.sortKey, AttributeType: 'S' },
-        { AttributeName: index.partitionKey, AttributeType: 'S' },
-        { AttributeName: index.sortKey, AttributeType: 'N' },
-      ],
-      KeySchema: [
-        { AttributeName: JOBS_TABLE.partitionKey, KeyType: 'HASH' },
-        { AttributeName: JOBS_TABLE.sortKey, KeyType: 'RANGE' },
-      ],
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: index.name,
-          KeySchema: [
-            { AttributeName: index.partitionKey, KeyType: 'HASH' },
-            { AttributeName: index.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projectedAttributes] },
-        },
-      ],
-    }),
-  );
+  await ensureTable(client, tableName, JOBS_TABLE, {});
 }
 
 async function ensureRunsTable(client: DynamoDBClient, tableName: string): Promise<string> {
-  const existing = await describeTable(client, tableName);
-  if (!existing) {
-    await client.send(
-      new CreateTableCommand({
-        TableName: tableName,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: RUNS_TABLE.partitionKey, AttributeType: 'S' },
-          { AttributeName: RUNS_TABLE.sortKey, AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: RUNS_TABLE.partitionKey, KeyType: 'HASH' },
-          { AttributeName: RUNS_TABLE.sortKey, KeyType: 'RANGE' },
-        ],
-        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
-      }),
-    );
-  }
+  await ensureTable(client, tableName, RUNS_TABLE, {
+    StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+  });
   const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
   if (ttl.TimeToLiveDescription?.TimeToLiveStatus !== 'ENABLED') {
     await client.send(
@@ -135,6 +99,72 @@ async function ensureRunsTable(client: DynamoDBClient, tableName: string): Promi
   const streamArn = table?.LatestStreamArn;
   if (!streamArn) throw new Error(`Table ${tableName} exists without a stream; delete it and provision again`);
   return streamArn;
+}
+
+/** Creates the table with every declared index, or adds the indexes an existing table lacks. */
+async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+  definition: { partitionKey: string; sortKey: string },
+  extra: Pick<CreateTableCommandInput, 'StreamSpecification'>,
+): Promise<void> {
+  const indexes = secondaryIndexes(definition);
+  const existing = await describeTable(client, tableName);
+  if (!existing) {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: attributeDefinitions([
+          { AttributeName: definition.partitionKey, AttributeType: 'S' },
+          { AttributeName: definition.sortKey, AttributeType: 'S' },
+          ...indexes.flatMap(indexAttributes),
+        ]),
+        KeySchema: [
+          { AttributeName: definition.partitionKey, KeyType: 'HASH' },
+          { AttributeName: definition.sortKey, KeyType: 'RANGE' },
+        ],
+        ...(indexes.length > 0 ? { GlobalSecondaryIndexes: indexes.map(toGsi) } : {}),
+        ...extra,
+      }),
+    );
+    return;
+  }
+  const present = new Set((existing.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  // DynamoDB creates one index per UpdateTable call.
+  for (const index of indexes.filter((i) => !present.has(i.name))) {
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: indexAttributes(index),
+        GlobalSecondaryIndexUpdates: [{ Create: toGsi(index) }],
+      }),
+    );
+  }
+}
+
+function indexAttributes(index: IndexDefinition): AttributeDefinition[] {
+  return [
+    { AttributeName: index.partitionKey, AttributeType: 'S' },
+    ...(index.sortKey ? [{ AttributeName: index.sortKey, AttributeType: 'N' as const }] : []),
+  ];
+}
+
+function attributeDefinitions(all: AttributeDefinition[]): AttributeDefinition[] {
+  return all.filter((attribute, i) => all.findIndex((a) => a.AttributeName === attribute.AttributeName) === i);
+}
+
+function toGsi(index: IndexDefinition): GlobalSecondaryIndex {
+  return {
+    IndexName: index.name,
+    KeySchema: [
+      { AttributeName: index.partitionKey, KeyType: 'HASH' },
+      ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' as const }] : []),
+    ],
+    Projection: index.projectedAttributes
+      ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projectedAttributes] }
+      : { ProjectionType: 'ALL' },
+  };
 }
 
 async function describeTable(client: DynamoDBClient, tableName: string) {

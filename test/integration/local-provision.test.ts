@@ -1,11 +1,15 @@
-import { DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOBS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { type RunningEmulator, startDynamoDbLocal } from '#local/emulators/dynamodb-local';
 import { startSqsEmulator } from '#local/emulators/fauxqs';
 import { createLocalClients, type LocalClients } from '#local/emulators/local-clients';
 import { type ProvisionedResources, provisionLocalResources } from '#local/provision';
+import { secondaryIndexes } from '#local/table-indexes';
+
+const byName = (a: { IndexName?: string }, b: { IndexName?: string }) =>
+  (a.IndexName ?? '').localeCompare(b.IndexName ?? '');
 
 describe('provisionLocalResources', () => {
   let dynamo: RunningEmulator;
@@ -53,6 +57,20 @@ describe('provisionLocalResources', () => {
     expect(Table?.KeySchema?.map((k) => k.AttributeName)).toEqual(['pk', 'sk']);
     expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
     expect(resources.runsStreamArn).toBe(Table?.LatestStreamArn);
+    const declared = secondaryIndexes(RUNS_TABLE).map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' }] : []),
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    }));
+    const created = (Table?.GlobalSecondaryIndexes ?? []).map(({ IndexName, KeySchema, Projection }) => ({
+      IndexName,
+      KeySchema,
+      Projection,
+    }));
+    expect(created.sort(byName)).toEqual(declared.sort(byName));
     const ttl = await clients.dynamodb.send(new DescribeTimeToLiveCommand({ TableName: 'test-runs' }));
     expect(ttl.TimeToLiveDescription).toMatchObject({ AttributeName: 'expiresAt', TimeToLiveStatus: 'ENABLED' });
   });
@@ -74,6 +92,31 @@ describe('provisionLocalResources', () => {
       new SendMessageCommand({ QueueUrl: resources.queues.dispatch.url, MessageBody: '{}' }),
     );
     expect(sent.MessageId).toBeTruthy();
+  });
+
+  it('adds the declared indexes an existing table lacks', async () => {
+    await clients.dynamodb.send(
+      new CreateTableCommand({
+        TableName: 'old-jobs',
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'tenantId', AttributeType: 'S' },
+          { AttributeName: 'jobId', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'tenantId', KeyType: 'HASH' },
+          { AttributeName: 'jobId', KeyType: 'RANGE' },
+        ],
+      }),
+    );
+    await provisionLocalResources({
+      dynamodb: clients.dynamodb,
+      sqs: clients.sqs,
+      sqsEndpoint: sqsEmulator.endpoint,
+      namePrefix: 'old-',
+    });
+    const { Table } = await clients.dynamodb.send(new DescribeTableCommand({ TableName: 'old-jobs' }));
+    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['due-index']);
   });
 
   it('changes nothing when run again', async () => {
