@@ -40,6 +40,7 @@ export function createChronosApp(appProps: AppProps = {}, options: ChronosAppOpt
     jobsTable: stateful.jobsTable,
     runsTable: stateful.runsTable,
     dispatchQueue: stateful.dispatchQueue,
+    dispatchDeadLetterQueue: stateful.dispatchDeadLetterQueue,
   });
   stateless.addStackDependency(stateful);
   if (options.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));

@@ -14,6 +14,8 @@ export interface CompletionHandlerProps {
   jobsTable: dynamodb.ITable;
   /** Must have a stream with old and new images. */
   runsTable: dynamodb.ITable;
+  /** Where the next attempt of a failed run is sent. */
+  dispatchQueue: sqs.IQueue;
   /** Concurrent batches per stream shard (1..10). */
   parallelizationFactor: number;
   shared: SharedFunctionProps;
@@ -21,8 +23,8 @@ export interface CompletionHandlerProps {
 }
 
 /**
- * The completion handler: reacts to runs entering a terminal state (stream filter) and updates
- * their job. A poison record is isolated by bisecting, retried a bounded number of times, and
+ * The completion handler: reacts to runs entering a terminal state (stream filter): creates and
+ * sends the next attempt of a failed run, and updates its job. A poison record is isolated by bisecting, retried a bounded number of times, and
  * then its stream coordinates go to a failure queue so the shard keeps moving.
  */
 export class CompletionHandler extends Construct {
@@ -41,7 +43,9 @@ export class CompletionHandler extends Construct {
       ...props.shared,
     })
       .bindTable({ table: props.jobsTable, access: 'readWrite', envName: ENV.jobsTable })
-      .bindTable({ table: props.runsTable, access: 'read', envName: ENV.runsTable });
+      // Writes the next attempt of a failed run (retries), and sends it.
+      .bindTable({ table: props.runsTable, access: 'readWrite', envName: ENV.runsTable })
+      .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
     this.eventSource = new DynamoEventSource(props.runsTable, {
       startingPosition: lambda.StartingPosition.TRIM_HORIZON,
       batchSize: 25,

@@ -10,6 +10,7 @@ import { ApiAuthorizer } from '../constructs/api-authorizer.ts';
 import { ApiHandlers } from '../constructs/api-handlers.ts';
 import type { SharedFunctionProps } from '../constructs/chronos-function.ts';
 import { CompletionHandler } from '../constructs/completion-handler.ts';
+import { DeadLetterHandler } from '../constructs/dead-letter-handler.ts';
 import { Executor } from '../constructs/executor.ts';
 import { Scanner } from '../constructs/scanner.ts';
 import { SchedulerApi } from '../constructs/scheduler-api.ts';
@@ -19,6 +20,8 @@ export interface StatelessStackProps extends StackProps {
   jobsTable: dynamodb.ITable;
   runsTable: dynamodb.ITable;
   dispatchQueue: sqs.IQueue;
+  /** Where SQS moves dispatch messages after maxReceiveCount; its consumer records dead letters. */
+  dispatchDeadLetterQueue: sqs.IQueue;
 }
 
 /** The code: functions, the API and the schedule. Redeploying it never touches stored data. */
@@ -29,6 +32,7 @@ export class StatelessStack extends Stack {
   public readonly scanner: Scanner;
   public readonly executor: Executor;
   public readonly completion: CompletionHandler;
+  public readonly deadLetters: DeadLetterHandler;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -79,9 +83,15 @@ export class StatelessStack extends Stack {
     this.completion = new CompletionHandler(this, 'Completion', {
       jobsTable,
       runsTable,
+      dispatchQueue,
       parallelizationFactor: config.completionParallelizationFactor,
       shared,
       retainData,
+    });
+    this.deadLetters = new DeadLetterHandler(this, 'DeadLetters', {
+      runsTable,
+      deadLetterQueue: props.dispatchDeadLetterQueue,
+      shared,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the Chronos API stage' });
   }

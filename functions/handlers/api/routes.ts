@@ -42,4 +42,18 @@ export const ROUTES: readonly Route[] = [
     access: { jobs: 'read', runs: 'read' },
   },
   { method: 'GET', path: '/v1/health', handler: 'health', authorized: false, access: { jobs: 'read' } },
+  {
+    method: 'GET',
+    path: '/v1/dead-letters',
+    handler: 'list-dead-letters',
+    authorized: true,
+    access: { runs: 'read' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/runs/{runId}/retry',
+    handler: 'retry-run',
+    authorized: true,
+    access: { jobs: 'read', runs: 'readWrite', sendToDispatchQueue: true },
+  },
 ];
