@@ -1,7 +1,7 @@
 /**
  * The whole of Chronos on one machine: the emulators, the tables and queues, and the same handler
  * modules CDK deploys, wired the way the AWS event sources wire them (API Gateway, EventBridge
- * schedule, SQS and DynamoDB Streams mappings). Used by `npm start` and the end-to-end tests.
+ * schedule, SQS mappings on the dispatch queue and its DLQ, DynamoDB Streams mapping). Used by `npm start` and the end-to-end tests.
  */
 import { createHash } from 'node:crypto';
 import { ENV } from '#adapters/environment';
@@ -79,6 +79,9 @@ const API_TIMEOUT_SECONDS = 10;
 const SCANNER_TIMEOUT_SECONDS = 50;
 const EXECUTOR_TIMEOUT_SECONDS = MAX_TIMEOUT_SECONDS + 30;
 const COMPLETION_TIMEOUT_SECONDS = 30;
+const DEAD_LETTER_TIMEOUT_SECONDS = 30;
+/** Dead letters are rare; two workers keep up and leave the executor the CPU. */
+const DEAD_LETTER_CONCURRENCY = 2;
 
 /** The environment the real handlers were loaded with; see handler-modules.ts for why it is fixed. */
 let realHandlersEnvironment: string | undefined;
@@ -152,6 +155,18 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     });
     cleanups.push(() => executor.stop());
 
+    const deadLetters: RunningSqsPoller = startSqsPoller({
+      sqs: clients.sqs,
+      queueUrl: resources.queues.deadLetter.url,
+      queueArn: resources.queues.deadLetter.arn,
+      handler: handlers.deadLetter,
+      functionName: 'dead-letter',
+      timeoutSeconds: DEAD_LETTER_TIMEOUT_SECONDS,
+      concurrency: DEAD_LETTER_CONCURRENCY,
+      log,
+    });
+    cleanups.push(() => deadLetters.stop());
+
     const completion: RunningStreamPoller = startStreamPoller({
       streams: clients.streams,
       streamArn: resources.runsStreamArn,
@@ -160,6 +175,11 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       functionName: 'completion',
       timeoutSeconds: COMPLETION_TIMEOUT_SECONDS,
       pollIntervalMs: options.streamPollIntervalMs ?? 150,
+      // As the deployed mapping (lib/constructs/completion-handler.ts), minus its 1 s batching window:
+      // locally latency matters more than invocation count.
+      batchSize: 25,
+      maxRetries: 5,
+      bisectBatchOnError: true,
       onFailure: (failure) =>
         log(
           `completion: ${failure.records.length} record(s) of ${failure.shardId} dropped after ${failure.attempts} attempts`,

@@ -16,6 +16,8 @@ export interface ChronosHandlers {
   scanner: ScannerHandler;
   executor: SqsHandler;
   completion: StreamHandler;
+  /** Consumes the dispatch queue's dead-letter queue. */
+  deadLetter: SqsHandler;
 }
 
 export interface HandlerOverrides {
@@ -24,6 +26,7 @@ export interface HandlerOverrides {
   scanner?: ScannerHandler;
   executor?: SqsHandler;
   completion?: StreamHandler;
+  deadLetter?: SqsHandler;
 }
 
 /** Returns the overrides where given and the real `handler` export of each module otherwise. */
@@ -41,6 +44,7 @@ export async function loadHandlers(
     scanner: overrides.scanner ?? (await importHandler<ScannerHandler>('scanner')),
     executor: overrides.executor ?? (await importHandler<SqsHandler>('executor')),
     completion: overrides.completion ?? (await importHandler<StreamHandler>('completion')),
+    deadLetter: overrides.deadLetter ?? (await importHandler<SqsHandler>('dead-letter')),
   };
 }
 
@@ -49,7 +53,7 @@ export function needsRealHandlers(routes: readonly Route[], overrides: HandlerOv
   const { api, ...others } = overrides;
   return (
     routes.some((route) => !api?.[route.handler]) ||
-    (['authorizer', 'scanner', 'executor', 'completion'] as const).some((name) => !others[name])
+    (['authorizer', 'scanner', 'executor', 'completion', 'deadLetter'] as const).some((name) => !others[name])
   );
 }
 

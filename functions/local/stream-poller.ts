@@ -46,8 +46,10 @@ export interface StreamPollerOptions {
   pollIntervalMs?: number;
   /** How often to look for new shards. */
   shardDiscoveryIntervalMs?: number;
-  /** Retries after the first failed invocation of a batch. */
+  /** Retries after the first failed invocation of a batch (default 3). */
   maxRetries?: number;
+  /** Split a batch in two when the handler throws, as BisectBatchOnFunctionError does. */
+  bisectBatchOnError?: boolean;
   retryDelayMs?: number;
   startingPosition?: 'TRIM_HORIZON' | 'LATEST';
   onFailure?: (failure: StreamBatchFailure) => void | Promise<void>;
@@ -167,20 +169,17 @@ export function startStreamPoller(options: StreamPollerOptions): RunningStreamPo
     }
   }
 
-  async function deliver(shardId: string, records: DynamoDBRecord[]): Promise<void> {
+  /** Invokes until the batch succeeds or its retries run out; `attemptsBefore` counts earlier tries of these records. */
+  async function deliver(shardId: string, records: DynamoDBRecord[], attemptsBefore = 0): Promise<void> {
     let pending = records;
-    for (let attempt = 1; !stopped; attempt++) {
+    for (let attempt = attemptsBefore + 1; !stopped; attempt++) {
       let firstFailed: number | undefined;
       let error: unknown;
       try {
         const response = await invokeLambda(
           options.handler,
           { Records: pending },
-          {
-            functionName,
-            timeoutSeconds: options.timeoutSeconds ?? 30,
-            region,
-          },
+          { functionName, timeoutSeconds: options.timeoutSeconds ?? 30, region },
         );
         firstFailed = firstFailureIndex(response, pending);
       } catch (thrown) {
@@ -198,6 +197,14 @@ export function startStreamPoller(options: StreamPollerOptions): RunningStreamPo
         return;
       }
       await sleep((options.retryDelayMs ?? 200) * attempt);
+      if (error !== undefined && options.bisectBatchOnError && pending.length > 1) {
+        // Lambda's BisectBatchOnFunctionError: retry each half on its own, in order, so one poison
+        // record ends up alone and the others go through.
+        const middle = Math.ceil(pending.length / 2);
+        await deliver(shardId, pending.slice(0, middle), attempt);
+        await deliver(shardId, pending.slice(middle), attempt);
+        return;
+      }
     }
   }
 

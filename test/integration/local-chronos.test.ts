@@ -17,6 +17,7 @@ describe('startLocalChronos', () => {
     scans: [] as ScheduledEvent[],
     sqs: [] as SQSRecord[],
     stream: [] as DynamoDBRecord[],
+    deadLetters: [] as SQSRecord[],
   };
   let chronos: LocalChronos;
   let envWhileRunning: string | undefined;
@@ -44,6 +45,10 @@ describe('startLocalChronos', () => {
         },
         completion: async (event) => {
           seen.stream.push(...event.Records);
+          return { batchItemFailures: [] };
+        },
+        deadLetter: async (event) => {
+          seen.deadLetters.push(...event.Records);
           return { batchItemFailures: [] };
         },
       },
@@ -89,6 +94,22 @@ describe('startLocalChronos', () => {
     sqs.destroy();
     await expect.poll(() => seen.sqs.map((record) => record.body), { timeout: 5000 }).toEqual(['{"runId":"r-1"}']);
     expect(seen.sqs[0]?.eventSourceARN).toBe(chronos.queues.dispatch.arn);
+  });
+
+  it('feeds the dead-letter queue to the dead-letter handler', async () => {
+    const sqs = new SQSClient({
+      endpoint: chronos.endpoints.sqs,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+    });
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl: chronos.queues.deadLetter.url, MessageBody: '{"runId":"r-dead"}' }),
+    );
+    sqs.destroy();
+    await expect
+      .poll(() => seen.deadLetters.map((record) => record.body), { timeout: 5000 })
+      .toEqual(['{"runId":"r-dead"}']);
+    expect(seen.deadLetters[0]?.eventSourceARN).toBe(chronos.queues.deadLetter.arn);
   });
 
   it('feeds only terminal run transitions from the runs stream to the completion handler', async () => {

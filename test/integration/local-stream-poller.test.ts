@@ -197,4 +197,34 @@ describe('startStreamPoller', () => {
     await expect.poll(() => delivered.at(-1)?.map((r) => r.dynamodb?.Keys?.sk?.S), { timeout: 5000 }).toEqual(['b']);
     expect(delivered).toHaveLength(4);
   });
+
+  it('bisects a batch whose invocation throws, so only the poison record fails', async () => {
+    const { table, streamArn } = await newRunsTable();
+    const processed: string[] = [];
+    const failures: StreamBatchFailure[] = [];
+    const handler: StreamHandler = async (event) => {
+      const keys = event.Records.map((r) => r.dynamodb?.Keys?.sk?.S ?? '');
+      if (keys.includes('poison')) throw new Error('cannot parse');
+      processed.push(...keys);
+      return { batchItemFailures: [] };
+    };
+    for (const sk of ['a', 'b', 'poison', 'c']) await putRun(table, sk, 'QUEUED');
+    poller = startStreamPoller({
+      streams: clients.streams,
+      streamArn,
+      handler,
+      pollIntervalMs: 100,
+      maxRetries: 5,
+      retryDelayMs: 1,
+      bisectBatchOnError: true,
+      onFailure: (failure) => {
+        failures.push(failure);
+      },
+      log: () => {},
+    });
+
+    await expect.poll(() => failures.length, { timeout: 5000 }).toBe(1);
+    expect(failures[0]?.records.map((r) => r.dynamodb?.Keys?.sk?.S)).toEqual(['poison']);
+    await expect.poll(() => processed, { timeout: 5000 }).toEqual(['a', 'b', 'c']);
+  });
 });
