@@ -5,6 +5,28 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { MiddlewareStack } from '@smithy/types';
+
+/** The services Chronos' functions talk to. */
+export type AwsService = 'DynamoDB' | 'SQS';
+
+/**
+ * Adds middleware to the stack of a client just created for `service`. Nothing is registered in
+ * Lambda; the benchmark registers one to count requests and consumed capacity.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a hook serves clients of every service, whatever their input types
+export type ClientMiddlewareHook = (service: AwsService, stack: MiddlewareStack<any, any>) => void;
+
+const clientHooks: ClientMiddlewareHook[] = [];
+
+/** Applies `hook` to every client created from now on; returns a function that unregisters it. */
+export function registerClientMiddleware(hook: ClientMiddlewareHook): () => void {
+  clientHooks.push(hook);
+  return () => {
+    const index = clientHooks.indexOf(hook);
+    if (index >= 0) clientHooks.splice(index, 1);
+  };
+}
 
 function endpointFor(service: 'DYNAMODB' | 'SQS'): string | undefined {
   return process.env[`AWS_ENDPOINT_URL_${service}`] ?? process.env.AWS_ENDPOINT_URL;
@@ -14,6 +36,8 @@ function endpointFor(service: 'DYNAMODB' | 'SQS'): string | undefined {
 export function createDocumentClient(): DynamoDBDocumentClient {
   const endpoint = endpointFor('DYNAMODB');
   const client = new DynamoDBClient(endpoint ? { endpoint } : {});
+  // The document client shares this stack, so its commands pass through the hooks too.
+  for (const hook of clientHooks) hook('DynamoDB', client.middlewareStack);
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
@@ -24,5 +48,7 @@ export function createDocumentClient(): DynamoDBDocumentClient {
  */
 export function createSqsClient(): SQSClient {
   const endpoint = endpointFor('SQS');
-  return new SQSClient(endpoint ? { endpoint } : {});
+  const client = new SQSClient(endpoint ? { endpoint } : {});
+  for (const hook of clientHooks) hook('SQS', client.middlewareStack);
+  return client;
 }
