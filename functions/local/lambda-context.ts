@@ -9,8 +9,8 @@
  * Logger) keep it apart once `AWS_LAMBDA_MAX_CONCURRENCY` is set (see MAX_CONCURRENCY_ENV).
  */
 import { randomUUID } from 'node:crypto';
-import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
+import { runInInvocationScope } from './invoke-store.ts';
 
 /** A Lambda handler as Chronos writes them: async, no callback. */
 export type LambdaHandler<TEvent, TResult> = (event: TEvent, context: Context) => Promise<TResult>;
@@ -26,8 +26,6 @@ const LOCAL_ACCOUNT_ID = '000000000000';
 
 /** Set by the Lambda runtime when invocations share a process; Powertools then scopes its state per invocation. */
 export const MAX_CONCURRENCY_ENV = 'AWS_LAMBDA_MAX_CONCURRENCY';
-
-let invokeStore: Promise<InvokeStoreBase> | undefined;
 
 /** Builds the context Lambda would pass to one invocation that starts now. */
 export function createLambdaContext(fn: LocalFunction): Context {
@@ -78,9 +76,9 @@ export async function invokeLambda<TEvent, TResult>(
     );
   });
   try {
-    const store = await (invokeStore ??= InvokeStore.getInstanceAsync(true));
-    const scope = { [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId };
-    const invocation = store.run(scope, () => Promise.resolve().then(() => handler(event, context)));
+    const invocation = runInInvocationScope(context.awsRequestId, () =>
+      Promise.resolve().then(() => handler(event, context)),
+    );
     return await Promise.race([invocation, timeout]);
   } finally {
     clearTimeout(timer);

@@ -1,3 +1,4 @@
+import { InvokeStore } from '@aws/lambda-invoke-store';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +8,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const record = (messageId: string, body: string) => ({ messageId, body }) as SQSRecord;
 
 describe('invokeLambda', () => {
-  beforeAll(() => {
+  beforeAll(async () => {
+    // As in the local runtime: the AWS SDK asks for the store before the variable is set.
+    delete process.env[MAX_CONCURRENCY_ENV];
+    await InvokeStore.getInstanceAsync();
     process.env[MAX_CONCURRENCY_ENV] = '8';
   });
   afterAll(() => {
