@@ -9,6 +9,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '#handlers/api/routes';
 import { buildChronosApp } from './support/chronos-app.ts';
 
 interface SuppressedViolation {
@@ -92,7 +93,8 @@ describe('bundled handlers', () => {
   it('are ESM with the require shim and a source map, one per function', () => {
     const assets = readdirSync(assembly.directory).filter((name) => name.startsWith('asset.'));
     const bundles = assets.filter((dir) => readdirSync(join(assembly.directory, dir)).includes('index.mjs'));
-    expect(bundles).toHaveLength(8);
+    // One bundle per API route, plus authorizer, scanner, executor, completion and dead-letter handler.
+    expect(bundles).toHaveLength(ROUTES.length + 5);
     for (const dir of bundles) {
       const files = readdirSync(join(assembly.directory, dir));
       expect(files).toContain('index.mjs.map');

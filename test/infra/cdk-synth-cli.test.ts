@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '#handlers/api/routes';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const outdir = mkdtempSync(join(tmpdir(), 'chronos-synth-'));
@@ -63,7 +64,7 @@ describe('npx cdk synth', () => {
     )
       .filter((r) => r.Type === 'AWS::Lambda::Function')
       .map((r) => r.Properties.Runtime);
-    expect(runtimes.length).toBe(8);
+    expect(runtimes.length).toBe(ROUTES.length + 5);
     expect(new Set(runtimes)).toEqual(new Set(['nodejs24.x']));
   });
 

@@ -5,7 +5,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ChronosApp } from '../../lib/app.ts';
-import { buildChronosAppForProperties } from './support/chronos-app.ts';
+import { buildChronosAppForProperties, logicalIdOf } from './support/chronos-app.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are untyped JSON walked by the assertions.
 type Resource = { Type: string; Properties: Record<string, any> };
@@ -30,8 +30,8 @@ function target(ref: unknown): string | undefined {
 }
 
 describe('every Lambda function', () => {
-  it('exists for each API handler, the authorizer, scanner, executor and completion', () => {
-    expect(functions).toHaveLength(chronos.stateless.apiHandlers.functions.size + 4);
+  it('exists for each API handler, the authorizer, scanner, executor, completion and dead-letter handler', () => {
+    expect(functions).toHaveLength(chronos.stateless.apiHandlers.functions.size + 5);
   });
 
   it('runs Node.js 24 on arm64 with active tracing, explicit memory and timeout, and source maps', () => {
@@ -81,11 +81,17 @@ describe('every Lambda function', () => {
           expect(mapping.Properties.DestinationConfig?.OnFailure?.Destination, id).toBeDefined();
           expect(mapping.Properties.MaximumRetryAttempts, id).toBeGreaterThanOrEqual(0);
         } else {
-          // SQS: the source queue must redrive to a dead-letter queue (it lives in the stateful stack).
+          // SQS: the source queue must redrive to a dead-letter queue (it lives in the stateful stack),
+          // unless the source IS the end of the failure path: the dispatch DLQ, whose consumer records dead letters.
           const queueArn = JSON.stringify(mapping.Properties.EventSourceArn);
           const statefulQueues = Template.fromStack(chronos.stateful).findResources('AWS::SQS::Queue');
           const source = Object.entries(statefulQueues).find(([queueId]) => queueArn.includes(`${queueId}Arn`));
-          expect(source?.[1].Properties.RedrivePolicy?.deadLetterTargetArn, id).toBeDefined();
+          expect(source, id).toBeDefined();
+          const isDispatchDeadLetterQueue = Object.values(statefulQueues).some((queue) =>
+            JSON.stringify(queue.Properties.RedrivePolicy?.deadLetterTargetArn ?? '').includes(`"${source?.[0]}"`),
+          );
+          if (isDispatchDeadLetterQueue) expect(id).toBe(logicalIdOf(chronos.stateless.deadLetters.function));
+          else expect(source?.[1].Properties.RedrivePolicy?.deadLetterTargetArn, id).toBeDefined();
         }
         expect(mapping.Properties.FunctionResponseTypes, id).toEqual(['ReportBatchItemFailures']);
       }

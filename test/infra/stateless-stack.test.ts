@@ -268,15 +268,34 @@ describe('completion handler', () => {
     });
   });
 
-  it('writes jobs, only reads runs, and may read the runs stream', () => {
+  it('writes jobs and runs (next attempts of failed runs), sends retries, and may read the runs stream', () => {
     const { completion } = chronos.stateless;
     const grants = grantsOf(template, logicalIdOf(completion.function.executionRole));
     expect(actionsOn(grants, jobsArn)).toEqual(READ_WRITE);
-    expect(actionsOn(grants, runsArn)).toEqual(READ);
+    expect(actionsOn(grants, runsArn)).toEqual(READ_WRITE);
     expect(actionsOn(grants, runsStream)).toEqual(
       expect.arrayContaining(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator']),
     );
-    expect(actionsOn(grants, dispatchArn)).toEqual([]);
+    expect(actionsOn(grants, dispatchArn)).toEqual(expect.arrayContaining(['sqs:SendMessage']));
+    expect(indexesIn(grants)).toEqual([]);
+  });
+});
+
+describe('dead-letter handler', () => {
+  it('consumes the dispatch dead-letter queue with partial batch failures', () => {
+    const { deadLetters } = chronos.stateless;
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalIdOf(deadLetters.function) },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::ImportValue': Match.stringLikeRegexp('DispatchDeadLetters') },
+    });
+  });
+
+  it('only writes runs: no jobs, no queue sends, no indexes', () => {
+    const grants = grantsOf(template, logicalIdOf(chronos.stateless.deadLetters.function.executionRole));
+    expect(actionsOn(grants, runsArn)).toEqual(READ_WRITE);
+    expect(actionsOn(grants, jobsArn)).toEqual([]);
+    expect(actionsOn(grants, dispatchArn).filter((a) => a.startsWith('sqs:Send'))).toEqual([]);
     expect(indexesIn(grants)).toEqual([]);
   });
 });
