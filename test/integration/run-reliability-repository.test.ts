@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
+import { dueShardOf } from '#core/due-shard';
+import { newRun } from '#core/use-cases/new-run';
+import { type EmulatedAws, startEmulatedAws } from '../support/emulated-aws.ts';
+
+const NOW = Date.parse('2026-06-01T12:00:00Z');
+const SHARDS = 4;
+let aws: EmulatedAws;
+let runs: DynamoRunRepository;
+
+beforeAll(async () => {
+  aws = await startEmulatedAws();
+  runs = new DynamoRunRepository(aws.documents, aws.resources.tables.runs, SHARDS);
+});
+afterAll(() => aws?.stop());
+
+const lease = (owner: string, expiresAt: number, now: number, takeOverExpired = true) => ({ owner, expiresAt, now, takeOverExpired });
+
+describe('leases and the sweep index', () => {
+  it('puts a claimed run in the sweep index at its lease expiry and takes it out when it finishes', async () => {
+    const run = newRun({ tenantId: 't', jobId: 'J-sweep' }, NOW, 1, NOW, 7);
+    const shard = dueShardOf('J-sweep', SHARDS);
+    await runs.createIfAbsent(run);
+    expect(await runs.findSweepable(shard, NOW + 1e9, 10)).toEqual([]);
+
+    await runs.claim(run, lease('a', NOW + 40_000, NOW));
+    expect(await runs.findSweepable(shard, NOW + 39_999, 10)).toEqual([]);
+    expect(await runs.findSweepable(shard, NOW + 40_000, 10)).toEqual([
+      expect.objectContaining({ runId: run.runId, status: 'RUNNING', sweepAt: NOW + 40_000 }),
+    ]);
+
+    await runs.complete(run, 'a', { status: 'SUCCEEDED', completedAt: NOW + 1_000 });
+    expect(await runs.findSweepable(shard, NOW + 1e9, 10)).toEqual([]);
+  });
+
+  it('moves a swept run forward once, for the first of two racing scanners', async () => {
+    const run = newRun({ tenantId: 't', jobId: 'J-race' }, NOW, 1, NOW, 7);
+    await runs.createIfAbsent(run);
+    await runs.claim(run, lease('a', NOW + 10_000, NOW));
+
+    const [first, second] = await Promise.all([
+      runs.rescheduleSweep(run, NOW + 10_000, NOW + 400_000),
+      runs.rescheduleSweep(run, NOW + 10_000, NOW + 400_000),
+    ]);
+
+    expect([first, second].filter(Boolean)).toHaveLength(1);
+    expect(await runs.findSweepable(dueShardOf('J-race', SHARDS), NOW + 399_999, 10)).toEqual([]);
+  });
+
+  it('parks a run in the sweep index when created with sweepAt', async () => {
+    const run = { ...newRun({ tenantId: 't', jobId: 'J-park' }, NOW, 2, NOW, 7), availableAt: NOW + 3_600_000 };
+    await runs.createIfAbsent(run, { sweepAt: NOW + 2_760_000 });
+    const found = await runs.findSweepable(dueShardOf('J-park', SHARDS), NOW + 2_760_000, 10);
+    expect(found).toEqual([expect.objectContaining({ runId: run.runId, status: 'QUEUED', availableAt: NOW + 3_600_000 })]);
+  });
+
+  it('refuses a takeover when the job forbids it and records the run as lost instead', async () => {
+    const run = newRun({ tenantId: 't', jobId: 'J-amo' }, NOW, 1, NOW, 7);
+    await runs.createIfAbsent(run);
+    await runs.claim(run, lease('crashed', NOW + 5_000, NOW));
+
+    const claim = await runs.claim(run, lease('b', NOW + 60_000, NOW + 6_000, false));
+    expect(claim).toMatchObject({ claimed: false, expired: true, run: { leaseOwner: 'crashed' } });
+
+    expect(await runs.markLost(run, NOW + 5_000, NOW + 6_000)).toBe(true);
+    expect(await runs.markLost(run, NOW + 5_000, NOW + 6_001)).toBe(false);
+    expect(await runs.get(run)).toMatchObject({ status: 'FAILED', errorType: 'lost', completedAt: NOW + 6_000 });
+    expect(await runs.findSweepable(dueShardOf('J-amo', SHARDS), NOW + 1e9, 10)).toEqual([]);
+  });
+});
+
+describe('dead letters', () => {
+  it('ends an open run as DEAD_LETTERED and lists it for its tenant only, newest first', async () => {
+    const older = newRun({ tenantId: 'tenant-dl', jobId: 'J-dl' }, NOW, 1, NOW, 7);
+    const newer = newRun({ tenantId: 'tenant-dl', jobId: 'J-dl' }, NOW + 1_000, 1, NOW, 7);
+    const finished = newRun({ tenantId: 'tenant-dl', jobId: 'J-dl' }, NOW + 2_000, 1, NOW, 7);
+    for (const run of [older, newer, finished]) await runs.createIfAbsent(run);
+    await runs.claim(finished, lease('a', NOW + 60_000, NOW));
+    await runs.complete(finished, 'a', { status: 'SUCCEEDED', completedAt: NOW + 1 });
+
+    expect(await runs.deadLetter(older, 'poison', NOW + 10)).toBe(true);
+    expect(await runs.deadLetter(newer, 'poison', NOW + 20)).toBe(true);
+    expect(await runs.deadLetter(finished, 'poison', NOW + 30)).toBe(false);
+    expect(await runs.deadLetter(older, 'again', NOW + 40)).toBe(false);
+
+    const page = await runs.listDeadLetters('tenant-dl', { limit: 10 });
+    expect(page.items.map((r) => r.runId)).toEqual([newer.runId, older.runId]);
+    expect(page.items[0]).toMatchObject({ status: 'DEAD_LETTERED', errorType: 'dead_letter', error: 'poison' });
+    expect((await runs.listDeadLetters('someone-else', { limit: 10 })).items).toEqual([]);
+  });
+
+  it('pages through dead letters with a cursor bound to the tenant', async () => {
+    const first = await runs.listDeadLetters('tenant-dl', { limit: 1 });
+    expect(first.cursor).toBeDefined();
+    const second = await runs.listDeadLetters('tenant-dl', { limit: 1, cursor: first.cursor as string });
+    expect(second.items).toHaveLength(1);
+    expect(second.items[0]?.runId).not.toBe(first.items[0]?.runId);
+    expect(await runs.listDeadLetters('someone-else', { limit: 1, cursor: first.cursor as string })).toEqual({ items: [] });
+  });
+});
