@@ -3,7 +3,8 @@
  * HTTP); unit tests pass in-memory fakes.
  */
 import type { DispatchMessage, ErrorType, Job, JobStatus, Run, RunKey } from './model.ts';
-import type { TerminalRunStatus } from './run-state.ts';
+import type { RunStatus, TerminalRunStatus } from './run-state.ts';
+import type { ScheduleType } from './schedule/index.ts';
 
 export interface Page<T> {
   items: T[];
@@ -19,10 +20,43 @@ export type DueJob = Pick<
   nextFireAt: number;
 };
 
+/**
+ * What a PAUSED job remembers, kept on the job item: the due-index entry it left, so that resume
+ * can put it back and let the misfire policy decide about the occurrences missed meanwhile.
+ */
+export interface PauseState {
+  pausedAt: number;
+  /** The `nextFireAt` the job had when it was paused; absent when nothing more could fire. */
+  pausedNextFireAt?: number;
+}
+
+/** A job as stored: the model, plus its pause state while it is PAUSED. */
+export type StoredJob = Job & Partial<PauseState>;
+
+/** Filters and page of a tenant's job listing (GET /v1/jobs). */
+export interface JobListQuery {
+  limit: number;
+  cursor?: string;
+  status?: JobStatus;
+  type?: ScheduleType;
+  /** Jobs whose name starts with this. */
+  name?: string;
+}
+
 export interface JobRepository {
   /** Writes a new job; fails if the id exists. */
   create(job: Job): Promise<void>;
-  get(tenantId: string, jobId: string): Promise<Job | undefined>;
+  get(tenantId: string, jobId: string): Promise<StoredJob | undefined>;
+  /**
+   * A tenant's jobs matching the filters, oldest first (job ids are ULIDs). A page may hold fewer
+   * than `limit` items; it carries a cursor whenever more of the tenant's jobs remain to be read.
+   */
+  listByTenant(tenantId: string, query: JobListQuery): Promise<Page<StoredJob>>;
+  /**
+   * Writes `job` whole (attributes it lacks are removed, e.g. `nextFireAt`), only if the stored
+   * job exists and is still at `expectedVersion`. False when someone else changed it first.
+   */
+  replace(job: StoredJob, expectedVersion: number): Promise<boolean>;
   /** Jobs in one due-index shard whose next occurrence is at or before `until`, earliest first. */
   findDue(shard: string, until: number, limit: number): Promise<DueJob[]>;
   /**
@@ -54,26 +88,84 @@ export interface RunOutcome {
   responseExcerpt?: string;
   error?: string;
   errorType?: ErrorType;
+  retryAfterSeconds?: number;
+  /** The failed attempt will be retried then (the completion handler creates the next attempt). */
+  nextAttemptAt?: number;
 }
 
+export interface Lease {
+  owner: string;
+  expiresAt: number;
+  now: number;
+  /** Whether a RUNNING run whose lease expired may be taken over (at-least-once) or not (at-most-once). */
+  takeOverExpired: boolean;
+}
+
+export type ClaimResult =
+  | { claimed: true; run: Run }
+  /** `expired`: RUNNING under a lease that ran out, not taken over (at-most-once). */
+  | { claimed: false; run?: Run; expired?: boolean };
+
 export interface RunRepository {
-  /** Conditional put: the first writer creates the run, later ones get the existing item back. */
-  createIfAbsent(run: Run): Promise<{ created: true } | { created: false; existing: Run }>;
+  /**
+   * Conditional put: the first writer creates the run, later ones get the existing item back.
+   * `sweepAt` puts the run in the sweep index (a retry parked beyond the SQS delay limit).
+   */
+  createIfAbsent(
+    run: Run,
+    options?: { sweepAt?: number },
+  ): Promise<{ created: true } | { created: false; existing: Run }>;
   /**
    * QUEUED → RUNNING, or takes over a RUNNING run whose lease expired before `now`.
    * Returns the claimed run, or the current run with `claimed: false` when it cannot be claimed.
    */
-  claim(
-    key: RunKey,
-    lease: { owner: string; expiresAt: number; now: number },
-  ): Promise<{ claimed: true; run: Run } | { claimed: false; run?: Run }>;
+  claim(key: RunKey, lease: Lease): Promise<ClaimResult>;
+  /** at-most-once: a RUNNING run whose lease (`expiredLeaseAt`) ran out ends FAILED as `lost`. */
+  markLost(key: RunKey, expiredLeaseAt: number, now: number): Promise<boolean>;
+  /** Ends a run that is not yet terminal as DEAD_LETTERED; false if it had already ended. */
+  deadLetter(key: RunKey, reason: string, now: number): Promise<boolean>;
+  /** Runs in one sweep-index shard whose `sweepAt` is at or before `until`. */
+  findSweepable(shard: string, until: number, limit: number): Promise<Array<Run & { sweepAt: number }>>;
+  /** Moves a run's `sweepAt` from `from` to `to`; false when someone else moved it first. */
+  rescheduleSweep(key: RunKey, from: number, to: number): Promise<boolean>;
+  /** A tenant's dead-lettered runs, newest first. */
+  listDeadLetters(tenantId: string, options: { limit: number; cursor?: string }): Promise<Page<Run>>;
   /** Records the outcome, only if `owner` still holds the lease. */
   complete(key: RunKey, owner: string, outcome: RunOutcome): Promise<boolean>;
   get(key: RunKey): Promise<Run | undefined>;
   /** The newest run of the same job scheduled before `key`'s occurrence (any attempt). */
   previous(key: RunKey): Promise<Run | undefined>;
   /** A job's runs, newest first. */
-  listByJob(tenantId: string, jobId: string, options: { limit: number; cursor?: string }): Promise<Page<Run>>;
+  listByJob(tenantId: string, jobId: string, options: RunListQuery): Promise<Page<Run>>;
+  /**
+   * Deletes a run that is still QUEUED (no executor claimed it): un-materializes an occurrence a
+   * pause or a reschedule made obsolete. Its message then finds no run and makes no call. False
+   * when the run was claimed, finished or missing.
+   */
+  discardQueued(key: RunKey): Promise<boolean>;
+  /**
+   * Binds a manual trigger's Idempotency-Key (per job) to an occurrence time, until `expiresAt`
+   * (epoch s). Returns the time bound to the key: `scheduledFor` if this call bound it, or the
+   * time an earlier request with the same key bound.
+   */
+  bindTriggerKey(
+    job: Pick<RunKey, 'tenantId' | 'jobId'>,
+    idempotencyKey: string,
+    scheduledFor: number,
+    now: number,
+    expiresAt: number,
+  ): Promise<number>;
+}
+
+/** Filters and page of a job's run history (GET /v1/jobs/{id}/runs). */
+export interface RunListQuery {
+  limit: number;
+  cursor?: string;
+  status?: RunStatus;
+  /** Runs scheduled at or after this instant (epoch ms). */
+  from?: number;
+  /** Runs scheduled at or before this instant (epoch ms). */
+  to?: number;
 }
 
 export interface RunDispatcher {
@@ -90,7 +182,15 @@ export interface HttpRequest {
 }
 
 export type HttpResult =
-  | { kind: 'response'; status: number; bodyExcerpt: string; durationMs: number; startedAt: number }
+  | {
+      kind: 'response';
+      status: number;
+      bodyExcerpt: string;
+      durationMs: number;
+      startedAt: number;
+      /** Retry-After, in seconds from the answer, when the target sent one. */
+      retryAfterSeconds?: number;
+    }
   | { kind: 'error'; errorType: ErrorType; message: string; durationMs: number; startedAt: number };
 
 export interface HttpInvoker {

@@ -1,5 +1,6 @@
 /** The API's representation of jobs and runs: ISO-8601 instants, no storage attributes. */
-import type { Job, Run, Schedule } from './model.ts';
+import type { Run, Schedule } from './model.ts';
+import type { StoredJob } from './ports.ts';
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
@@ -56,8 +57,11 @@ export function scheduleView(schedule: Schedule) {
   return { type: 'cron', expression: schedule.expression, timezone: schedule.timezone, ...bounds };
 }
 
-/** A job as the API shows it, with a summary of its latest run. */
-export function jobView(job: Job, latestRun?: Run) {
+/**
+ * A job as the API shows it, with a summary of its latest run; `upcoming` (the next occurrences,
+ * shown by GET /v1/jobs/{id}) only when given.
+ */
+export function jobView(job: StoredJob, latestRun?: Run, upcoming?: number[]) {
   return {
     jobId: job.jobId,
     ...(job.name === undefined ? {} : { name: job.name }),
@@ -68,6 +72,8 @@ export function jobView(job: Job, latestRun?: Run) {
     overlap: job.policies.overlap,
     timeoutSeconds: job.timeoutSeconds,
     nextFireAt: iso(job.nextFireAt),
+    ...(job.pausedAt === undefined ? {} : { pausedAt: iso(job.pausedAt) }),
+    ...(upcoming === undefined ? {} : { upcoming: upcoming.map((at) => iso(at) as string) }),
     version: job.version,
     createdAt: iso(job.createdAt),
     updatedAt: iso(job.updatedAt),

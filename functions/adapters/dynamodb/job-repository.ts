@@ -6,9 +6,12 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { ValidationError } from '#core/errors';
 import type { Job } from '#core/model';
-import type { DueJob, JobRepository } from '#core/ports';
+import type { DueJob, JobListQuery, JobRepository, Page, StoredJob } from '#core/ports';
 import { isConditionFailure } from './conditional.ts';
+import { decodeCursor } from './cursor.ts';
+import { queryFilteredPage } from './filtered-query.ts';
 import { JOBS_TABLE } from './table-definitions.ts';
 
 const { partitionKey: PK, sortKey: SK, dueIndex } = JOBS_TABLE;
@@ -25,11 +28,76 @@ export class DynamoJobRepository implements JobRepository {
     );
   }
 
-  async get(tenantId: string, jobId: string): Promise<Job | undefined> {
+  async get(tenantId: string, jobId: string): Promise<StoredJob | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: { [PK]: tenantId, [SK]: jobId }, ConsistentRead: true }),
     );
-    return Item as Job | undefined;
+    return Item as StoredJob | undefined;
+  }
+
+  /**
+   * One Query on the tenant's partition, in job-id (= creation) order, with status/type/name as a
+   * FilterExpression. Filtering after the Query is acceptable here: a tenant's jobs are one
+   * partition read in key order, the filters are coarse (a handful of statuses and schedule
+   * types), the listing is an occasional management call, and each page's reads are bounded
+   * (queryFilteredPage) with a cursor to continue. An index per filter would instead add a write
+   * to every job update, and the scanner updates recurring jobs on every pass.
+   */
+  async listByTenant(tenantId: string, query: JobListQuery): Promise<Page<StoredJob>> {
+    const start = decodeCursor(query.cursor, [PK, SK]);
+    if (start && start[PK] !== tenantId) {
+      throw new ValidationError([{ field: 'cursor', reason: 'is not a cursor this API returned' }]);
+    }
+    const filters: string[] = [];
+    const names: Record<string, string> = { '#tenant': PK };
+    const values: Record<string, unknown> = { ':tenant': tenantId };
+    if (query.status !== undefined) {
+      filters.push('#status = :status');
+      names['#status'] = 'status';
+      values[':status'] = query.status;
+    }
+    if (query.type !== undefined) {
+      filters.push('#schedule.#type = :type');
+      names['#schedule'] = 'schedule';
+      names['#type'] = 'type';
+      values[':type'] = query.type;
+    }
+    if (query.name !== undefined) {
+      filters.push('begins_with(#name, :name)');
+      names['#name'] = 'name';
+      values[':name'] = query.name;
+    }
+    return queryFilteredPage<StoredJob>(
+      this.client,
+      {
+        TableName: this.tableName,
+        KeyConditionExpression: '#tenant = :tenant',
+        ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ConsistentRead: true,
+      },
+      query.limit,
+      start,
+    );
+  }
+
+  async replace(job: StoredJob, expectedVersion: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: job,
+          ConditionExpression: 'attribute_exists(#sk) AND #version = :expected',
+          ExpressionAttributeNames: { '#sk': SK, '#version': 'version' },
+          ExpressionAttributeValues: { ':expected': expectedVersion },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async findDue(shard: string, until: number, limit: number): Promise<DueJob[]> {

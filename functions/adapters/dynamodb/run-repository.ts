@@ -1,6 +1,10 @@
 /**
  * Runs in DynamoDB: one item per attempt, a job's history under one partition key. Every state
  * change is a conditional write, which is what makes duplicate messages and racing executors safe.
+ *
+ * A run under a lease also sits in the sparse sweep-index (`sweepShard`, `sweepAt` = lease
+ * expiry), so the scanner can find it if its executor dies and its message is gone; finishing
+ * the run takes it out again.
  */
 import {
   type DynamoDBDocumentClient,
@@ -9,29 +13,44 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { dueShardOf } from '#core/due-shard';
 import type { Run, RunKey } from '#core/model';
-import type { Page, RunOutcome, RunRepository } from '#core/ports';
+import type { ClaimResult, Lease, Page, RunListQuery, RunOutcome, RunRepository } from '#core/ports';
 import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { fromRunItem, runTableKey, toRunItem } from './run-item.ts';
+import { bindTriggerKey, discardQueuedRun, listRunsOfJob } from './run-management.ts';
 import { RUNS_TABLE } from './table-definitions.ts';
 
-type Claim = { claimed: true; run: Run } | { claimed: false; run?: Run };
+type UpdateInput = Pick<
+  ConstructorParameters<typeof UpdateCommand>[0],
+  'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+>;
+
+const { sweepIndex, deadLetterIndex } = RUNS_TABLE;
+const SWEEP_NAMES = { '#sweepShard': sweepIndex.partitionKey, '#sweepAt': sweepIndex.sortKey };
 
 export class DynamoRunRepository implements RunRepository {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** Partitions of the sweep index (the due-index shard count). */
+    private readonly shardCount: number,
   ) {}
 
   async createIfAbsent(
     run: Run & { expiresAt?: number },
+    options: { sweepAt?: number } = {},
   ): Promise<{ created: true } | { created: false; existing: Run }> {
+    const sweep =
+      options.sweepAt === undefined
+        ? {}
+        : { [sweepIndex.partitionKey]: dueShardOf(run.jobId, this.shardCount), [sweepIndex.sortKey]: options.sweepAt };
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: toRunItem(run),
+          Item: { ...toRunItem(run), ...sweep },
           ConditionExpression: 'attribute_not_exists(#pk)',
           ExpressionAttributeNames: { '#pk': RUNS_TABLE.partitionKey },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -46,55 +65,48 @@ export class DynamoRunRepository implements RunRepository {
     }
   }
 
-  async claim(key: RunKey, lease: { owner: string; expiresAt: number; now: number }): Promise<Claim> {
+  async claim(key: RunKey, lease: Lease): Promise<ClaimResult> {
+    const names = {
+      '#status': 'status',
+      '#owner': 'leaseOwner',
+      '#lease': 'leaseExpiresAt',
+      '#claimedAt': 'claimedAt',
+      ...SWEEP_NAMES,
+    };
+    const values = {
+      ':running': 'RUNNING',
+      ':owner': lease.owner,
+      ':lease': lease.expiresAt,
+      ':now': lease.now,
+      ':shard': dueShardOf(key.jobId, this.shardCount),
+    };
+    const setLease =
+      'SET #status = :running, #owner = :owner, #lease = :lease, #claimedAt = :now, #sweepShard = :shard, #sweepAt = :lease';
     const fresh = await this.update(key, {
-      UpdateExpression: 'SET #status = :running, #owner = :owner, #lease = :lease, #claimedAt = :now',
+      UpdateExpression: setLease,
       ConditionExpression: '#status = :queued',
-      ExpressionAttributeNames: {
-        '#status': 'status',
-        '#owner': 'leaseOwner',
-        '#lease': 'leaseExpiresAt',
-        '#claimedAt': 'claimedAt',
-      },
-      ExpressionAttributeValues: {
-        ':running': 'RUNNING',
-        ':queued': 'QUEUED',
-        ':owner': lease.owner,
-        ':lease': lease.expiresAt,
-        ':now': lease.now,
-      },
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ...values, ':queued': 'QUEUED' },
     });
     if (fresh.ok) return { claimed: true, run: fresh.run };
     const current = fresh.current;
-    if (!current || current.status !== 'RUNNING' || (current.leaseExpiresAt ?? 0) >= lease.now) {
-      return current ? { claimed: false, run: current } : { claimed: false };
-    }
+    if (!current) return { claimed: false };
+    const expired = current.status === 'RUNNING' && (current.leaseExpiresAt ?? 0) < lease.now;
+    if (!expired) return { claimed: false, run: current };
+    if (!lease.takeOverExpired) return { claimed: false, run: current, expired: true };
     // The holder's lease ran out: it crashed or hung. Take over, counting the recovery.
     const takeover = await this.update(key, {
-      UpdateExpression: 'SET #owner = :owner, #lease = :lease, #claimedAt = :now ADD #recoveries :one',
+      UpdateExpression: `${setLease} ADD #recoveries :one`,
       ConditionExpression: '#status = :running AND #lease = :expired',
-      ExpressionAttributeNames: {
-        '#status': 'status',
-        '#owner': 'leaseOwner',
-        '#lease': 'leaseExpiresAt',
-        '#claimedAt': 'claimedAt',
-        '#recoveries': 'recoveries',
-      },
-      ExpressionAttributeValues: {
-        ':running': 'RUNNING',
-        ':expired': current.leaseExpiresAt,
-        ':owner': lease.owner,
-        ':lease': lease.expiresAt,
-        ':now': lease.now,
-        ':one': 1,
-      },
+      ExpressionAttributeNames: { ...names, '#recoveries': 'recoveries' },
+      ExpressionAttributeValues: { ...values, ':expired': current.leaseExpiresAt, ':one': 1 },
     });
     if (takeover.ok) return { claimed: true, run: takeover.run };
     return takeover.current ? { claimed: false, run: takeover.current } : { claimed: false };
   }
 
   async complete(key: RunKey, owner: string, outcome: RunOutcome): Promise<boolean> {
-    const names: Record<string, string> = { '#status': 'status', '#owner': 'leaseOwner' };
+    const names: Record<string, string> = { '#status': 'status', '#owner': 'leaseOwner', ...SWEEP_NAMES };
     const values: Record<string, unknown> = { ':running': 'RUNNING', ':owner': owner };
     const sets: string[] = [];
     for (const [field, value] of Object.entries(outcome)) {
@@ -104,12 +116,112 @@ export class DynamoRunRepository implements RunRepository {
       sets.push(`#${field} = :${field}`);
     }
     const result = await this.update(key, {
-      UpdateExpression: `SET ${sets.join(', ')}`,
+      UpdateExpression: `SET ${sets.join(', ')} REMOVE #sweepShard, #sweepAt`,
       ConditionExpression: '#status = :running AND #owner = :owner',
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     });
     return result.ok;
+  }
+
+  async markLost(key: RunKey, expiredLeaseAt: number, now: number): Promise<boolean> {
+    const result = await this.update(key, {
+      UpdateExpression:
+        'SET #status = :failed, #errorType = :lost, #error = :why, #completedAt = :now REMOVE #sweepShard, #sweepAt',
+      ConditionExpression: '#status = :running AND #lease = :expired',
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        '#errorType': 'errorType',
+        '#error': 'error',
+        '#completedAt': 'completedAt',
+        '#lease': 'leaseExpiresAt',
+        ...SWEEP_NAMES,
+      },
+      ExpressionAttributeValues: {
+        ':failed': 'FAILED',
+        ':lost': 'lost',
+        ':why': 'executor lease expired mid-call; at-most-once delivery forbids calling again',
+        ':now': now,
+        ':running': 'RUNNING',
+        ':expired': expiredLeaseAt,
+      },
+    });
+    return result.ok;
+  }
+
+  async deadLetter(key: RunKey, reason: string, now: number): Promise<boolean> {
+    const result = await this.update(key, {
+      UpdateExpression:
+        'SET #status = :dead, #errorType = :dl, #error = :why, #completedAt = :now, #dlTenant = :tenant, #dlAt = :now REMOVE #sweepShard, #sweepAt',
+      ConditionExpression: '#status IN (:queued, :running)',
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        '#errorType': 'errorType',
+        '#error': 'error',
+        '#completedAt': 'completedAt',
+        '#dlTenant': deadLetterIndex.partitionKey,
+        '#dlAt': deadLetterIndex.sortKey,
+        ...SWEEP_NAMES,
+      },
+      ExpressionAttributeValues: {
+        ':dead': 'DEAD_LETTERED',
+        ':dl': 'dead_letter',
+        ':why': reason,
+        ':now': now,
+        ':tenant': key.tenantId,
+        ':queued': 'QUEUED',
+        ':running': 'RUNNING',
+      },
+    });
+    return result.ok;
+  }
+
+  async findSweepable(shard: string, until: number, limit: number): Promise<Array<Run & { sweepAt: number }>> {
+    const { Items = [] } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: sweepIndex.name,
+        KeyConditionExpression: '#sweepShard = :shard AND #sweepAt <= :until',
+        ExpressionAttributeNames: SWEEP_NAMES,
+        ExpressionAttributeValues: { ':shard': shard, ':until': until },
+        Limit: limit,
+      }),
+    );
+    return Items.map((item) => ({ ...fromRunItem(item), sweepAt: item[sweepIndex.sortKey] as number }));
+  }
+
+  async rescheduleSweep(key: RunKey, from: number, to: number): Promise<boolean> {
+    const result = await this.update(key, {
+      UpdateExpression: 'SET #sweepAt = :to',
+      ConditionExpression: '#sweepAt = :from',
+      ExpressionAttributeNames: { '#sweepAt': sweepIndex.sortKey },
+      ExpressionAttributeValues: { ':from': from, ':to': to },
+    });
+    return result.ok;
+  }
+
+  async listDeadLetters(tenantId: string, options: { limit: number; cursor?: string }): Promise<Page<Run>> {
+    const start = decodeCursor(options.cursor, [
+      RUNS_TABLE.partitionKey,
+      RUNS_TABLE.sortKey,
+      deadLetterIndex.partitionKey,
+      deadLetterIndex.sortKey,
+    ]);
+    if (start && start[deadLetterIndex.partitionKey] !== tenantId) return { items: [] };
+    const { Items = [], LastEvaluatedKey } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: deadLetterIndex.name,
+        KeyConditionExpression: '#tenant = :tenant',
+        ExpressionAttributeNames: { '#tenant': deadLetterIndex.partitionKey },
+        ExpressionAttributeValues: { ':tenant': tenantId },
+        ScanIndexForward: false,
+        Limit: options.limit,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    const cursor = encodeCursor(LastEvaluatedKey);
+    return { items: Items.map(fromRunItem), ...(cursor ? { cursor } : {}) };
   }
 
   async get(key: RunKey): Promise<Run | undefined> {
@@ -135,33 +247,27 @@ export class DynamoRunRepository implements RunRepository {
     return Items[0] ? fromRunItem(Items[0]) : undefined;
   }
 
-  async listByJob(tenantId: string, jobId: string, options: { limit: number; cursor?: string }): Promise<Page<Run>> {
-    const start = decodeCursor(options.cursor, [RUNS_TABLE.partitionKey, RUNS_TABLE.sortKey]);
-    const { pk } = runTableKey({ tenantId, jobId, scheduledFor: 0, attempt: 0 });
-    if (start && start[RUNS_TABLE.partitionKey] !== pk) {
-      return { items: [] };
-    }
-    const { Items = [], LastEvaluatedKey } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': RUNS_TABLE.partitionKey },
-        ExpressionAttributeValues: { ':pk': pk },
-        ScanIndexForward: false,
-        Limit: options.limit,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    const cursor = encodeCursor(LastEvaluatedKey);
-    return { items: Items.map(fromRunItem), ...(cursor ? { cursor } : {}) };
+  async listByJob(tenantId: string, jobId: string, options: RunListQuery): Promise<Page<Run>> {
+    return listRunsOfJob(this.client, this.tableName, tenantId, jobId, options);
+  }
+
+  async discardQueued(key: RunKey): Promise<boolean> {
+    return discardQueuedRun(this.client, this.tableName, key);
+  }
+
+  async bindTriggerKey(
+    job: Pick<RunKey, 'tenantId' | 'jobId'>,
+    idempotencyKey: string,
+    scheduledFor: number,
+    now: number,
+    expiresAt: number,
+  ): Promise<number> {
+    return bindTriggerKey(this.client, this.tableName, job, idempotencyKey, scheduledFor, now, expiresAt);
   }
 
   private async update(
     key: RunKey,
-    input: Pick<
-      ConstructorParameters<typeof UpdateCommand>[0],
-      'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
-    >,
+    input: UpdateInput,
   ): Promise<{ ok: true; run: Run } | { ok: false; current?: Run }> {
     try {
       const { Attributes } = await this.client.send(

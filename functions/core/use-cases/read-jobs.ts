@@ -1,15 +1,37 @@
 /** Tenant-scoped reads: another tenant's ids are indistinguishable from unknown ones (404). */
 import { NotFoundError } from '../errors.ts';
-import type { Job, Run } from '../model.ts';
-import type { JobRepository, Page, RunRepository } from '../ports.ts';
+import type { Run } from '../model.ts';
+import type { JobRepository, Page, RunListQuery, RunRepository, StoredJob } from '../ports.ts';
+import { occurrencesBetween, upcoming } from '../schedule/index.ts';
 
 export interface ReadDeps {
   jobs: JobRepository;
   runs: RunRepository;
 }
 
+/** How many upcoming occurrences GET /v1/jobs/{id} shows. */
+export const UPCOMING_COUNT = 5;
+
+/**
+ * The job's next occurrences after `now`, ascending, at most `count`: [] unless it is ACTIVE with
+ * something left to fire. Those between now and `nextFireAt` are already materialized as runs
+ * (the scanner works a horizon ahead) and still upcoming; from `nextFireAt` on, the schedule
+ * decides, with maxRuns counted from the occurrences materialized so far.
+ */
+export function upcomingOccurrences(job: StoredJob, now: number, count = UPCOMING_COUNT): number[] {
+  if (job.status !== 'ACTIVE' || job.nextFireAt === undefined) return [];
+  const from = Math.max(now, job.nextFireAt);
+  const materialized =
+    now < job.nextFireAt ? occurrencesBetween(job.schedule, now + 1, job.nextFireAt - 1, 0, count) : [];
+  return [...materialized, ...upcoming(job.schedule, from, job.occurrenceCount, count - materialized.length)];
+}
+
 /** The job and its newest run; NotFoundError if the tenant has no such job. */
-export async function getJob(deps: ReadDeps, tenantId: string, jobId: string): Promise<{ job: Job; latestRun?: Run }> {
+export async function getJob(
+  deps: ReadDeps,
+  tenantId: string,
+  jobId: string,
+): Promise<{ job: StoredJob; latestRun?: Run }> {
   const [job, latest] = await Promise.all([
     deps.jobs.get(tenantId, jobId),
     deps.runs.listByJob(tenantId, jobId, { limit: 1 }),
@@ -19,14 +41,14 @@ export async function getJob(deps: ReadDeps, tenantId: string, jobId: string): P
   return latestRun ? { job, latestRun } : { job };
 }
 
-/** A page of the job's runs, newest first; NotFoundError if the tenant has no such job. */
+/** A page of the job's runs, newest first, filtered; NotFoundError if the tenant has no such job. */
 export async function listRuns(
   deps: ReadDeps,
   tenantId: string,
   jobId: string,
-  page: { limit: number; cursor?: string },
+  query: RunListQuery,
 ): Promise<Page<Run>> {
   const job = await deps.jobs.get(tenantId, jobId);
   if (!job) throw new NotFoundError(`job ${jobId}`);
-  return deps.runs.listByJob(tenantId, jobId, page);
+  return deps.runs.listByJob(tenantId, jobId, query);
 }

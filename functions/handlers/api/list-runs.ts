@@ -1,24 +1,41 @@
-/** GET /v1/jobs/{id}/runs — the job's runs, newest first, one page at a time. */
+/** GET /v1/jobs/{id}/runs — the job's runs, newest first, one page at a time, filtered by status and time. */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { RunListQuery } from '#core/ports';
+import { RUN_STATUSES } from '#core/run-state';
 import { listRuns as listRunsUseCase } from '#core/use-cases/read-jobs';
 import { runView } from '#core/views';
 import { logger } from '../logger.ts';
 import { jobRepository, runRepository } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
-import { pageQueryOf } from './page-query.ts';
 import { jobIdOf } from './path-id.ts';
+import { QueryReader } from './query-params.ts';
 import { json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
 
+/** `status`, `from`, `to` (scheduled time, inclusive, zoned ISO-8601), `limit`, `cursor`; 400 naming every bad one. */
+export function runListQueryOf(event: APIGatewayProxyEvent): RunListQuery {
+  const query = new QueryReader(event, ['status', 'from', 'to', 'limit', 'cursor']);
+  const status = query.oneOf('status', RUN_STATUSES);
+  const from = query.instant('from');
+  const to = query.instant('to');
+  if (from !== undefined && to !== undefined && to < from) query.fail('to', 'must not be before from');
+  const page = query.page();
+  query.done();
+  return {
+    ...page,
+    ...(status === undefined ? {} : { status }),
+    ...(from === undefined ? {} : { from }),
+    ...(to === undefined ? {} : { to }),
+  };
+}
+
 export async function listRuns(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  const page = await listRunsUseCase(
-    { jobs: jobRepository(), runs: runRepository() },
-    tenantOf(event),
-    jobIdOf(event),
-    pageQueryOf(event),
-  );
+  const tenantId = tenantOf(event);
+  const jobId = jobIdOf(event);
+  const query = runListQueryOf(event);
+  const page = await listRunsUseCase({ jobs: jobRepository(), runs: runRepository() }, tenantId, jobId, query);
   return json(200, { items: page.items.map(runView), cursor: page.cursor ?? null });
 }
 

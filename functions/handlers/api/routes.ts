@@ -56,4 +56,44 @@ export const ROUTES: readonly Route[] = [
     authorized: true,
     access: { jobs: 'read', runs: 'readWrite', sendToDispatchQueue: true },
   },
+  // Job management. Pause and reschedule discard runs not yet claimed (runs readWrite); resume,
+  // reschedule and trigger may enqueue runs at once; cancel only writes the job (the executor
+  // cancels its queued runs when their messages arrive).
+  { method: 'GET', path: '/v1/jobs', handler: 'list-jobs', authorized: true, access: { jobs: 'read' } },
+  {
+    method: 'PATCH',
+    path: '/v1/jobs/{id}',
+    handler: 'update-job',
+    bodySchema: 'update-job.json',
+    authorized: true,
+    access: { jobs: 'readWrite', runs: 'readWrite', sendToDispatchQueue: true },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/jobs/{id}',
+    handler: 'cancel-job',
+    authorized: true,
+    access: { jobs: 'readWrite' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/jobs/{id}/pause',
+    handler: 'pause-job',
+    authorized: true,
+    access: { jobs: 'readWrite', runs: 'readWrite' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/jobs/{id}/resume',
+    handler: 'resume-job',
+    authorized: true,
+    access: { jobs: 'readWrite', runs: 'readWrite', sendToDispatchQueue: true },
+  },
+  {
+    method: 'POST',
+    path: '/v1/jobs/{id}/trigger',
+    handler: 'trigger-job',
+    authorized: true,
+    access: { jobs: 'read', runs: 'readWrite', sendToDispatchQueue: true },
+  },
 ];

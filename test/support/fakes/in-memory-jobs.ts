@@ -1,9 +1,9 @@
 import type { Job } from '#core/model';
-import type { DueJob, JobRepository } from '#core/ports';
+import type { DueJob, JobListQuery, JobRepository, Page, StoredJob } from '#core/ports';
 
 /** JobRepository in memory, with the same conditional semantics as the DynamoDB adapter. */
 export class InMemoryJobRepository implements JobRepository {
-  readonly items = new Map<string, Job>();
+  readonly items = new Map<string, StoredJob>();
 
   private key(tenantId: string, jobId: string) {
     return `${tenantId}/${jobId}`;
@@ -15,9 +15,38 @@ export class InMemoryJobRepository implements JobRepository {
     this.items.set(key, structuredClone(job));
   }
 
-  async get(tenantId: string, jobId: string): Promise<Job | undefined> {
+  async get(tenantId: string, jobId: string): Promise<StoredJob | undefined> {
     const job = this.items.get(this.key(tenantId, jobId));
     return job ? structuredClone(job) : undefined;
+  }
+
+  /** Same contract as DynamoDB: oldest first, and the cursor is the last job id read. */
+  async listByTenant(tenantId: string, query: JobListQuery): Promise<Page<StoredJob>> {
+    if (query.cursor !== undefined && !query.cursor.startsWith(`${tenantId}/`)) throw new Error('foreign cursor');
+    const after = query.cursor?.slice(tenantId.length + 1) ?? '';
+    const remaining = [...this.items.values()]
+      .filter((job) => job.tenantId === tenantId && job.jobId > after)
+      .sort((a, b) => (a.jobId < b.jobId ? -1 : 1));
+    const matches = (job: StoredJob) =>
+      (query.status === undefined || job.status === query.status) &&
+      (query.type === undefined || job.schedule.type === query.type) &&
+      (query.name === undefined || (job.name?.startsWith(query.name) ?? false));
+    const items: StoredJob[] = [];
+    let lastRead: string | undefined;
+    for (const job of remaining) {
+      if (items.length === query.limit) break;
+      lastRead = job.jobId;
+      if (matches(job)) items.push(structuredClone(job));
+    }
+    const more = lastRead !== undefined && remaining.at(-1)?.jobId !== lastRead;
+    return more ? { items, cursor: `${tenantId}/${lastRead}` } : { items };
+  }
+
+  async replace(job: StoredJob, expectedVersion: number): Promise<boolean> {
+    const key = this.key(job.tenantId, job.jobId);
+    if (this.items.get(key)?.version !== expectedVersion) return false;
+    this.items.set(key, structuredClone(job));
+    return true;
   }
 
   async findDue(shard: string, until: number, limit: number): Promise<DueJob[]> {

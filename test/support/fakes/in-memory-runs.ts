@@ -1,42 +1,96 @@
 import type { Run, RunKey } from '#core/model';
-import type { Page, RunOutcome, RunRepository } from '#core/ports';
+import type { ClaimResult, Lease, Page, RunListQuery, RunOutcome, RunRepository } from '#core/ports';
 
 const keyOf = (k: RunKey) => `${k.tenantId}/${k.jobId}/${k.scheduledFor}/${k.attempt}`;
 
 /** RunRepository in memory, with the same conditional semantics as the DynamoDB adapter. */
-export class InMemoryRunRepository implements RunRepository {
-  readonly items = new Map<string, Run>();
+type Stored = Run & { sweepAt?: number };
 
-  all(): Run[] {
+export class InMemoryRunRepository implements RunRepository {
+  readonly items = new Map<string, Stored>();
+
+  all(): Stored[] {
     return [...this.items.values()];
   }
 
-  async createIfAbsent(run: Run): Promise<{ created: true } | { created: false; existing: Run }> {
+  async createIfAbsent(
+    run: Run,
+    options: { sweepAt?: number } = {},
+  ): Promise<{ created: true } | { created: false; existing: Run }> {
     const existing = this.items.get(keyOf(run));
     if (existing) return { created: false, existing: structuredClone(existing) };
-    this.items.set(keyOf(run), structuredClone(run));
+    this.items.set(keyOf(run), {
+      ...structuredClone(run),
+      ...(options.sweepAt === undefined ? {} : { sweepAt: options.sweepAt }),
+    });
     return { created: true };
   }
 
-  async claim(key: RunKey, lease: { owner: string; expiresAt: number; now: number }) {
+  async markLost(key: RunKey, expiredLeaseAt: number, now: number): Promise<boolean> {
     const run = this.items.get(keyOf(key));
-    if (!run) return { claimed: false as const };
+    if (!run || run.status !== 'RUNNING' || run.leaseExpiresAt !== expiredLeaseAt) return false;
+    Object.assign(run, { status: 'FAILED', errorType: 'lost', error: 'lease expired', completedAt: now });
+    delete run.sweepAt;
+    return true;
+  }
+
+  async deadLetter(key: RunKey, reason: string, now: number): Promise<boolean> {
+    const run = this.items.get(keyOf(key));
+    if (!run || (run.status !== 'QUEUED' && run.status !== 'RUNNING')) return false;
+    Object.assign(run, {
+      status: 'DEAD_LETTERED',
+      errorType: 'dead_letter',
+      error: reason,
+      completedAt: now,
+      deadLetteredAt: now,
+    });
+    delete run.sweepAt;
+    return true;
+  }
+
+  async findSweepable(_shard: string, until: number, limit: number): Promise<Array<Run & { sweepAt: number }>> {
+    return this.all()
+      .filter((r): r is Run & { sweepAt: number } => r.sweepAt !== undefined && r.sweepAt <= until)
+      .slice(0, limit)
+      .map((r) => structuredClone(r));
+  }
+
+  async rescheduleSweep(key: RunKey, from: number, to: number): Promise<boolean> {
+    const run = this.items.get(keyOf(key));
+    if (!run || run.sweepAt !== from) return false;
+    run.sweepAt = to;
+    return true;
+  }
+
+  async listDeadLetters(tenantId: string, options: { limit: number }): Promise<Page<Run>> {
+    const items = this.all()
+      .filter((r) => r.tenantId === tenantId && r.status === 'DEAD_LETTERED')
+      .sort((a, b) => (b.deadLetteredAt ?? 0) - (a.deadLetteredAt ?? 0));
+    return { items: items.slice(0, options.limit) };
+  }
+
+  async claim(key: RunKey, lease: Lease): Promise<ClaimResult> {
+    const run = this.items.get(keyOf(key));
+    if (!run) return { claimed: false };
     const expired = run.status === 'RUNNING' && (run.leaseExpiresAt ?? 0) < lease.now;
-    if (run.status !== 'QUEUED' && !expired) return { claimed: false as const, run: structuredClone(run) };
+    if (run.status !== 'QUEUED' && !expired) return { claimed: false, run: structuredClone(run) };
+    if (expired && !lease.takeOverExpired) return { claimed: false, run: structuredClone(run), expired: true };
     if (expired) run.recoveries = (run.recoveries ?? 0) + 1;
     Object.assign(run, {
       status: 'RUNNING',
       leaseOwner: lease.owner,
       leaseExpiresAt: lease.expiresAt,
       claimedAt: lease.now,
+      sweepAt: lease.expiresAt,
     });
-    return { claimed: true as const, run: structuredClone(run) };
+    return { claimed: true, run: structuredClone(run) };
   }
 
   async complete(key: RunKey, owner: string, outcome: RunOutcome): Promise<boolean> {
     const run = this.items.get(keyOf(key));
     if (!run || run.status !== 'RUNNING' || run.leaseOwner !== owner) return false;
     Object.assign(run, outcome);
+    delete run.sweepAt;
     return true;
   }
 
@@ -52,13 +106,37 @@ export class InMemoryRunRepository implements RunRepository {
     return earlier[0] ? structuredClone(earlier[0]) : undefined;
   }
 
-  async listByJob(tenantId: string, jobId: string, options: { limit: number; cursor?: string }): Promise<Page<Run>> {
+  /** Trigger Idempotency-Key bindings: `<tenant>/<job>/<key>` → bound time and expiry (epoch s). */
+  readonly triggerKeys = new Map<string, { scheduledFor: number; expiresAt: number }>();
+
+  async listByJob(tenantId: string, jobId: string, options: RunListQuery): Promise<Page<Run>> {
     const runs = this.all()
       .filter((r) => r.tenantId === tenantId && r.jobId === jobId)
+      .filter((r) => options.status === undefined || r.status === options.status)
+      .filter((r) => r.scheduledFor >= (options.from ?? 0) && r.scheduledFor <= (options.to ?? Number.MAX_SAFE_INTEGER))
       .sort((a, b) => b.scheduledFor - a.scheduledFor || b.attempt - a.attempt);
     const start = options.cursor ? Number(options.cursor) : 0;
-    const items = runs.slice(start, start + options.limit);
+    const items = runs.slice(start, start + options.limit).map((r) => structuredClone(r));
     const next = start + options.limit;
     return next < runs.length ? { items, cursor: String(next) } : { items };
+  }
+
+  async discardQueued(key: RunKey): Promise<boolean> {
+    if (this.items.get(keyOf(key))?.status !== 'QUEUED') return false;
+    return this.items.delete(keyOf(key));
+  }
+
+  async bindTriggerKey(
+    job: Pick<RunKey, 'tenantId' | 'jobId'>,
+    idempotencyKey: string,
+    scheduledFor: number,
+    now: number,
+    expiresAt: number,
+  ): Promise<number> {
+    const key = `${job.tenantId}/${job.jobId}/${idempotencyKey}`;
+    const existing = this.triggerKeys.get(key);
+    if (existing && existing.expiresAt >= Math.floor(now / 1000)) return existing.scheduledFor;
+    this.triggerKeys.set(key, { scheduledFor, expiresAt });
+    return scheduledFor;
   }
 }

@@ -1,0 +1,48 @@
+/**
+ * Turns a PATCH /v1/jobs/{id} body into a change of a job. The JSON Schema
+ * (schemas/update-job.json) has checked shapes and that at least one known field is present; this
+ * adds the checks a schema cannot express, with the same rules as job creation (job-input.ts).
+ */
+import { type FieldProblem, ValidationError } from './errors.ts';
+import { type CreateJobInput, parseTarget } from './job-input.ts';
+import type { JobPolicies, Schedule, Target } from './model.ts';
+import { parseSchedule } from './schedule/index.ts';
+
+export type UpdateJobInput = Partial<
+  Pick<CreateJobInput, 'name' | 'target' | 'schedule' | 'misfire' | 'overlap' | 'timeoutSeconds'>
+>;
+
+/** The fields a PATCH replaces; absent ones keep their value. `target` is replaced as a whole. */
+export interface JobChange {
+  name?: string;
+  target?: Target;
+  /** A new schedule: the job is rescheduled from now on. */
+  schedule?: Schedule;
+  policies?: Partial<JobPolicies>;
+  timeoutSeconds?: number;
+}
+
+/** Validates and normalizes a PATCH body; throws ValidationError listing every problem. */
+export function parseUpdateJob(input: UpdateJobInput, now: number): JobChange {
+  const problems: FieldProblem[] = [];
+  const change: JobChange = {};
+  if (input.name !== undefined) change.name = input.name;
+  if (input.target !== undefined) change.target = parseTarget(input.target, problems);
+  if (input.schedule !== undefined) {
+    const parsed = parseSchedule(input.schedule, now);
+    if (parsed.ok) change.schedule = parsed.schedule;
+    else problems.push(...parsed.errors);
+  }
+  if (input.misfire !== undefined || input.overlap !== undefined) {
+    change.policies = {
+      ...(input.misfire === undefined ? {} : { misfire: input.misfire }),
+      ...(input.overlap === undefined ? {} : { overlap: input.overlap }),
+    };
+  }
+  if (input.timeoutSeconds !== undefined) change.timeoutSeconds = input.timeoutSeconds;
+  if (problems.length > 0) throw new ValidationError(problems);
+  if (Object.keys(change).length === 0) {
+    throw new ValidationError([{ field: 'body', reason: 'must change at least one field' }]);
+  }
+  return change;
+}

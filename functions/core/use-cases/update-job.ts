@@ -1,0 +1,70 @@
+/**
+ * Changes a job (PATCH). Optimistic concurrency: the caller names the version it read
+ * (If-Match) and the write is conditioned on it, so a change based on a stale read is refused
+ * (409) instead of silently overwriting someone else's.
+ *
+ * A new schedule reschedules the job from now on, in the same conditional write: `nextFireAt`
+ * becomes the new schedule's first slot at or after now (its `dueShard` with it) and
+ * `occurrenceCount` restarts at 0, so the old schedule's missed occurrences are never fired
+ * retroactively and the new one's maxRuns counts from the change. Runs the old schedule already
+ * materialized for the future are discarded while still QUEUED (discard-queued-runs.ts); a run
+ * an executor has already claimed, or one created by a scan racing with the change, may still
+ * run. A job due within the horizon is materialized at once.
+ */
+import { dueShardOf } from '../due-shard.ts';
+import { ConflictError, ValidationError } from '../errors.ts';
+import { firstFireAt } from '../fire-plan.ts';
+import type { JobStatus } from '../model.ts';
+import type { StoredJob } from '../ports.ts';
+import type { JobChange } from '../update-input.ts';
+import { changeJob, nextVersionOf, withoutDueEntry } from './change-job.ts';
+import { discardQueuedRunsAfter } from './discard-queued-runs.ts';
+import { type MaterializeDeps, materializeOccurrences } from './materialize-occurrences.ts';
+
+/** Jobs in these states have ended; they are kept as history and cannot change. */
+export const FINISHED_STATUSES: readonly JobStatus[] = ['COMPLETED', 'FAILED', 'CANCELLED'];
+
+/** Applies `change` to the job if it is still at `expectedVersion`; returns the job as stored after it. */
+export async function updateJob(
+  deps: MaterializeDeps,
+  tenantId: string,
+  jobId: string,
+  change: JobChange,
+  expectedVersion: number,
+  now: number,
+): Promise<StoredJob> {
+  const { after } = await changeJob(deps.jobs, tenantId, jobId, (job) => {
+    if (FINISHED_STATUSES.includes(job.status)) throw new ConflictError(`job ${jobId} is ${job.status}`);
+    if (job.version !== expectedVersion) {
+      throw new ConflictError(`job ${jobId} is at version ${job.version}, not ${expectedVersion}; re-read it`);
+    }
+    return { write: applyChange(job, change, deps.config.shardCount, now) };
+  });
+  if (!change.schedule) return after;
+
+  await discardQueuedRunsAfter(deps.runs, after, now);
+  if (after.nextFireAt === undefined || after.nextFireAt > now + deps.config.horizonMs) return after;
+  await materializeOccurrences(deps, [{ ...after, nextFireAt: after.nextFireAt }], now);
+  return (await deps.jobs.get(tenantId, jobId)) ?? after;
+}
+
+/** The job after `change`, one version on; a new schedule restarts it from `now`. */
+function applyChange(job: StoredJob, change: JobChange, shardCount: number, now: number): StoredJob {
+  const next: StoredJob = {
+    ...nextVersionOf(job, now),
+    ...(change.name === undefined ? {} : { name: change.name }),
+    ...(change.target === undefined ? {} : { target: change.target }),
+    ...(change.timeoutSeconds === undefined ? {} : { timeoutSeconds: change.timeoutSeconds }),
+    policies: { ...job.policies, ...change.policies },
+  };
+  if (!change.schedule) return next;
+
+  const first = firstFireAt(change.schedule, now);
+  if (first === undefined) {
+    throw new ValidationError([{ field: 'schedule', reason: 'has no occurrence from now on' }]);
+  }
+  const rescheduled: StoredJob = { ...withoutDueEntry(next), schedule: change.schedule, occurrenceCount: 0 };
+  // A paused job keeps its new first slot for resume; an active one goes straight into the due-index.
+  if (job.status === 'PAUSED') return { ...rescheduled, pausedNextFireAt: first };
+  return { ...rescheduled, nextFireAt: first, dueShard: dueShardOf(job.jobId, shardCount) };
+}

@@ -1,0 +1,42 @@
+/** GET /v1/jobs — the tenant's jobs in creation order, filtered by status, schedule type and name prefix. */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { JOB_STATUSES } from '#core/model';
+import type { JobListQuery } from '#core/ports';
+import { listJobs as listJobsUseCase } from '#core/use-cases/list-jobs';
+import { jobView } from '#core/views';
+import { logger } from '../logger.ts';
+import { jobRepository } from '../wiring.ts';
+import { httpErrors } from './http-errors.ts';
+import { QueryReader } from './query-params.ts';
+import { json } from './responses.ts';
+import { tenantOf } from './tenant.ts';
+
+const SCHEDULE_TYPES = ['once', 'interval', 'cron'] as const;
+
+/** The listing's parameters, validated (400 naming every bad one). */
+export function jobListQueryOf(event: APIGatewayProxyEvent): JobListQuery {
+  const query = new QueryReader(event, ['status', 'type', 'name', 'limit', 'cursor']);
+  const status = query.oneOf('status', JOB_STATUSES);
+  const type = query.oneOf('type', SCHEDULE_TYPES);
+  const name = query.text('name', 200);
+  const page = query.page();
+  query.done();
+  return {
+    ...page,
+    ...(status === undefined ? {} : { status }),
+    ...(type === undefined ? {} : { type }),
+    ...(name === undefined ? {} : { name }),
+  };
+}
+
+export async function listJobs(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const tenantId = tenantOf(event);
+  const page = await listJobsUseCase({ jobs: jobRepository() }, tenantId, jobListQueryOf(event));
+  return json(200, { items: page.items.map((job) => jobView(job)), cursor: page.cursor ?? null });
+}
+
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(listJobs)
+  .use(injectLambdaContext(logger))
+  .use(httpErrors());

@@ -1,0 +1,50 @@
+/**
+ * POST /v1/jobs/{id}/trigger — run the job now, once, outside its schedule: 202 with the run.
+ * An optional `Idempotency-Key` header makes retries safe: the same key (per job, for 24 h)
+ * answers with the run the first request created (`Idempotent-Replayed: true`) and calls nothing.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { ValidationError } from '#core/errors';
+import { triggerJob as triggerJobUseCase } from '#core/use-cases/trigger-job';
+import { runView } from '#core/views';
+import { logger } from '../logger.ts';
+import { jobRepository, runDispatcher, runRepository, schedulingConfig } from '../wiring.ts';
+import { httpErrors } from './http-errors.ts';
+import { jobIdOf } from './path-id.ts';
+import { json } from './responses.ts';
+import { tenantOf } from './tenant.ts';
+
+/** Visible ASCII, as HTTP header values and DynamoDB sort keys both take it without escaping. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
+
+/** The `Idempotency-Key` header, validated; undefined when absent. */
+export function idempotencyKeyOf(event: APIGatewayProxyEvent): string | undefined {
+  const name = Object.keys(event.headers ?? {}).find((header) => header.toLowerCase() === 'idempotency-key');
+  const value = name === undefined ? undefined : event.headers[name];
+  if (value === undefined) return undefined;
+  if (!IDEMPOTENCY_KEY.test(value)) {
+    throw new ValidationError([{ field: 'Idempotency-Key', reason: 'must be 1 to 128 visible ASCII characters' }]);
+  }
+  return value;
+}
+
+export async function triggerJob(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const tenantId = tenantOf(event);
+  const jobId = jobIdOf(event);
+  const key = idempotencyKeyOf(event);
+  const { run, replayed } = await triggerJobUseCase(
+    { jobs: jobRepository(), runs: runRepository(), dispatcher: runDispatcher(), config: schedulingConfig() },
+    tenantId,
+    jobId,
+    Date.now(),
+    key,
+  );
+  logger.info('job triggered', { tenantId, jobId, runId: run.runId, replayed });
+  return json(202, runView(run), replayed ? { 'idempotent-replayed': 'true' } : {});
+}
+
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(triggerJob)
+  .use(injectLambdaContext(logger))
+  .use(httpErrors());

@@ -1,0 +1,54 @@
+/**
+ * PATCH /v1/jobs/{id} — change a job's name, target, schedule, policies or timeout.
+ *
+ * Optimistic concurrency: `If-Match: <version>` (the job's ETag, quoted or not) is required; a
+ * request without it gets 428 Precondition Required, one naming another version 409. The answer
+ * carries the new ETag.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import validator from '@middy/validator';
+import { transpileSchema } from '@middy/validator/transpile';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { MAX_REQUEST_BODY_BYTES } from '#core/limits';
+import { parseUpdateJob, type UpdateJobInput } from '#core/update-input';
+import { updateJob as updateJobUseCase } from '#core/use-cases/update-job';
+import { jobView } from '#core/views';
+import updateJobSchema from '#schemas/update-job.json' with { type: 'json' };
+import { logger } from '../logger.ts';
+import { materializeDeps } from '../wiring.ts';
+import { bodyLimit } from './body-limit.ts';
+import { httpErrors } from './http-errors.ts';
+import { etagOf, ifMatchVersionOf } from './job-etag.ts';
+import { jobIdOf } from './path-id.ts';
+import { errorResponse, json } from './responses.ts';
+import { tenantOf } from './tenant.ts';
+
+const eventSchema = transpileSchema(
+  { type: 'object', required: ['body'], properties: { body: updateJobSchema } },
+  { coerceTypes: false, useDefaults: false },
+);
+
+export async function updateJob(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const tenantId = tenantOf(event);
+  const jobId = jobIdOf(event);
+  const expectedVersion = ifMatchVersionOf(event);
+  if (expectedVersion === undefined) {
+    return errorResponse(428, 'PRECONDITION_REQUIRED', 'Send If-Match with the job version (its ETag)', [
+      { field: 'If-Match', reason: 'is required' },
+    ]);
+  }
+  const now = Date.now();
+  const change = parseUpdateJob(event.body as unknown as UpdateJobInput, now);
+  const job = await updateJobUseCase(materializeDeps(), tenantId, jobId, change, expectedVersion, now);
+  logger.info('job updated', { tenantId, jobId, version: job.version, fields: Object.keys(change) });
+  return json(200, jobView(job), { etag: etagOf(job.version) });
+}
+
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(updateJob)
+  .use(injectLambdaContext(logger))
+  .use(httpErrors())
+  .use(bodyLimit(MAX_REQUEST_BODY_BYTES))
+  .use(httpJsonBodyParser({ disableContentTypeCheck: true }))
+  .use(validator({ eventSchema }));

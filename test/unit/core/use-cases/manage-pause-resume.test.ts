@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { ConflictError, NotFoundError } from '#core/errors';
+import { pauseJob, resumeJob } from '#core/use-cases/pause-resume-job';
+import { scanDueJobs } from '#core/use-cases/scan-due-jobs';
+import { every, NOW, setup, TENANT } from './manage-fixtures.ts';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+describe('pausing a job', () => {
+  it('takes the job out of the due-index and un-materializes the runs ahead, remembering the earliest', async () => {
+    const { deps, create, runsOf } = setup();
+    const job = await create(every(30, NOW)); // runs at NOW, +30 s, +60 s, +90 s; nextFireAt +120 s
+    const pausedAt = NOW + 10_000;
+
+    const paused = await pauseJob(deps, TENANT, job.jobId, pausedAt);
+
+    expect(paused).toMatchObject({ status: 'PAUSED', pausedAt, pausedNextFireAt: NOW + 30_000, occurrenceCount: 1 });
+    expect(paused.nextFireAt).toBeUndefined();
+    expect(paused.dueShard).toBeUndefined();
+    expect(runsOf(job.jobId).map((run) => run.scheduledFor)).toEqual([NOW]);
+    expect(await scanDueJobs(deps, pausedAt + HOUR)).toMatchObject({ jobsFound: 0, runsCreated: 0 });
+  });
+
+  it('keeps a run an executor has already claimed', async () => {
+    const { deps, create, runs, runsOf } = setup();
+    const job = await create(every(30, NOW));
+    const claimedRun = runsOf(job.jobId)[1];
+    if (!claimedRun) throw new Error('expected a second run');
+    await runs.claim(claimedRun, { owner: 'x', expiresAt: NOW + HOUR, now: NOW, takeOverExpired: true });
+
+    const paused = await pauseJob(deps, TENANT, job.jobId, NOW + 10_000);
+
+    expect(runsOf(job.jobId).map((run) => run.status)).toEqual(['QUEUED', 'RUNNING']);
+    expect(paused.pausedNextFireAt).toBe(NOW + 60_000);
+  });
+
+  it('refuses to pause a job that is not ACTIVE', async () => {
+    const { deps, create } = setup();
+    const job = await create(every(3600, NOW + HOUR));
+    await pauseJob(deps, TENANT, job.jobId, NOW);
+
+    await expect(pauseJob(deps, TENANT, job.jobId, NOW + 1)).rejects.toThrow(ConflictError);
+  });
+
+  it("answers NotFound for another tenant's job", async () => {
+    const { deps, create } = setup();
+    const theirs = await create(every(3600, NOW + HOUR), NOW, 'tenant-b');
+
+    await expect(pauseJob(deps, TENANT, theirs.jobId, NOW)).rejects.toThrow(NotFoundError);
+    expect((await deps.jobs.get('tenant-b', theirs.jobId))?.status).toBe('ACTIVE');
+  });
+});
+
+describe('resuming a job', () => {
+  async function pausedForAnHour(misfire: 'skip' | 'fire_once' | 'fire_all') {
+    const context = setup();
+    const job = await context.create(every(600, NOW, { misfire })); // every 10 min: NOW materialized
+    await pauseJob(context.deps, TENANT, job.jobId, NOW + 1_000);
+    const resumedAt = NOW + HOUR + 5 * MINUTE; // slots +10 … +60 min were missed
+    const resumed = await resumeJob(context.deps, TENANT, job.jobId, resumedAt);
+    return { ...context, job, resumed, resumedAt };
+  }
+
+  it('with skip, fires none of the occurrences missed while paused', async () => {
+    const { job, resumed, runsOf } = await pausedForAnHour('skip');
+
+    expect(runsOf(job.jobId).map((run) => run.scheduledFor)).toEqual([NOW]);
+    expect(resumed).toMatchObject({ status: 'ACTIVE', nextFireAt: NOW + HOUR + 10 * MINUTE });
+    expect(resumed.pausedAt).toBeUndefined();
+    expect(resumed.pausedNextFireAt).toBeUndefined();
+  });
+
+  it('with fire_once, fires the latest missed occurrence once', async () => {
+    const { job, runsOf } = await pausedForAnHour('fire_once');
+
+    expect(runsOf(job.jobId).map((run) => run.scheduledFor)).toEqual([NOW, NOW + HOUR]);
+  });
+
+  it('with fire_all, fires every missed occurrence', async () => {
+    const { job, runsOf } = await pausedForAnHour('fire_all');
+
+    expect(runsOf(job.jobId)).toHaveLength(7);
+  });
+
+  it('re-materializes the occurrences a short pause discarded, under the same run ids', async () => {
+    const { deps, create, runsOf, dispatcher } = setup();
+    const job = await create(every(30, NOW));
+    const before = runsOf(job.jobId).map((run) => run.runId);
+    await pauseJob(deps, TENANT, job.jobId, NOW + 10_000);
+    const sent = dispatcher.sent.length;
+
+    const resumed = await resumeJob(deps, TENANT, job.jobId, NOW + 20_000);
+
+    const after = runsOf(job.jobId).map((run) => run.runId);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(dispatcher.sent.slice(sent).map((s) => s.message.scheduledFor)).toEqual([
+      NOW + 30_000,
+      NOW + 60_000,
+      NOW + 90_000,
+    ]);
+    expect(resumed.nextFireAt).toBe(NOW + 120_000);
+  });
+
+  it('refuses to resume a job that is not PAUSED', async () => {
+    const { deps, create } = setup();
+    const job = await create(every(3600, NOW + HOUR));
+
+    await expect(resumeJob(deps, TENANT, job.jobId, NOW)).rejects.toThrow(ConflictError);
+  });
+
+  it('makes a scan that read the job before the pause unable to advance it', async () => {
+    const { deps, create } = setup();
+    const job = await create(every(3600, NOW + HOUR));
+    const [dueBeforePause] = await deps.jobs.findDue(job.dueShard as string, NOW + 2 * HOUR, 10);
+    await pauseJob(deps, TENANT, job.jobId, NOW);
+
+    const advanced = await deps.jobs.advance(dueBeforePause as never, {
+      nextFireAt: NOW + 2 * HOUR,
+      materialized: 1,
+      now: NOW,
+    });
+
+    expect(advanced).toBe(false);
+    expect((await deps.jobs.get(TENANT, job.jobId))?.nextFireAt).toBeUndefined();
+  });
+});
