@@ -83,6 +83,35 @@ describe('resuming a job', () => {
     expect(runsOf(job.jobId)).toHaveLength(7);
   });
 
+  it('applies the policy to a pause shorter than the scanner grace too: skip replays nothing of it', async () => {
+    const { deps, create, runsOf } = setup();
+    const job = await create(every(2, NOW, { misfire: 'skip' }));
+    await pauseJob(deps, TENANT, job.jobId, NOW + 1_000);
+
+    const resumed = await resumeJob(deps, TENANT, job.jobId, NOW + 11_000);
+
+    const times = runsOf(job.jobId).map((run) => run.scheduledFor - NOW);
+    expect(times.filter((t) => t <= 11_000)).toEqual([0]); // +2 … +10 s fell in the pause
+    expect(times[1]).toBe(12_000);
+    expect(resumed.nextFireAt).toBe(NOW + 11_000 + 90_000 + 1_000);
+  });
+
+  it('with fire_once, fires one run for a short pause, at its latest missed slot', async () => {
+    const { deps, create, runsOf, dispatcher } = setup();
+    const job = await create(every(2, NOW, { misfire: 'fire_once' }));
+    await pauseJob(deps, TENANT, job.jobId, NOW + 1_000);
+    const sent = dispatcher.sent.length;
+
+    await resumeJob(deps, TENANT, job.jobId, NOW + 11_000);
+
+    const times = runsOf(job.jobId).map((run) => run.scheduledFor - NOW);
+    expect(times.filter((t) => t <= 11_000)).toEqual([0, 10_000]);
+    expect(dispatcher.sent[sent]).toEqual({
+      message: expect.objectContaining({ scheduledFor: NOW + 10_000 }),
+      delaySeconds: 0,
+    });
+  });
+
   it('re-materializes the occurrences a short pause discarded, under the same run ids', async () => {
     const { deps, create, runsOf, dispatcher } = setup();
     const job = await create(every(30, NOW));
