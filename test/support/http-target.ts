@@ -23,7 +23,7 @@ export interface HttpTarget {
 }
 
 export async function startHttpTarget(
-  respond: (path: string) => { status: number; body?: string } = () => ({ status: 200 }),
+  respond: (path: string) => { status: number; body?: string; delayMs?: number } = () => ({ status: 200 }),
 ): Promise<HttpTarget> {
   const calls: RecordedCall[] = [];
   const server: Server = createServer((req, res) => {
@@ -36,8 +36,13 @@ export async function startHttpTarget(
       const path = req.url ?? '/';
       calls.push({ at, method: req.method ?? '', path, headers: req.headers, body });
       const answer = respond(path);
-      res.statusCode = answer.status;
-      res.end(answer.body ?? 'ok');
+      const reply = () => {
+        if (res.destroyed) return;
+        res.statusCode = answer.status;
+        res.end(answer.body ?? 'ok');
+      };
+      if (answer.delayMs) setTimeout(reply, answer.delayMs).unref();
+      else reply();
     });
   });
   server.keepAliveTimeout = 30_000;

@@ -15,7 +15,12 @@ export async function recordDeadLetter(
   receiveCount: number,
   now: number,
 ): Promise<boolean> {
-  return runs.deadLetter(message, `dispatch message dead-lettered after ${receiveCount} receives`, now);
+  // SQS keeps counting receives after the move, so this is the count as the DLQ consumer saw it.
+  return runs.deadLetter(
+    message,
+    `dispatch message moved to the dead-letter queue after repeated failed deliveries (receive count ${receiveCount})`,
+    now,
+  );
 }
 
 export interface RedriveDeps {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConflictError } from '#core/errors';
 import type { Job } from '#core/model';
 import type { HttpRequest, HttpResult } from '#core/ports';
+import { fixedSigningKeys } from '#core/signing';
 import { completeRun } from '#core/use-cases/complete-run';
 import { recordDeadLetter, redriveRun } from '#core/use-cases/dead-letters';
 import { executeRun } from '#core/use-cases/execute-run';
@@ -44,6 +45,7 @@ async function world(job: Partial<Job> = {}, answer: Answer = answer500) {
     jobs,
     runs,
     invoker,
+    signingKeys: fixedSigningKeys({ current: 'test-signing-secret' }),
     clock,
     random: () => 0.5,
     config: { leaseMarginMs: 30_000, owner },
@@ -200,7 +202,7 @@ describe('dead letters', () => {
     expect(await recordDeadLetter(runs, message(1), 5, DUE + 1)).toBe(true);
     expect(await runs.get(message(1))).toMatchObject({
       status: 'DEAD_LETTERED',
-      error: 'dispatch message dead-lettered after 5 receives',
+      error: 'dispatch message moved to the dead-letter queue after repeated failed deliveries (receive count 5)',
     });
     expect((await runs.listDeadLetters('t', { limit: 10 })).items).toHaveLength(1);
     expect((await runs.listDeadLetters('other', { limit: 10 })).items).toHaveLength(0);
