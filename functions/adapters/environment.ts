@@ -11,6 +11,11 @@ export const ENV = {
   runRetentionDays: 'RUN_RETENTION_DAYS',
   responseExcerptBytes: 'RESPONSE_EXCERPT_BYTES',
   leaseMarginSeconds: 'LEASE_MARGIN_SECONDS',
+  /** `true` lets targets on the loopback interface be called (the local runtime); private ranges stay refused. */
+  allowLoopbackTargets: 'ALLOW_LOOPBACK_TARGETS',
+  /** Secret that signs every outbound call (Chronos-Signature); NEXT, when set, signs too during a rotation. */
+  signingSecretCurrent: 'SIGNING_SECRET_CURRENT',
+  signingSecretNext: 'SIGNING_SECRET_NEXT',
   /** Interim single-tenant authentication until real tenants and tokens exist. */
   devTenantId: 'DEV_TENANT_ID',
   devTokenSha256: 'DEV_TOKEN_SHA256',

@@ -4,6 +4,7 @@
  * real instants, valid cron and time zones, header safety) and applies defaults.
  */
 import { type FieldProblem, ValidationError } from './errors.ts';
+import { checkHeaders } from './header-rules.ts';
 import { DEFAULT_TIMEOUT_SECONDS } from './limits.ts';
 import {
   DEFAULT_POLICIES,
@@ -15,6 +16,7 @@ import {
 } from './model.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
 import { parseSchedule } from './schedule/index.ts';
+import { checkTargetUrl, type OutboundRules, STRICT_OUTBOUND_RULES } from './url-guard.ts';
 
 export interface CreateJobInput {
   name?: string;
@@ -39,33 +41,19 @@ export interface NewJobFields {
   timeoutSeconds: number;
 }
 
-/** RFC 9110 token characters. */
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
-const CONTROL_CHARACTERS = /[\u0000-\u0008\u000a-\u001f\u007f]/;
-
-/** Validates a target; pushes every problem found. */
-export function parseTarget(input: CreateJobInput['target'], problems: FieldProblem[]): Target {
-  let url: URL | undefined;
-  try {
-    url = new URL(input.url);
-  } catch {
-    problems.push({ field: 'target.url', reason: 'is not a valid absolute URL' });
-  }
-  if (url && url.protocol !== 'http:' && url.protocol !== 'https:') {
-    problems.push({ field: 'target.url', reason: 'must use http or https' });
-  }
-  if (url && (url.username || url.password)) {
-    problems.push({ field: 'target.url', reason: 'must not carry credentials; use a header' });
-  }
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(input.headers ?? {})) {
-    if (!HEADER_NAME.test(name))
-      problems.push({ field: `target.headers.${name}`, reason: 'is not a valid header name' });
-    else if (CONTROL_CHARACTERS.test(value))
-      problems.push({ field: `target.headers.${name}`, reason: 'must not contain control characters' });
-    else headers[name] = value;
-  }
+/**
+ * Validates a target; pushes every problem found. The URL must be one Chronos may call (url-guard.ts:
+ * literal addresses and reserved names are refused here, names that resolve somewhere forbidden at
+ * call time) and the headers must pass header-rules.ts.
+ */
+export function parseTarget(
+  input: CreateJobInput['target'],
+  problems: FieldProblem[],
+  rules: OutboundRules = STRICT_OUTBOUND_RULES,
+): Target {
+  const url = checkTargetUrl(input.url, rules);
+  if (!url.allowed) problems.push({ field: 'target.url', reason: url.reason });
+  const headers = checkHeaders(input.headers ?? {}, problems);
   let body: string | undefined;
   if (typeof input.body === 'string') body = input.body;
   else if (input.body !== undefined) {
@@ -88,25 +76,27 @@ export function parseRetry(input: Partial<RetryPolicy> | undefined, problems: Fi
   return retry;
 }
 
-function parseOnFailureUrl(url: string, problems: FieldProblem[]): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-      problems.push({ field: 'onFailure.url', reason: 'must use http or https' });
-  } catch {
-    problems.push({ field: 'onFailure.url', reason: 'is not a valid absolute URL' });
-  }
+function parseOnFailureUrl(url: string, problems: FieldProblem[], rules: OutboundRules): string {
+  const check = checkTargetUrl(url, rules);
+  if (!check.allowed) problems.push({ field: 'onFailure.url', reason: check.reason });
   return url;
 }
 
-/** Validates and normalizes a create-job body; throws ValidationError listing every problem. */
-export function parseCreateJob(input: CreateJobInput, now: number): NewJobFields {
+/**
+ * Validates and normalizes a create-job body; throws ValidationError listing every problem.
+ * `rules` decide which targets may be called (loopback only where the operator allows it).
+ */
+export function parseCreateJob(
+  input: CreateJobInput,
+  now: number,
+  rules: OutboundRules = STRICT_OUTBOUND_RULES,
+): NewJobFields {
   const problems: FieldProblem[] = [];
-  const target = parseTarget(input.target, problems);
+  const target = parseTarget(input.target, problems, rules);
   const schedule = parseSchedule(input.schedule, now);
   if (!schedule.ok) problems.push(...schedule.errors);
   const retry = parseRetry(input.retry, problems);
-  const onFailureUrl = input.onFailure ? parseOnFailureUrl(input.onFailure.url, problems) : undefined;
+  const onFailureUrl = input.onFailure ? parseOnFailureUrl(input.onFailure.url, problems, rules) : undefined;
   if (problems.length > 0 || !schedule.ok) throw new ValidationError(problems);
   return {
     ...(input.name === undefined ? {} : { name: input.name }),

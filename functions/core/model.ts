@@ -104,6 +104,7 @@ export type ErrorType =
   | 'http_5xx'
   | 'http_4xx'
   | 'invalid_target'
+  | 'blocked_target'
   | 'cancelled'
   | 'overlap'
   /** at-most-once: the executor died mid-call, so whether the target was called is unknown. */

@@ -11,7 +11,7 @@ import { systemClock } from '#adapters/system-clock';
 import { executeRun, RunBusyError } from '#core/use-cases/execute-run';
 import { parseDispatchMessage } from './dispatch-message.ts';
 import { logger } from './logger.ts';
-import { httpInvoker, jobRepository, leaseMarginMs, runRepository } from './wiring.ts';
+import { httpInvoker, jobRepository, leaseMarginMs, runRepository, signingKeys } from './wiring.ts';
 
 const processor = new BatchProcessor(EventType.SQS);
 
@@ -24,6 +24,7 @@ function recordHandlerFor(owner: string) {
         jobs: jobRepository(),
         runs: runRepository(),
         invoker: httpInvoker(),
+        signingKeys: signingKeys(),
         clock: systemClock,
         random: Math.random,
         config: { leaseMarginMs: leaseMarginMs(), owner },

@@ -9,6 +9,8 @@ import { DynamoJobRepository } from '#adapters/dynamodb/job-repository';
 import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
 import { ENV, intEnv, requiredEnv } from '#adapters/environment';
 import { FetchHttpInvoker } from '#adapters/http/invoker';
+import { outboundRulesFromEnv } from '#adapters/outbound-rules';
+import { signingKeysFromEnv } from '#adapters/signing-keys';
 import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
 import { DEFAULT_LEASE_MARGIN_SECONDS } from '#core/limits';
 import type { MaterializeDeps } from '#core/use-cases/materialize-occurrences';
@@ -29,7 +31,13 @@ export const runRepository = once(
   () => new DynamoRunRepository(documentClient(), requiredEnv(ENV.runsTable), schedulingConfig().shardCount),
 );
 export const runDispatcher = once(() => new SqsRunDispatcher(sqsClient(), requiredEnv(ENV.dispatchQueueUrl)));
-export const httpInvoker = once(() => new FetchHttpInvoker(intEnv(ENV.responseExcerptBytes, 4096)));
+/** Which targets may be called (loopback only with ALLOW_LOOPBACK_TARGETS=true): job creation and calls agree. */
+export const outboundRules = once(outboundRulesFromEnv);
+export const httpInvoker = once(
+  () => new FetchHttpInvoker(intEnv(ENV.responseExcerptBytes, 4096), { rules: outboundRules() }),
+);
+/** Secrets that sign every call (SIGNING_SECRET_CURRENT, SIGNING_SECRET_NEXT). */
+export const signingKeys = once(() => signingKeysFromEnv());
 
 /** Scheduling configuration shared by the scanner and job creation. */
 export const schedulingConfig = once(() => ({

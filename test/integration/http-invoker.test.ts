@@ -33,6 +33,9 @@ afterAll(() => {
   server.close();
 });
 
+/** The test server listens on 127.0.0.1: loopback must be allowed explicitly. */
+const LOCAL = { rules: { allowLoopback: true } };
+
 const request = (path: string, timeoutMs = 2_000) => ({
   url: `${base}${path}`,
   method: 'POST',
@@ -43,7 +46,7 @@ const request = (path: string, timeoutMs = 2_000) => ({
 
 describe('FetchHttpInvoker', () => {
   it('sends method, headers and body, and keeps only the first bytes of the answer', async () => {
-    const result = await new FetchHttpInvoker(1024).invoke(request('/ok'));
+    const result = await new FetchHttpInvoker(1024, LOCAL).invoke(request('/ok'));
 
     expect(result).toMatchObject({ kind: 'response', status: 200 });
     expect(result.kind === 'response' && result.bodyExcerpt).toBe('x'.repeat(1024));
@@ -51,30 +54,32 @@ describe('FetchHttpInvoker', () => {
   });
 
   it('reports the status of an error answer with its excerpt', async () => {
-    const result = await new FetchHttpInvoker(4096).invoke(request('/fail'));
+    const result = await new FetchHttpInvoker(4096, LOCAL).invoke(request('/fail'));
     expect(result).toMatchObject({ kind: 'response', status: 503, bodyExcerpt: 'down for maintenance' });
   });
 
   it('gives up at the timeout and says so', async () => {
     const started = Date.now();
-    const result = await new FetchHttpInvoker(4096).invoke(request('/hang', 300));
+    const result = await new FetchHttpInvoker(4096, LOCAL).invoke(request('/hang', 300));
     expect(result).toMatchObject({ kind: 'error', errorType: 'timeout' });
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it('classifies a reset connection and a refused one as connection errors', async () => {
-    expect(await new FetchHttpInvoker(4096).invoke(request('/reset'))).toMatchObject({
+    expect(await new FetchHttpInvoker(4096, LOCAL).invoke(request('/reset'))).toMatchObject({
       kind: 'error',
       errorType: 'connection',
     });
-    expect(await new FetchHttpInvoker(4096).invoke({ ...request('/'), url: 'http://127.0.0.1:1/' })).toMatchObject({
+    expect(
+      await new FetchHttpInvoker(4096, LOCAL).invoke({ ...request('/'), url: 'http://127.0.0.1:1/' }),
+    ).toMatchObject({
       kind: 'error',
       errorType: 'connection',
     });
   });
 
   it('cuts an excerpt inside a multi-byte character without throwing', async () => {
-    const result = await new FetchHttpInvoker(5).invoke(request('/unicode'));
+    const result = await new FetchHttpInvoker(5, LOCAL).invoke(request('/unicode'));
     expect(result.kind === 'response' && result.bodyExcerpt.startsWith('éé')).toBe(true);
   });
 });

@@ -1,10 +1,16 @@
 /**
  * Calls a job's target with fetch (undici), bounded by the job's timeout through an AbortSignal
- * that covers the whole exchange, headers and the body excerpt alike.
+ * that covers the whole exchange, headers and the body excerpt alike. Calls go through
+ * guardedFetch: a target (or redirect hop) that points where Chronos never calls ends as
+ * `blocked_target` without a request being sent.
  */
 import type { ErrorType } from '#core/model';
 import type { HttpInvoker, HttpRequest, HttpResult } from '#core/ports';
 import { parseRetryAfter } from '#core/retry-policy';
+import { type OutboundRules, STRICT_OUTBOUND_RULES } from '#core/url-guard';
+import { guardedFetch } from './guarded-fetch.ts';
+import { guardedAgent, type Resolver } from './guarded-lookup.ts';
+import { BlockedTargetError, RedirectError } from './outbound-errors.ts';
 import { readExcerpt } from './read-excerpt.ts';
 
 const CONNECTION_CODES = new Set([
@@ -19,8 +25,10 @@ const CONNECTION_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-/** Classifies a fetch failure: our own timeout, or the network. */
+/** Classifies a fetch failure: a refused target, a broken redirect, our own timeout, or the network. */
 export function classifyFetchError(error: unknown): { errorType: ErrorType; message: string } {
+  if (error instanceof BlockedTargetError) return { errorType: 'blocked_target', message: error.message };
+  if (error instanceof RedirectError) return { errorType: 'invalid_target', message: error.message };
   const err = error as Error & { cause?: { code?: string; message?: string } };
   if (err?.name === 'TimeoutError' || err?.name === 'AbortError') {
     return { errorType: 'timeout', message: 'target did not answer within the timeout' };
@@ -31,20 +39,37 @@ export function classifyFetchError(error: unknown): { errorType: ErrorType; mess
   return { errorType: 'connection', message: err?.cause?.message ?? err?.message ?? String(error) };
 }
 
+export interface InvokerOptions {
+  rules: OutboundRules;
+  /** DNS for target names (default: the system resolver); tests inject their own. */
+  resolve?: Resolver;
+  maxRedirects?: number;
+}
+
 export class FetchHttpInvoker implements HttpInvoker {
-  constructor(private readonly excerptBytes: number) {}
+  private readonly dispatcher;
+
+  constructor(
+    private readonly excerptBytes: number,
+    private readonly options: InvokerOptions = { rules: STRICT_OUTBOUND_RULES },
+  ) {
+    this.dispatcher = guardedAgent(options.rules, options.resolve);
+  }
 
   async invoke(request: HttpRequest): Promise<HttpResult> {
     const startedAt = Date.now();
     const signal = AbortSignal.timeout(request.timeoutMs);
     try {
-      const response = await fetch(request.url, {
-        method: request.method,
-        headers: request.headers,
-        ...(request.body === undefined ? {} : { body: request.body }),
-        signal,
-        redirect: 'follow',
-      });
+      const response = await guardedFetch(
+        request.url,
+        {
+          method: request.method,
+          headers: request.headers,
+          ...(request.body === undefined ? {} : { body: request.body }),
+          signal,
+        },
+        { rules: this.options.rules, dispatcher: this.dispatcher, maxRedirects: this.options.maxRedirects },
+      );
       const bodyExcerpt = await readExcerpt(response, this.excerptBytes);
       const retryAfterSeconds = parseRetryAfter(response.headers.get('retry-after'), Date.now());
       return {

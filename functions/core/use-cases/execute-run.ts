@@ -14,11 +14,14 @@ import { nextAttemptAt } from '../retry-policy.ts';
 import { idempotencyKeyOf } from '../run-id.ts';
 import { isTerminal } from '../run-state.ts';
 import { decideOverlap } from '../schedule/index.ts';
+import { type SigningKeySet, type SigningKeys, signatureHeaders } from '../signing.ts';
 
 export interface ExecuteRunDeps {
   jobs: JobRepository;
   runs: RunRepository;
   invoker: HttpInvoker;
+  /** The tenant's secrets that sign every call (Chronos-Signature). */
+  signingKeys: SigningKeys;
   clock: Clock;
   /** Uniform in [0, 1): the jitter of retry backoff. */
   random: () => number;
@@ -85,14 +88,22 @@ function withRetryDecision(job: Job, attempt: number, outcome: RunOutcome, rando
   return at === undefined ? outcome : { ...outcome, nextAttemptAt: at };
 }
 
-function requestOf(job: Job, message: DispatchMessage) {
-  return {
+function requestOf(job: Job, message: DispatchMessage, keys: SigningKeySet, now: number) {
+  const signed = {
     url: job.target.url,
     method: job.target.method,
-    headers: { ...job.target.headers, 'Idempotency-Key': idempotencyKeyOf(message), 'Chronos-Run-Id': message.runId },
     ...(job.target.body === undefined || job.target.method === 'GET' || job.target.method === 'HEAD'
       ? {}
       : { body: job.target.body }),
+  };
+  return {
+    ...signed,
+    headers: {
+      ...job.target.headers,
+      'Idempotency-Key': idempotencyKeyOf(message),
+      'Chronos-Run-Id': message.runId,
+      ...signatureHeaders(signed, keys, now),
+    },
     timeoutMs: job.timeoutSeconds * 1000,
   };
 }
@@ -133,6 +144,8 @@ export async function executeRun(deps: ExecuteRunDeps, message: DispatchMessage)
     return { kind: 'cancelled' };
   }
 
+  // Fetched before the wait, so that the call still starts at the due millisecond.
+  const keys = await deps.signingKeys.keysFor(job.tenantId);
   await deps.clock.sleepUntil(Math.max(message.scheduledFor, claim.run.availableAt ?? 0));
   if (job.policies.overlap === 'forbid') {
     // Decided at the due time, not at claim time: the predecessor may finish in between.
@@ -147,7 +160,7 @@ export async function executeRun(deps: ExecuteRunDeps, message: DispatchMessage)
       return { kind: 'skipped', reason: decision.reason };
     }
   }
-  const result = await deps.invoker.invoke(requestOf(job, message));
+  const result = await deps.invoker.invoke(requestOf(job, message, keys, deps.clock.now()));
   const outcome = withRetryDecision(job, message.attempt, outcomeOf(result, deps.clock.now()), deps.random());
   await deps.runs.complete(message, lease.owner, outcome);
   return { kind: 'called', run: claim.run, outcome };

@@ -12,7 +12,7 @@ import { createJob as createJobUseCase } from '#core/use-cases/create-job';
 import { jobView } from '#core/views';
 import createJobSchema from '#schemas/create-job.json' with { type: 'json' };
 import { logger } from '../logger.ts';
-import { materializeDeps } from '../wiring.ts';
+import { materializeDeps, outboundRules } from '../wiring.ts';
 import { bodyLimit } from './body-limit.ts';
 import { httpErrors } from './http-errors.ts';
 import { json } from './responses.ts';
@@ -28,7 +28,7 @@ const eventSchema = transpileSchema(
 export async function createJob(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const tenantId = tenantOf(event);
   const now = Date.now();
-  const fields = parseCreateJob(event.body as unknown as CreateJobInput, now);
+  const fields = parseCreateJob(event.body as unknown as CreateJobInput, now, outboundRules());
   const job = await createJobUseCase({ ...materializeDeps(), ids }, tenantId, fields, now);
   logger.info('job created', { tenantId, jobId: job.jobId, nextFireAt: job.nextFireAt });
   return json(201, jobView(job), { location: `/v1/jobs/${job.jobId}` });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Job } from '#core/model';
 import type { HttpRequest, HttpResult } from '#core/ports';
+import { fixedSigningKeys } from '#core/signing';
 import { completeRun } from '#core/use-cases/complete-run';
 import { executeRun, outcomeOf } from '#core/use-cases/execute-run';
 import { newRun } from '#core/use-cases/new-run';
@@ -45,6 +46,7 @@ async function setup(
     jobs,
     runs,
     invoker,
+    signingKeys: fixedSigningKeys({ current: 'test-signing-secret' }),
     clock,
     random: () => 0.5,
     config: { leaseMarginMs: 30_000, owner },

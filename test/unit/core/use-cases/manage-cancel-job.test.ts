@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '#core/errors';
+import { fixedSigningKeys } from '#core/signing';
 import { cancelJob } from '#core/use-cases/cancel-job';
 import { executeRun } from '#core/use-cases/execute-run';
 import { pauseJob } from '#core/use-cases/pause-resume-job';
@@ -75,7 +76,15 @@ describe('cancelling a job', () => {
     }));
 
     const result = await executeRun(
-      { jobs: deps.jobs, runs, invoker, clock, random: () => 0.5, config: { leaseMarginMs: 30_000, owner: 'e' } },
+      {
+        jobs: deps.jobs,
+        runs,
+        invoker,
+        signingKeys: fixedSigningKeys({ current: 'test-signing-secret' }),
+        clock,
+        random: () => 0.5,
+        config: { leaseMarginMs: 30_000, owner: 'e' },
+      },
       { tenantId: TENANT, jobId: job.jobId, scheduledFor: queued.scheduledFor, attempt: 1, runId: queued.runId },
     );
 

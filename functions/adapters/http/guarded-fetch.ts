@@ -1,0 +1,92 @@
+/**
+ * fetch for calls made on a tenant's behalf: every URL, the first and each redirect hop, is checked
+ * (scheme, literal addresses, reserved names) before it is requested, and every name is resolved
+ * and checked as the socket connects (guarded-lookup.ts). Redirects are followed by hand, at most
+ * `maxRedirects`, as fetch would follow them (303, and 301/302 after a POST, become a GET without
+ * body); credentials set by the tenant do not follow a redirect to another origin.
+ */
+import { type Dispatcher, fetch, type Response } from 'undici';
+import { checkTargetUrl, type OutboundRules } from '#core/url-guard';
+import { BlockedTargetError, RedirectError } from './outbound-errors.ts';
+
+export const DEFAULT_MAX_REDIRECTS = 5;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Removed on a redirect to another origin (as fetch does). */
+const ORIGIN_CREDENTIALS = ['authorization', 'cookie', 'proxy-authorization'];
+/** Describe a body, so they go when a redirect drops it. */
+const BODY_HEADERS = ['content-type', 'content-encoding', 'content-language', 'content-location'];
+
+export interface GuardedRequest {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal: AbortSignal;
+}
+
+export interface GuardOptions {
+  rules: OutboundRules;
+  /** Must connect through guardedLookup (guardedAgent). */
+  dispatcher: Dispatcher;
+  maxRedirects?: number;
+}
+
+function refuseUnlessAllowed(url: URL, rules: OutboundRules): void {
+  const check = checkTargetUrl(url, rules);
+  if (!check.allowed) throw new BlockedTargetError(url.href, check.reason);
+}
+
+async function fetchOnce(url: URL, request: GuardedRequest, dispatcher: Dispatcher): Promise<Response> {
+  try {
+    return await fetch(url, {
+      method: request.method,
+      headers: request.headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+      signal: request.signal,
+      redirect: 'manual',
+      dispatcher,
+    });
+  } catch (error) {
+    // The lookup refused the name: say so directly rather than as a generic network failure.
+    const cause = (error as { cause?: unknown }).cause;
+    throw cause instanceof BlockedTargetError ? cause : error;
+  }
+}
+
+function nextHop(from: URL, to: URL, status: number, request: GuardedRequest): GuardedRequest {
+  const becomesGet =
+    (status === 303 && request.method !== 'HEAD') || ((status === 301 || status === 302) && request.method === 'POST');
+  const drop = new Set([...(becomesGet ? BODY_HEADERS : []), ...(to.origin === from.origin ? [] : ORIGIN_CREDENTIALS)]);
+  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !drop.has(name.toLowerCase())));
+  if (!becomesGet) return { ...request, headers };
+  const { body: _dropped, ...withoutBody } = request;
+  return { ...withoutBody, method: 'GET', headers };
+}
+
+/** Calls `url` and follows its redirects, refusing any hop that points where Chronos never calls. */
+export async function guardedFetch(url: string, first: GuardedRequest, options: GuardOptions): Promise<Response> {
+  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  let current: URL;
+  try {
+    current = new URL(url);
+  } catch {
+    throw new BlockedTargetError(url, 'is not a valid absolute URL');
+  }
+  let request = first;
+  for (let redirects = 0; ; redirects++) {
+    refuseUnlessAllowed(current, options.rules);
+    const response = await fetchOnce(current, request, options.dispatcher);
+    const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
+    if (location === null) return response;
+    await response.body?.cancel().catch(() => undefined);
+    if (redirects >= maxRedirects) throw new RedirectError(`more than ${maxRedirects} redirects (last to ${location})`);
+    let next: URL;
+    try {
+      next = new URL(location, current);
+    } catch {
+      throw new RedirectError(`redirect to an invalid location: ${location}`);
+    }
+    request = nextHop(current, next, response.status, request);
+    current = next;
+  }
+}
