@@ -19,11 +19,12 @@ Chronos is running.
   Token      ${chronos.token}   (tenant ${chronos.tenantId})
   DynamoDB   ${chronos.endpoints.dynamodb}   tables ${chronos.tables.jobs}, ${chronos.tables.runs}
   SQS        ${chronos.endpoints.sqs}   queue ${chronos.queues.dispatch.url}
+  Targets    loopback targets allowed; calls are signed with secret ${chronos.signingSecret}
 
 Create a job that calls a URL once, now:
   curl -s -X POST ${chronos.apiUrl}/v1/jobs \\
     -H 'Authorization: Bearer ${chronos.token}' -H 'Content-Type: application/json' \\
-    -d '{"target":{"url":"https://example.com/hook"},"schedule":{"type":"once"}}'
+    -d '{"target":{"url":"http://127.0.0.1:8080/hook"},"schedule":{"type":"once"}}'
 
 Press Ctrl-C to stop.
 `);

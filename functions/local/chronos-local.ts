@@ -11,9 +11,9 @@ import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
 import { type RunningApiGateway, startApiGateway } from './api-gateway.ts';
 import { type RunningEmulator, startDynamoDbLocal } from './emulators/dynamodb-local.ts';
 import { startSqsEmulator } from './emulators/fauxqs.ts';
-import { createLocalClients, LOCAL_CREDENTIALS, LOCAL_REGION, type LocalEndpoints } from './emulators/local-clients.ts';
+import { createLocalClients, type LocalEndpoints } from './emulators/local-clients.ts';
+import { functionEnvironment, setEnvironment } from './function-environment.ts';
 import { type HandlerOverrides, loadHandlers, needsRealHandlers } from './handler-modules.ts';
-import { MAX_CONCURRENCY_ENV } from './lambda-context.ts';
 import { provisionLocalResources, type QueueInfo } from './provision.ts';
 import { type RunningScannerTimer, startScannerTimer } from './scanner-timer.ts';
 import { type RunningSqsPoller, startSqsPoller } from './sqs-poller.ts';
@@ -52,6 +52,10 @@ export interface LocalChronosOptions {
   token?: string;
   /** The dev tenant the token authenticates (default `dev-tenant`). */
   tenantId?: string;
+  /** Secret that signs outbound calls (default: $SIGNING_SECRET_CURRENT, else DEFAULT_DEV_SIGNING_SECRET). */
+  signingSecret?: string;
+  /** Let jobs target loopback addresses, where local targets live (default true). */
+  allowLoopbackTargets?: boolean;
   /** Test handlers in place of the real modules; anything not given is imported from functions/handlers. */
   handlers?: HandlerOverrides;
   log?: (message: string, error?: unknown) => void;
@@ -62,6 +66,8 @@ export interface LocalChronos {
   apiUrl: string;
   token: string;
   tenantId: string;
+  /** Verifies the Chronos-Signature of calls to targets. */
+  signingSecret: string;
   endpoints: LocalEndpoints;
   tables: { jobs: string; runs: string };
   queues: { dispatch: QueueInfo; deadLetter: QueueInfo };
@@ -74,6 +80,7 @@ export interface LocalChronos {
 
 export const DEFAULT_DEV_TOKEN = 'chronos-local-dev-token';
 export const DEFAULT_DEV_TENANT_ID = 'dev-tenant';
+export const DEFAULT_DEV_SIGNING_SECRET = 'chronos-local-dev-signing-secret-not-for-production';
 
 const API_TIMEOUT_SECONDS = 10;
 const SCANNER_TIMEOUT_SECONDS = 50;
@@ -117,7 +124,22 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     const token = options.token ?? DEFAULT_DEV_TOKEN;
     const tenantId = options.tenantId ?? DEFAULT_DEV_TENANT_ID;
 
-    const environment = functionEnvironment(options, endpoints, resources, token, tenantId);
+    const signingSecret =
+      options.signingSecret ?? (process.env[ENV.signingSecretCurrent] || DEFAULT_DEV_SIGNING_SECRET);
+    const environment = functionEnvironment({
+      endpoints,
+      resources,
+      tenantId,
+      tokenSha256: createHash('sha256').update(token).digest('hex'),
+      signingSecret,
+      allowLoopbackTargets: options.allowLoopbackTargets ?? true,
+      concurrency: options.sqsConcurrency ?? 8,
+      dueShardCount: options.dueShardCount ?? 16,
+      scanHorizonSeconds: options.scanHorizonSeconds ?? 90,
+      runRetentionDays: options.runRetentionDays,
+      responseExcerptBytes: options.responseExcerptBytes,
+      leaseMarginSeconds: options.leaseMarginSeconds,
+    });
     if (needsRealHandlers(ROUTES, options.handlers)) {
       const signature = JSON.stringify(environment);
       if (realHandlersEnvironment !== undefined && realHandlersEnvironment !== signature) {
@@ -201,6 +223,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       apiUrl: api.url,
       token,
       tenantId,
+      signingSecret,
       endpoints,
       tables: resources.tables,
       queues: resources.queues,
@@ -220,51 +243,4 @@ async function startEmulators(onStarted: (emulator: RunningEmulator) => void): P
   if (dynamodb.status === 'rejected') throw dynamodb.reason;
   if (sqs.status === 'rejected') throw sqs.reason;
   return { dynamodb: dynamodb.value.endpoint, sqs: sqs.value.endpoint };
-}
-
-/** The variables CDK sets on the functions, plus the standard AWS ones pointing at the emulators. */
-function functionEnvironment(
-  options: LocalChronosOptions,
-  endpoints: LocalEndpoints,
-  resources: Awaited<ReturnType<typeof provisionLocalResources>>,
-  token: string,
-  tenantId: string,
-): Record<string, string> {
-  const optional = (name: string, value: number | undefined) => (value === undefined ? {} : { [name]: String(value) });
-  return {
-    AWS_REGION: LOCAL_REGION,
-    AWS_DEFAULT_REGION: LOCAL_REGION,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
-    AWS_ENDPOINT_URL_SQS: endpoints.sqs,
-    // Many invocations share this process: tell Powertools to keep per-invocation state apart.
-    [MAX_CONCURRENCY_ENV]: String(options.sqsConcurrency ?? 8),
-    [ENV.jobsTable]: resources.tables.jobs,
-    [ENV.runsTable]: resources.tables.runs,
-    [ENV.dispatchQueueUrl]: resources.queues.dispatch.url,
-    [ENV.dueShardCount]: String(options.dueShardCount ?? 16),
-    [ENV.scanHorizonSeconds]: String(options.scanHorizonSeconds ?? 90),
-    ...optional(ENV.runRetentionDays, options.runRetentionDays),
-    ...optional(ENV.responseExcerptBytes, options.responseExcerptBytes),
-    ...optional(ENV.leaseMarginSeconds, options.leaseMarginSeconds),
-    [ENV.devTenantId]: tenantId,
-    [ENV.devTokenSha256]: createHash('sha256').update(token).digest('hex'),
-  };
-}
-
-/** Sets the variables and returns a function that puts the previous values back. */
-function setEnvironment(variables: Record<string, string>): () => void {
-  const previous = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
-  // AWS_SESSION_TOKEN or AWS_PROFILE from a developer's shell would override or confuse the fake keys.
-  const unset = ['AWS_SESSION_TOKEN', 'AWS_PROFILE'].filter((name) => process.env[name] !== undefined);
-  const unsetValues = Object.fromEntries(unset.map((name) => [name, process.env[name]]));
-  for (const name of unset) delete process.env[name];
-  Object.assign(process.env, variables);
-  return () => {
-    for (const [name, value] of Object.entries({ ...previous, ...unsetValues })) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  };
 }

@@ -64,6 +64,8 @@ describe('startLocalChronos', () => {
     expect(chronos.tables).toEqual({ jobs: 'wiring-jobs', runs: 'wiring-runs' });
     expect(process.env.AWS_ENDPOINT_URL_DYNAMODB).toBe(chronos.endpoints.dynamodb);
     expect(process.env[ENV.dispatchQueueUrl]).toBe(chronos.queues.dispatch.url);
+    expect(process.env[ENV.allowLoopbackTargets]).toBe('true');
+    expect(process.env[ENV.signingSecretCurrent]).toBe(chronos.signingSecret);
   });
 
   it('authenticates the dev token with the real authorizer and passes the tenant to the API handler', async () => {

@@ -1,0 +1,70 @@
+/**
+ * The environment of the local functions: the variables CDK sets on the deployed functions
+ * (names from functions/adapters/environment.ts) plus the standard AWS ones that point the SDK
+ * at the emulators. All functions share one process here, so they share one environment.
+ */
+import { ENV } from '#adapters/environment';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalEndpoints } from './emulators/local-clients.ts';
+import { MAX_CONCURRENCY_ENV } from './lambda-context.ts';
+import type { ProvisionedResources } from './provision.ts';
+
+export interface FunctionSettings {
+  endpoints: LocalEndpoints;
+  resources: ProvisionedResources;
+  tenantId: string;
+  /** Hex SHA-256 of the dev token: the authorizer never sees the token itself. */
+  tokenSha256: string;
+  signingSecret: string;
+  allowLoopbackTargets: boolean;
+  /** Invocations that may run at once in this process. */
+  concurrency: number;
+  dueShardCount: number;
+  scanHorizonSeconds: number;
+  /** Unset ones leave the handlers' documented defaults. */
+  runRetentionDays?: number;
+  responseExcerptBytes?: number;
+  leaseMarginSeconds?: number;
+}
+
+/** The variables, by name. */
+export function functionEnvironment(settings: FunctionSettings): Record<string, string> {
+  const optional = (name: string, value: number | undefined) => (value === undefined ? {} : { [name]: String(value) });
+  return {
+    AWS_REGION: LOCAL_REGION,
+    AWS_DEFAULT_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: settings.endpoints.dynamodb,
+    AWS_ENDPOINT_URL_SQS: settings.endpoints.sqs,
+    // Many invocations share this process: tell Powertools to keep per-invocation state apart.
+    [MAX_CONCURRENCY_ENV]: String(settings.concurrency),
+    [ENV.jobsTable]: settings.resources.tables.jobs,
+    [ENV.runsTable]: settings.resources.tables.runs,
+    [ENV.dispatchQueueUrl]: settings.resources.queues.dispatch.url,
+    [ENV.dueShardCount]: String(settings.dueShardCount),
+    [ENV.scanHorizonSeconds]: String(settings.scanHorizonSeconds),
+    ...optional(ENV.runRetentionDays, settings.runRetentionDays),
+    ...optional(ENV.responseExcerptBytes, settings.responseExcerptBytes),
+    ...optional(ENV.leaseMarginSeconds, settings.leaseMarginSeconds),
+    [ENV.devTenantId]: settings.tenantId,
+    [ENV.devTokenSha256]: settings.tokenSha256,
+    // Local targets run on this machine; a deployed stack refuses loopback unless configured.
+    [ENV.allowLoopbackTargets]: String(settings.allowLoopbackTargets),
+    [ENV.signingSecretCurrent]: settings.signingSecret,
+  };
+}
+
+/** Sets the variables and returns a function that puts the previous values back. */
+export function setEnvironment(variables: Record<string, string>): () => void {
+  // AWS_SESSION_TOKEN or AWS_PROFILE from a developer's shell would override or confuse the fake keys.
+  const cleared = ['AWS_SESSION_TOKEN', 'AWS_PROFILE'].filter((name) => process.env[name] !== undefined);
+  const previous = Object.fromEntries([...Object.keys(variables), ...cleared].map((name) => [name, process.env[name]]));
+  for (const name of cleared) delete process.env[name];
+  Object.assign(process.env, variables);
+  return () => {
+    for (const [name, value] of Object.entries(previous)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+}
