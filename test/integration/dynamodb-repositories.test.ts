@@ -14,7 +14,7 @@ let runs: DynamoRunRepository;
 beforeAll(async () => {
   aws = await startEmulatedAws();
   jobs = new DynamoJobRepository(aws.documents, aws.resources.tables.jobs);
-  runs = new DynamoRunRepository(aws.documents, aws.resources.tables.runs);
+  runs = new DynamoRunRepository(aws.documents, aws.resources.tables.runs, 4);
 });
 afterAll(() => aws?.stop());
 
@@ -25,6 +25,8 @@ function job(jobId: string, overrides: Partial<Job> = {}): Job {
     target: { url: 'https://example.com', method: 'POST', headers: {} },
     schedule: { type: 'once', at: NOW },
     policies: { misfire: 'fire_once', overlap: 'allow' },
+    retry: { maxAttempts: 3, initialDelaySeconds: 1, maxDelaySeconds: 300, multiplier: 2 },
+    delivery: 'at-least-once',
     timeoutSeconds: 30,
     status: 'ACTIVE',
     version: 1,
@@ -126,8 +128,8 @@ describe('DynamoRunRepository', () => {
     const run = newRun(parent, NOW + 1, 1, NOW, 7);
     await runs.createIfAbsent(run);
 
-    const first = await runs.claim(run, { owner: 'a', expiresAt: NOW + 60_000, now: NOW });
-    const second = await runs.claim(run, { owner: 'b', expiresAt: NOW + 60_000, now: NOW + 10 });
+    const first = await runs.claim(run, { owner: 'a', expiresAt: NOW + 60_000, now: NOW, takeOverExpired: true });
+    const second = await runs.claim(run, { owner: 'b', expiresAt: NOW + 60_000, now: NOW + 10, takeOverExpired: true });
 
     expect(first).toMatchObject({ claimed: true, run: { status: 'RUNNING', leaseOwner: 'a', claimedAt: NOW } });
     expect(second).toMatchObject({ claimed: false, run: { status: 'RUNNING', leaseOwner: 'a' } });
@@ -136,9 +138,14 @@ describe('DynamoRunRepository', () => {
   it('takes over a run whose lease expired, counting the recovery', async () => {
     const run = newRun(parent, NOW + 2, 1, NOW, 7);
     await runs.createIfAbsent(run);
-    await runs.claim(run, { owner: 'crashed', expiresAt: NOW + 1_000, now: NOW });
+    await runs.claim(run, { owner: 'crashed', expiresAt: NOW + 1_000, now: NOW, takeOverExpired: true });
 
-    const takeover = await runs.claim(run, { owner: 'b', expiresAt: NOW + 90_000, now: NOW + 2_000 });
+    const takeover = await runs.claim(run, {
+      owner: 'b',
+      expiresAt: NOW + 90_000,
+      now: NOW + 2_000,
+      takeOverExpired: true,
+    });
 
     expect(takeover).toMatchObject({
       claimed: true,
@@ -150,7 +157,7 @@ describe('DynamoRunRepository', () => {
   it('records an outcome only for the lease holder, and only once', async () => {
     const run = newRun(parent, NOW + 3, 1, NOW, 7);
     await runs.createIfAbsent(run);
-    await runs.claim(run, { owner: 'a', expiresAt: NOW + 60_000, now: NOW });
+    await runs.claim(run, { owner: 'a', expiresAt: NOW + 60_000, now: NOW, takeOverExpired: true });
     const outcome = {
       status: 'FAILED' as const,
       completedAt: NOW + 500,
@@ -169,7 +176,12 @@ describe('DynamoRunRepository', () => {
   });
 
   it('cannot claim a run that does not exist', async () => {
-    expect(await runs.claim({ ...parent, scheduledFor: 1, attempt: 1 }, { owner: 'a', expiresAt: 2, now: 1 })).toEqual({
+    expect(
+      await runs.claim(
+        { ...parent, scheduledFor: 1, attempt: 1 },
+        { owner: 'a', expiresAt: 2, now: 1, takeOverExpired: true },
+      ),
+    ).toEqual({
       claimed: false,
     });
   });

@@ -15,7 +15,12 @@ beforeAll(async () => {
 });
 afterAll(() => aws?.stop());
 
-const lease = (owner: string, expiresAt: number, now: number, takeOverExpired = true) => ({ owner, expiresAt, now, takeOverExpired });
+const lease = (owner: string, expiresAt: number, now: number, takeOverExpired = true) => ({
+  owner,
+  expiresAt,
+  now,
+  takeOverExpired,
+});
 
 describe('leases and the sweep index', () => {
   it('puts a claimed run in the sweep index at its lease expiry and takes it out when it finishes', async () => {
@@ -52,7 +57,9 @@ describe('leases and the sweep index', () => {
     const run = { ...newRun({ tenantId: 't', jobId: 'J-park' }, NOW, 2, NOW, 7), availableAt: NOW + 3_600_000 };
     await runs.createIfAbsent(run, { sweepAt: NOW + 2_760_000 });
     const found = await runs.findSweepable(dueShardOf('J-park', SHARDS), NOW + 2_760_000, 10);
-    expect(found).toEqual([expect.objectContaining({ runId: run.runId, status: 'QUEUED', availableAt: NOW + 3_600_000 })]);
+    expect(found).toEqual([
+      expect.objectContaining({ runId: run.runId, status: 'QUEUED', availableAt: NOW + 3_600_000 }),
+    ]);
   });
 
   it('refuses a takeover when the job forbids it and records the run as lost instead', async () => {
@@ -96,6 +103,8 @@ describe('dead letters', () => {
     const second = await runs.listDeadLetters('tenant-dl', { limit: 1, cursor: first.cursor as string });
     expect(second.items).toHaveLength(1);
     expect(second.items[0]?.runId).not.toBe(first.items[0]?.runId);
-    expect(await runs.listDeadLetters('someone-else', { limit: 1, cursor: first.cursor as string })).toEqual({ items: [] });
+    expect(await runs.listDeadLetters('someone-else', { limit: 1, cursor: first.cursor as string })).toEqual({
+      items: [],
+    });
   });
 });

@@ -75,7 +75,7 @@ export class InMemoryJobRepository implements JobRepository {
 
   async completeExhausted(tenantId: string, jobId: string, now: number): Promise<boolean> {
     const stored = this.items.get(this.key(tenantId, jobId));
-    if (!stored || stored.status !== 'ACTIVE' || stored.nextFireAt !== undefined || stored.schedule.type === 'once') {
+    if (stored?.status !== 'ACTIVE' || stored.nextFireAt !== undefined || stored.schedule.type === 'once') {
       return false;
     }
     stored.status = 'COMPLETED';
@@ -86,7 +86,7 @@ export class InMemoryJobRepository implements JobRepository {
 
   async finish(tenantId: string, jobId: string, status: 'COMPLETED' | 'FAILED', now: number): Promise<boolean> {
     const stored = this.items.get(this.key(tenantId, jobId));
-    if (!stored || stored.status !== 'ACTIVE' || stored.schedule.type !== 'once') return false;
+    if (stored?.status !== 'ACTIVE' || stored.schedule.type !== 'once') return false;
     stored.status = status;
     stored.version++;
     stored.updatedAt = now;

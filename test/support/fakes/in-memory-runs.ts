@@ -28,7 +28,7 @@ export class InMemoryRunRepository implements RunRepository {
 
   async markLost(key: RunKey, expiredLeaseAt: number, now: number): Promise<boolean> {
     const run = this.items.get(keyOf(key));
-    if (!run || run.status !== 'RUNNING' || run.leaseExpiresAt !== expiredLeaseAt) return false;
+    if (run?.status !== 'RUNNING' || run.leaseExpiresAt !== expiredLeaseAt) return false;
     Object.assign(run, { status: 'FAILED', errorType: 'lost', error: 'lease expired', completedAt: now });
     delete run.sweepAt;
     return true;
@@ -88,7 +88,7 @@ export class InMemoryRunRepository implements RunRepository {
 
   async complete(key: RunKey, owner: string, outcome: RunOutcome): Promise<boolean> {
     const run = this.items.get(keyOf(key));
-    if (!run || run.status !== 'RUNNING' || run.leaseOwner !== owner) return false;
+    if (run?.status !== 'RUNNING' || run.leaseOwner !== owner) return false;
     Object.assign(run, outcome);
     delete run.sweepAt;
     return true;
