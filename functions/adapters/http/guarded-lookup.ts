@@ -22,23 +22,33 @@ export const systemResolver: Resolver = (hostname) =>
 
 type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
 
-/** Resolves with `resolve`, refuses the name if any address is forbidden, and hands the socket the checked ones. */
+/** The addresses of `hostname` if every one of them may be called; otherwise a BlockedTargetError. */
+export async function checkedAddresses(
+  hostname: string,
+  rules: OutboundRules,
+  resolve: Resolver = systemResolver,
+): Promise<LookupAddress[]> {
+  const addresses = await resolve(hostname);
+  for (const { address } of addresses) {
+    const check = checkAddress(address, rules);
+    if (!check.allowed) throw new BlockedTargetError(hostname, check.reason);
+  }
+  if (addresses.length === 0)
+    throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND', hostname });
+  return addresses;
+}
+
+/** A socket lookup that hands the socket only addresses checkedAddresses accepted. */
 export function guardedLookup(rules: OutboundRules, resolve: Resolver = systemResolver) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    resolve(hostname).then(
+    checkedAddresses(hostname, rules, resolve).then(
       (addresses) => {
-        const refused = addresses.map(({ address }) => checkAddress(address, rules)).find((check) => !check.allowed);
-        if (refused && !refused.allowed) return callback(new BlockedTargetError(hostname, refused.reason), []);
-        const usable =
-          options.family === 4 || options.family === 6
-            ? addresses.filter((a) => a.family === options.family)
-            : addresses;
+        const wanted = options.family === 4 || options.family === 6 ? options.family : undefined;
+        const usable = wanted ? addresses.filter((a) => a.family === wanted) : addresses;
         const [first] = usable;
-        if (!first) {
-          const error = Object.assign(new Error(`${hostname} has no usable address`), { code: 'ENOTFOUND' });
-          return callback(error, []);
-        }
-        if (options.all) callback(null, usable);
+        if (!first)
+          callback(Object.assign(new Error(`${hostname} has no IPv${wanted} address`), { code: 'ENOTFOUND' }), []);
+        else if (options.all) callback(null, usable);
         else callback(null, first.address, first.family);
       },
       (error: Error) => callback(error, []),

@@ -40,20 +40,23 @@ export function classifyFetchError(error: unknown): { errorType: ErrorType; mess
 }
 
 export interface InvokerOptions {
-  rules: OutboundRules;
+  /** Default: STRICT_OUTBOUND_RULES (no loopback). */
+  rules?: OutboundRules;
   /** DNS for target names (default: the system resolver); tests inject their own. */
   resolve?: Resolver;
   maxRedirects?: number;
 }
 
 export class FetchHttpInvoker implements HttpInvoker {
+  private readonly rules: OutboundRules;
   private readonly dispatcher;
 
   constructor(
     private readonly excerptBytes: number,
-    private readonly options: InvokerOptions = { rules: STRICT_OUTBOUND_RULES },
+    private readonly options: InvokerOptions = {},
   ) {
-    this.dispatcher = guardedAgent(options.rules, options.resolve);
+    this.rules = options.rules ?? STRICT_OUTBOUND_RULES;
+    this.dispatcher = guardedAgent(this.rules, options.resolve);
   }
 
   async invoke(request: HttpRequest): Promise<HttpResult> {
@@ -68,7 +71,7 @@ export class FetchHttpInvoker implements HttpInvoker {
           ...(request.body === undefined ? {} : { body: request.body }),
           signal,
         },
-        { rules: this.options.rules, dispatcher: this.dispatcher, maxRedirects: this.options.maxRedirects },
+        { rules: this.rules, dispatcher: this.dispatcher, maxRedirects: this.options.maxRedirects },
       );
       const bodyExcerpt = await readExcerpt(response, this.excerptBytes);
       const retryAfterSeconds = parseRetryAfter(response.headers.get('retry-after'), Date.now());

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { categoryOf } from '#core/ip-ranges';
+import { isRetryable } from '#core/retry-policy';
 import { checkAddress, checkTargetUrl, type OutboundRules, STRICT_OUTBOUND_RULES } from '#core/url-guard';
 
 const STRICT = STRICT_OUTBOUND_RULES;
@@ -210,5 +211,13 @@ describe('checking target URLs', () => {
   it('leaves names that merely look internal to the call-time check', () => {
     expect(checkTargetUrl('http://127.0.0.1.nip.io/', STRICT)).toEqual({ allowed: true });
     expect(checkTargetUrl('http://localhost.example.com/', STRICT)).toEqual({ allowed: true });
+  });
+});
+
+describe('a refused target', () => {
+  it('is never retried', () => {
+    const policy = { maxAttempts: 5, initialDelaySeconds: 1, maxDelaySeconds: 60, multiplier: 2 };
+    expect(isRetryable({ errorType: 'blocked_target' }, policy)).toBe(false);
+    expect(isRetryable({ errorType: 'connection' }, policy)).toBe(true);
   });
 });
