@@ -1,0 +1,45 @@
+/** Creates jobs through the HTTP API with bounded parallelism, timing each request. */
+
+export interface CreatedJobs {
+  jobIds: string[];
+  /** Request latency of each create, ms (client side, over keep-alive HTTP). */
+  latenciesMs: number[];
+  failures: number;
+  durationMs: number;
+}
+
+/** POSTs `bodyOf(i)` for i < count with at most `parallelism` requests in flight. */
+export async function createJobs(
+  api: { apiUrl: string; token: string },
+  count: number,
+  parallelism: number,
+  bodyOf: (index: number) => unknown,
+  onProgress: (done: number) => void = () => undefined,
+): Promise<CreatedJobs> {
+  const jobIds: string[] = new Array(count);
+  const latenciesMs: number[] = [];
+  let failures = 0;
+  let next = 0;
+  const startedAt = performance.now();
+  const worker = async () => {
+    while (next < count) {
+      const index = next++;
+      const sentAt = performance.now();
+      const response = await fetch(`${api.apiUrl}/v1/jobs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${api.token}` },
+        body: JSON.stringify(bodyOf(index)),
+      });
+      const body = (await response.json()) as { jobId?: string };
+      latenciesMs.push(performance.now() - sentAt);
+      if (response.status !== 201 || !body.jobId) {
+        failures++;
+        continue;
+      }
+      jobIds[index] = body.jobId;
+      if (latenciesMs.length % 500 === 0) onProgress(latenciesMs.length);
+    }
+  };
+  await Promise.all(Array.from({ length: parallelism }, worker));
+  return { jobIds: jobIds.filter(Boolean), latenciesMs, failures, durationMs: performance.now() - startedAt };
+}

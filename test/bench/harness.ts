@@ -1,0 +1,103 @@
+/**
+ * One bench environment: a fresh DynamoDB Local, fauxqs and the HTTP target in their own
+ * processes, and startLocalChronos in this process driving the real handlers through a
+ * HandlerMeter, with the AWS request counter registered before any handler client exists.
+ */
+import { fileURLToPath } from 'node:url';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { registerClientMiddleware } from '#adapters/aws-clients';
+import { ROUTES } from '#handlers/api/routes';
+import type { ApiHandler, AuthorizerHandler } from '#local/api-gateway';
+import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
+import { type RunningEmulator, startDynamoDbLocal } from '#local/emulators/dynamodb-local';
+import type { ScannerHandler } from '#local/scanner-timer';
+import type { SqsHandler } from '#local/sqs-poller';
+import type { StreamHandler } from '#local/stream-poller';
+import { AwsRequestCounter } from './aws-request-counter.ts';
+import { type ChildHandle, startChild } from './child-process.ts';
+import { HandlerMeter } from './handler-meter.ts';
+
+export interface HarnessConfig {
+  scannerIntervalMs: number;
+  scanHorizonSeconds: number;
+  sqsConcurrency: number;
+  dueShardCount?: number;
+  /** Functions whose invocations are held back until the meter opens them. */
+  closedGates?: string[];
+}
+
+export interface Harness {
+  chronos: LocalChronos;
+  target: ChildHandle<{ url: string }>;
+  sqs: ChildHandle<{ endpoint: string }>;
+  counter: AwsRequestCounter;
+  meter: HandlerMeter;
+  /** Messages startLocalChronos logged (failures of local components). */
+  logged: string[];
+  stop(): Promise<void>;
+}
+
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+
+/** Starts child processes first, then DynamoDB Local, then Chronos. */
+export async function startHarness(config: HarnessConfig): Promise<Harness> {
+  const counter = new AwsRequestCounter();
+  const unregister = registerClientMiddleware(counter.hook);
+  const meter = new HandlerMeter();
+  for (const name of config.closedGates ?? []) meter.close(name);
+  const logged: string[] = [];
+  const stops: Array<() => Promise<void> | void> = [unregister];
+  const stop = async () => {
+    for (const fn of stops.reverse()) await Promise.resolve(fn()).catch(() => undefined);
+  };
+  try {
+    const [target, sqs, dynamodb] = await Promise.all([
+      startChild<{ url: string }>(here('./target-process.ts')),
+      startChild<{ endpoint: string }>(here('./fauxqs-process.ts')),
+      startDynamoDbLocal(),
+    ]);
+    stops.push(
+      () => target.stop(),
+      () => sqs.stop(),
+      () => (dynamodb as RunningEmulator).stop(),
+    );
+    const api: Record<string, ApiHandler> = {};
+    for (const route of ROUTES) {
+      api[route.handler] = meter.wrap<APIGatewayProxyEvent, Awaited<ReturnType<ApiHandler>>>(
+        `api:${route.handler}`,
+        async () => (await import(/* @vite-ignore */ `#handlers/api/${route.handler}`)).handler,
+      );
+    }
+    const chronos = await startLocalChronos({
+      endpoints: { dynamodb: dynamodb.endpoint, sqs: sqs.ready.endpoint },
+      scannerIntervalMs: config.scannerIntervalMs,
+      scanHorizonSeconds: config.scanHorizonSeconds,
+      sqsConcurrency: config.sqsConcurrency,
+      dueShardCount: config.dueShardCount ?? 16,
+      log: (message, error) => logged.push(`${message}${error ? ` ${String(error)}` : ''}`),
+      handlers: {
+        api,
+        authorizer: meter.wrap(
+          'authorizer',
+          async () => (await import('#handlers/authorizer')).handler as AuthorizerHandler,
+        ),
+        scanner: meter.wrap('scanner', async () => (await import('#handlers/scanner')).handler as ScannerHandler),
+        executor: meter.wrap(
+          'executor',
+          async () => (await import('#handlers/executor')).handler as SqsHandler,
+          (event) => event.Records.length,
+        ),
+        completion: meter.wrap(
+          'completion',
+          async () => (await import('#handlers/completion')).handler as StreamHandler,
+          (event) => event.Records.length,
+        ),
+      },
+    });
+    stops.push(() => chronos.stop());
+    return { chronos, target, sqs, counter, meter, logged, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

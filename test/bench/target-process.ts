@@ -1,0 +1,30 @@
+/**
+ * The bench's HTTP target, in its own process: a keep-alive server that answers 200 at once and
+ * records when each request arrived (before its body is read) with its Idempotency-Key. Also a
+ * load loop that drives it directly, for the "no scheduler" calls/s limit.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serveParent } from './child-process.ts';
+
+/** Arrival time (epoch ms) and Idempotency-Key of each call. */
+const calls: Array<[number, string]> = [];
+const server = createServer((req, res) => {
+  calls.push([Date.now(), String(req.headers['idempotency-key'] ?? '')]);
+  req.resume();
+  req.on('end', () => {
+    res.statusCode = 200;
+    res.end('ok');
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.headersTimeout = 65_000;
+server.listen(0, '127.0.0.1', () => {
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  serveParent({ url }, (what) => {
+    if (what === 'calls') return calls;
+    if (what === 'count') return calls.length;
+    if (what === 'reset') return void calls.splice(0);
+    throw new Error(`unknown request ${what}`);
+  });
+});

@@ -1,0 +1,179 @@
+/**
+ * One bench measurement in its own process (fresh emulators, and the real handler modules load
+ * once per process): `tsx test/bench/workload-process.ts <burst|steady|immediate|cpu|limits> <out.json> [scale]`.
+ * Progress goes to stderr; the handlers' own log lines (stdout) are counted and dropped.
+ */
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { createJobs } from './api-load.ts';
+import { deliveryReport, type RecordedCall } from './delivery.ts';
+import { type Harness, startHarness } from './harness.ts';
+import { measureLimits } from './limits.ts';
+import type { WorkloadResult } from './report.ts';
+import { summarize } from './stats.ts';
+import { CPU_PROBE, WORKLOADS } from './workloads.ts';
+
+const [mode = '', outPath = '', scaleArg = '1'] = process.argv.slice(2);
+const scale = Number(scaleArg);
+const progress = (line: string) => process.stderr.write(`[bench:${mode}] ${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let logBytes = 0;
+process.stdout.write = ((chunk: string | Uint8Array) => {
+  logBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+  return true;
+}) as typeof process.stdout.write;
+
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
+
+/** Waits until the handlers' AWS requests stop for `quietMs`; false if `maxMs` passes first. */
+async function quiesce(harness: Harness, quietMs = 2_000, maxMs = 20_000): Promise<boolean> {
+  const deadline = Date.now() + maxMs;
+  let last = harness.counter.total();
+  let stableSince = Date.now();
+  while (Date.now() < deadline) {
+    await sleep(250);
+    const now = harness.counter.total();
+    if (now !== last) {
+      last = now;
+      stableSince = Date.now();
+    } else if (Date.now() - stableSince >= quietMs) return true;
+  }
+  return false;
+}
+
+async function waitForCalls(harness: Harness, count: number, until: number): Promise<void> {
+  let reported = 0;
+  while (Date.now() < until) {
+    const got = await harness.target.request<number>('count');
+    if (got >= count) return;
+    if (got - reported >= 1000) {
+      progress(`${got}/${count} calls`);
+      reported = got;
+    }
+    await sleep(250);
+  }
+}
+
+async function runWorkload(name: keyof typeof WORKLOADS): Promise<WorkloadResult> {
+  const workload = WORKLOADS[name];
+  progress(`starting emulators for ${name}: ${workload.description}`);
+  const harness = await startHarness(workload.config);
+  try {
+    const cpuBefore = process.cpuUsage();
+    const startedAt = Date.now();
+    const driven = await workload.drive(harness, scale, progress);
+    let expected = 0;
+    for (const wanted of driven.expectation.values()) expected += wanted === 'any-one' ? 1 : wanted.length;
+    await waitForCalls(harness, expected, Math.max(Date.now(), driven.lastDue) + workload.drainMs);
+    await sleep(1_500); // room for a duplicate to show up
+    // Quiet means nothing is left in flight: a call missing then is lost, not late.
+    const settled = await quiesce(harness);
+    const processCpuMs = cpuMs(process.cpuUsage(cpuBefore));
+    const calls = await harness.target.request<RecordedCall[]>('calls');
+    const delivery = deliveryReport(calls, driven.expectation, settled);
+    progress(
+      `delivered ${delivery.delivered}/${delivery.expected}, lost ${delivery.lost}, duplicates ${delivery.duplicates}, lag p99 ${delivery.fireLagMs.p99} ms`,
+    );
+    return {
+      mode: name,
+      description: workload.description,
+      config: workload.config,
+      scale,
+      wallMs: Date.now() - startedAt,
+      created: {
+        count: driven.created.jobIds.length,
+        failures: driven.created.failures,
+        durationMs: Math.round(driven.created.durationMs),
+        latencyMs: summarize(driven.created.latenciesMs),
+      },
+      delivery,
+      aws: harness.counter.snapshot(),
+      sqsServerRequests: await harness.sqs.request<Record<string, number>>('requests'),
+      handlers: harness.meter.stats,
+      processCpuMs,
+      logBytes,
+      // Other work on the machine shows here: the emulators share its cores with everything else.
+      loadAverage: loadavg(),
+      loggedProblems: { count: harness.logged.length, first: harness.logged.slice(0, 5) },
+    };
+  } finally {
+    await harness.stop();
+  }
+}
+
+async function idleCpuMsPerMs(windowMs: number): Promise<number> {
+  const before = process.cpuUsage();
+  const startedAt = performance.now();
+  await sleep(windowMs);
+  return cpuMs(process.cpuUsage(before)) / (performance.now() - startedAt);
+}
+
+async function runCpuProbe() {
+  progress(`starting emulators: ${CPU_PROBE.description}`);
+  const harness = await startHarness(CPU_PROBE.config);
+  try {
+    // Warm-up: the first invocations load SDK modules and open connections; not part of the steady cost.
+    const warmUp = await createJobs(harness.chronos, 20, 8, (i) => ({
+      target: { url: `${harness.target.ready.url}/warm-up/${i}` },
+      schedule: { type: 'once' },
+    }));
+    harness.meter.open('executor');
+    harness.meter.open('completion');
+    await waitForCalls(harness, warmUp.jobIds.length, Date.now() + 30_000);
+    await quiesce(harness, 1_000);
+    harness.meter.close('executor');
+    harness.meter.close('completion');
+    await harness.target.request('reset');
+
+    const jobs = Math.round(CPU_PROBE.jobs * Math.min(1, scale * 4));
+    const created = await createJobs(harness.chronos, jobs, 8, (i) => ({
+      target: { url: `${harness.target.ready.url}/probe/${i}` },
+      schedule: { type: 'once' },
+    }));
+    await quiesce(harness, 1_000);
+    const idle = await idleCpuMsPerMs(2_000);
+    progress(`${created.jobIds.length} runs queued; idle background CPU ${(idle * 1000).toFixed(1)} ms/s`);
+    harness.meter.open('executor', idle);
+    await waitForCalls(harness, created.jobIds.length, Date.now() + 60_000);
+    await quiesce(harness, 1_000);
+    harness.meter.open('completion', idle);
+    await sleep(1_000);
+    await quiesce(harness, 1_500);
+    const executor = harness.meter.stats.executor;
+    const completion = harness.meter.stats.completion;
+    const perRecord = (s?: { cpuMs: number; cpuRecords: number }) =>
+      s?.cpuRecords ? s.cpuMs / s.cpuRecords : Number.NaN;
+    progress(
+      `executor ${perRecord(executor).toFixed(3)} ms/execution, completion ${perRecord(completion).toFixed(3)} ms/record`,
+    );
+    return {
+      mode: 'cpu',
+      description: CPU_PROBE.description,
+      jobs: created.jobIds.length,
+      idleCpuMsPerSecond: idle * 1000,
+      executor: { ...executor, cpuMsPerExecution: perRecord(executor) },
+      completion: { ...completion, cpuMsPerRecord: perRecord(completion) },
+      calls: await harness.target.request<number>('count'),
+    };
+  } finally {
+    await harness.stop();
+  }
+}
+
+async function main() {
+  let result: unknown;
+  if (mode === 'limits') result = await measureLimits(progress);
+  else if (mode === 'cpu') result = await runCpuProbe();
+  else if (mode in WORKLOADS) result = await runWorkload(mode as keyof typeof WORKLOADS);
+  else throw new Error(`unknown mode ${mode}`);
+  writeFileSync(outPath, JSON.stringify(result, null, 2));
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    progress(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exit(1);
+  },
+);
