@@ -41,6 +41,7 @@ export function createChronosApp(appProps: AppProps = {}, options: ChronosAppOpt
     runsTable: stateful.runsTable,
     dispatchQueue: stateful.dispatchQueue,
     dispatchDeadLetterQueue: stateful.dispatchDeadLetterQueue,
+    signingSecret: stateful.signingSecret,
   });
   stateless.addStackDependency(stateful);
   if (options.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));

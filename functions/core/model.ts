@@ -51,6 +51,8 @@ export interface Job {
   /** Receives a JSON summary when an occurrence fails for good. */
   onFailureUrl?: string;
   timeoutSeconds: number;
+  /** Start-lag target in seconds (run-timing.ts; default 5): a run started later missed its SLA. */
+  slaSeconds?: number;
   status: JobStatus;
   /** Bumped on every write; the condition of optimistic concurrency. */
   version: number;
@@ -76,7 +78,14 @@ export interface Run extends RunKey {
   runId: string;
   status: RunStatus;
   createdAt: number;
+  /**
+   * When the run's message was handed to SQS: at creation for runs sent right away, then, once an
+   * executor ran it, SQS's own SentTimestamp of the message it ran from. Absent while a retry is
+   * parked in the sweep index (not in SQS yet).
+   */
   enqueuedAt?: number;
+  /** When SQS first handed the message to an executor (ApproximateFirstReceiveTimestamp). */
+  receivedAt?: number;
   claimedAt?: number;
   startedAt?: number;
   completedAt?: number;
@@ -96,6 +105,10 @@ export interface Run extends RunKey {
   /** A retry (or a parked run) is not released to the executor before this time. */
   availableAt?: number;
   deadLetteredAt?: number;
+  /** The job's slaSeconds when the executor ran the run, so the run's SLA verdict never needs the job. */
+  slaSeconds?: number;
+  /** Made by `POST /v1/jobs/{id}/trigger`, outside the schedule: it runs even while the job is paused. */
+  triggered?: boolean;
 }
 
 export type ErrorType =
@@ -107,6 +120,7 @@ export type ErrorType =
   | 'blocked_target'
   | 'cancelled'
   | 'overlap'
+  | 'paused'
   /** at-most-once: the executor died mid-call, so whether the target was called is unknown. */
   | 'lost'
   | 'dead_letter';

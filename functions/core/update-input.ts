@@ -7,9 +7,10 @@ import { type FieldProblem, ValidationError } from './errors.ts';
 import { type CreateJobInput, parseTarget } from './job-input.ts';
 import type { JobPolicies, Schedule, Target } from './model.ts';
 import { parseSchedule } from './schedule/index.ts';
+import { type OutboundRules, STRICT_OUTBOUND_RULES } from './url-guard.ts';
 
 export type UpdateJobInput = Partial<
-  Pick<CreateJobInput, 'name' | 'target' | 'schedule' | 'misfire' | 'overlap' | 'timeoutSeconds'>
+  Pick<CreateJobInput, 'name' | 'target' | 'schedule' | 'misfire' | 'overlap' | 'timeoutSeconds' | 'slaSeconds'>
 >;
 
 /** The fields a PATCH replaces; absent ones keep their value. `target` is replaced as a whole. */
@@ -20,14 +21,19 @@ export interface JobChange {
   schedule?: Schedule;
   policies?: Partial<JobPolicies>;
   timeoutSeconds?: number;
+  slaSeconds?: number;
 }
 
 /** Validates and normalizes a PATCH body; throws ValidationError listing every problem. */
-export function parseUpdateJob(input: UpdateJobInput, now: number): JobChange {
+export function parseUpdateJob(
+  input: UpdateJobInput,
+  now: number,
+  rules: OutboundRules = STRICT_OUTBOUND_RULES,
+): JobChange {
   const problems: FieldProblem[] = [];
   const change: JobChange = {};
   if (input.name !== undefined) change.name = input.name;
-  if (input.target !== undefined) change.target = parseTarget(input.target, problems);
+  if (input.target !== undefined) change.target = parseTarget(input.target, problems, rules);
   if (input.schedule !== undefined) {
     const parsed = parseSchedule(input.schedule, now);
     if (parsed.ok) change.schedule = parsed.schedule;
@@ -40,6 +46,7 @@ export function parseUpdateJob(input: UpdateJobInput, now: number): JobChange {
     };
   }
   if (input.timeoutSeconds !== undefined) change.timeoutSeconds = input.timeoutSeconds;
+  if (input.slaSeconds !== undefined) change.slaSeconds = input.slaSeconds;
   if (problems.length > 0) throw new ValidationError(problems);
   if (Object.keys(change).length === 0) {
     throw new ValidationError([{ field: 'body', reason: 'must change at least one field' }]);

@@ -1,6 +1,7 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '#adapters/environment';
@@ -16,6 +17,8 @@ export interface ExecutorProps {
   maxConcurrency: number;
   /** Concurrency reserved for the function; unset shares the account pool. */
   reservedConcurrency?: number;
+  /** The key that signs outbound calls (Chronos-Signature). */
+  signingSecret: secretsmanager.ISecret;
   shared: SharedFunctionProps;
 }
 
@@ -35,6 +38,8 @@ export class Executor extends Construct {
     })
       .bindTable({ table: props.jobsTable, access: 'read', envName: ENV.jobsTable })
       .bindTable({ table: props.runsTable, access: 'readWrite', envName: ENV.runsTable });
+    // Resolved by CloudFormation at deploy time (a dynamic reference): the value is never in the template.
+    this.function.addEnvironment(ENV.signingSecretCurrent, props.signingSecret.secretValue.unsafeUnwrap());
     this.eventSource = new SqsEventSource(props.dispatchQueue, {
       // Target calls are independent and slow; small batches keep one slow target from holding many runs.
       batchSize: 5,

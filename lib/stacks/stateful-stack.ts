@@ -1,11 +1,13 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { ChronosConfig } from '../config.ts';
 import { DispatchQueue } from '../constructs/dispatch-queue.ts';
 import { JobsTable } from '../constructs/jobs-table.ts';
 import { RunsTable } from '../constructs/runs-table.ts';
+import { SigningSecret } from '../constructs/signing-secret.ts';
 import { DISPATCH_VISIBILITY_TIMEOUT } from '../timeouts.ts';
 
 export interface StatefulStackProps extends StackProps {
@@ -18,6 +20,7 @@ export class StatefulStack extends Stack {
   public readonly runsTable: dynamodb.Table;
   public readonly dispatchQueue: sqs.Queue;
   public readonly dispatchDeadLetterQueue: sqs.Queue;
+  public readonly signingSecret: secretsmanager.Secret;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -31,5 +34,6 @@ export class StatefulStack extends Stack {
     });
     this.dispatchQueue = dispatch.queue;
     this.dispatchDeadLetterQueue = dispatch.deadLetterQueue;
+    this.signingSecret = new SigningSecret(this, 'Signing', { retainData }).secret;
   }
 }

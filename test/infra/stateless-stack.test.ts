@@ -281,6 +281,25 @@ describe('completion handler', () => {
   });
 });
 
+describe('signing secret', () => {
+  it('reaches the executor only, as a deploy-time Secrets Manager reference', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    const holders = Object.entries(functions).filter(
+      ([, fn]) => fn.Properties.Environment?.Variables?.[ENV.signingSecretCurrent],
+    );
+    expect(holders.map(([id]) => id)).toEqual([logicalIdOf(chronos.stateless.executor.function)]);
+    expect(JSON.stringify(holders[0]?.[1].Properties.Environment.Variables[ENV.signingSecretCurrent])).toMatch(
+      /resolve:secretsmanager:/,
+    );
+  });
+
+  it('is generated in the stateful stack, never written in a template', () => {
+    Template.fromStack(chronos.stateful).hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
+    });
+  });
+});
+
 describe('dead-letter handler', () => {
   it('consumes the dispatch dead-letter queue with partial batch failures', () => {
     const { deadLetters } = chronos.stateless;

@@ -8,6 +8,7 @@
  * expired, in case its holder died). A run whose lease expired is taken over (at-least-once,
  * counted as a recovery) or ends FAILED as `lost` (at-most-once: never a second call).
  */
+import { type DeliveryTiming, deliveryStamp } from '../delivery-stamp.ts';
 import type { DispatchMessage, Job, Run } from '../model.ts';
 import type { Clock, HttpInvoker, HttpResult, JobRepository, RunOutcome, RunRepository } from '../ports.ts';
 import { nextAttemptAt } from '../retry-policy.ts';
@@ -109,7 +110,11 @@ function requestOf(job: Job, message: DispatchMessage, keys: SigningKeySet, now:
 }
 
 /** Executes the run a dispatch message points at, making at most one HTTP call for it. */
-export async function executeRun(deps: ExecuteRunDeps, message: DispatchMessage): Promise<ExecuteRunResult> {
+export async function executeRun(
+  deps: ExecuteRunDeps,
+  message: DispatchMessage,
+  delivery?: DeliveryTiming,
+): Promise<ExecuteRunResult> {
   const job = await deps.jobs.get(message.tenantId, message.jobId);
   const now = deps.clock.now();
   const timeoutMs = (job?.timeoutSeconds ?? 0) * 1000;
@@ -146,6 +151,18 @@ export async function executeRun(deps: ExecuteRunDeps, message: DispatchMessage)
 
   // Fetched before the wait, so that the call still starts at the due millisecond.
   const keys = await deps.signingKeys.keysFor(job.tenantId);
+  if (job.status === 'PAUSED' && !claim.run.triggered) {
+    // A scan that read the job just before it was paused may still have materialized this
+    // occurrence; pausing means no scheduled call goes out, so it ends here, visibly.
+    await deps.runs.complete(message, lease.owner, {
+      status: 'SKIPPED',
+      completedAt: deps.clock.now(),
+      errorType: 'paused',
+      error: 'job was paused before the run started',
+    });
+    return { kind: 'skipped', reason: 'job was paused' };
+  }
+
   await deps.clock.sleepUntil(Math.max(message.scheduledFor, claim.run.availableAt ?? 0));
   if (job.policies.overlap === 'forbid') {
     // Decided at the due time, not at claim time: the predecessor may finish in between.
@@ -162,6 +179,7 @@ export async function executeRun(deps: ExecuteRunDeps, message: DispatchMessage)
   }
   const result = await deps.invoker.invoke(requestOf(job, message, keys, deps.clock.now()));
   const outcome = withRetryDecision(job, message.attempt, outcomeOf(result, deps.clock.now()), deps.random());
-  await deps.runs.complete(message, lease.owner, outcome);
+  // The stamp rides along with the outcome: the repository records every field it is given.
+  await deps.runs.complete(message, lease.owner, { ...outcome, ...deliveryStamp(job, delivery) });
   return { kind: 'called', run: claim.run, outcome };
 }

@@ -62,7 +62,7 @@ export async function triggerJob(
     scheduledFor = await deps.runs.bindTriggerKey(job, idempotencyKey, scheduledFor, now, expiresAt);
   }
   for (let attempt = 0; attempt < COLLISION_ATTEMPTS; attempt++) {
-    const run = newRun(job, scheduledFor, 1, now, deps.config.retentionDays);
+    const run = { ...newRun(job, scheduledFor, 1, now, deps.config.retentionDays), triggered: true };
     const result = await deps.runs.createIfAbsent(run);
     if (result.created) {
       await enqueue(deps.dispatcher, run);

@@ -5,8 +5,6 @@
  * request without it gets 428 Precondition Required, one naming another version 409. The answer
  * carries the new ETag.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import validator from '@middy/validator';
 import { transpileSchema } from '@middy/validator/transpile';
@@ -17,7 +15,8 @@ import { updateJob as updateJobUseCase } from '#core/use-cases/update-job';
 import { jobView } from '#core/views';
 import updateJobSchema from '#schemas/update-job.json' with { type: 'json' };
 import { logger } from '../logger.ts';
-import { materializeDeps } from '../wiring.ts';
+import { instrumented } from '../observability.ts';
+import { materializeDeps, outboundRules } from '../wiring.ts';
 import { bodyLimit } from './body-limit.ts';
 import { httpErrors } from './http-errors.ts';
 import { etagOf, ifMatchVersionOf } from './job-etag.ts';
@@ -40,14 +39,13 @@ export async function updateJob(event: APIGatewayProxyEvent): Promise<APIGateway
     ]);
   }
   const now = Date.now();
-  const change = parseUpdateJob(event.body as unknown as UpdateJobInput, now);
+  const change = parseUpdateJob(event.body as unknown as UpdateJobInput, now, outboundRules());
   const job = await updateJobUseCase(materializeDeps(), tenantId, jobId, change, expectedVersion, now);
   logger.info('job updated', { tenantId, jobId, version: job.version, fields: Object.keys(change) });
   return json(200, jobView(job), { etag: etagOf(job.version) });
 }
 
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(updateJob)
-  .use(injectLambdaContext(logger))
+export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(updateJob)
   .use(httpErrors())
   .use(bodyLimit(MAX_REQUEST_BODY_BYTES))
   .use(httpJsonBodyParser({ disableContentTypeCheck: true }))

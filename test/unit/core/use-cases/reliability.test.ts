@@ -232,3 +232,25 @@ describe('dead letters', () => {
     expect((await runs.get(message(1)))?.status).toBe('SUCCEEDED');
   });
 });
+
+describe('paused jobs', () => {
+  it('skips a scheduled occurrence of a paused job without calling, but runs a trigger', async () => {
+    const { executor, message, runs, jobs, invoker } = await world({}, () => ({
+      kind: 'response',
+      status: 200,
+      bodyExcerpt: '',
+      durationMs: 1,
+    }));
+    Object.assign(jobs.items.get('t/J1') as Job, { status: 'PAUSED' });
+
+    expect(await executeRun(executor('e'), message(1))).toEqual({ kind: 'skipped', reason: 'job was paused' });
+    expect(await runs.get(message(1))).toMatchObject({ status: 'SKIPPED', errorType: 'paused' });
+
+    const triggered = { ...newRun(baseJob, DUE + 7, 1, DUE, 7), triggered: true };
+    await runs.createIfAbsent(triggered);
+    expect(
+      (await executeRun(executor('e'), { ...message(1), scheduledFor: DUE + 7, runId: triggered.runId })).kind,
+    ).toBe('called');
+    expect(invoker.requests).toHaveLength(1);
+  });
+});
