@@ -13,7 +13,7 @@ export async function createJobsDirectly(
   bodyOf: (index: number) => unknown,
 ): Promise<string[]> {
   // Imported here, after startLocalChronos has set the environment the wiring reads.
-  const [{ createJob }, { materializeDeps }, { ulidIds }, { parseCreateJob }] = await Promise.all([
+  const [{ createJob }, { materializeDeps, outboundRules }, { ulidIds }, { parseCreateJob }] = await Promise.all([
     import('#core/use-cases/create-job'),
     import('#handlers/wiring'),
     import('#adapters/ulid-ids'),
@@ -26,7 +26,8 @@ export async function createJobsDirectly(
     while (next < count) {
       const index = next++;
       const now = Date.now();
-      const fields = parseCreateJob(bodyOf(index) as CreateJobInput, now);
+      // The same outbound URL rules as the API handler (the local runtime allows its loopback targets).
+      const fields = parseCreateJob(bodyOf(index) as CreateJobInput, now, outboundRules());
       jobIds[index] = (await createJob({ ...materializeDeps(), ids }, tenantId, fields, now)).jobId;
     }
   };

@@ -19,10 +19,21 @@ const progress = (line: string) => process.stderr.write(`[bench:${mode}] ${line}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let logBytes = 0;
+const byteLength = (chunk: string | Uint8Array) =>
+  typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
 process.stdout.write = ((chunk: string | Uint8Array) => {
-  logBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+  logBytes += byteLength(chunk);
   return true;
 }) as typeof process.stdout.write;
+// Handlers log warnings and errors as JSON lines on stderr: count those too, keep the bench's own lines.
+const writeStderr = process.stderr.write.bind(process.stderr);
+process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+  if (String(chunk).startsWith('{"level"')) {
+    logBytes += byteLength(chunk);
+    return true;
+  }
+  return (writeStderr as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
+}) as typeof process.stderr.write;
 
 const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
 
