@@ -19,6 +19,9 @@ import { type RunningScannerTimer, startScannerTimer } from './scanner-timer.ts'
 import { type RunningSqsPoller, startSqsPoller } from './sqs-poller.ts';
 import { type RunningStreamPoller, startStreamPoller } from './stream-poller.ts';
 
+/** The parts of Chronos a local instance can run; see `LocalChronosOptions.components`. */
+export type LocalComponent = 'api' | 'scanner' | 'executor' | 'completion' | 'deadLetters';
+
 export interface LocalChronosOptions {
   /** API port; 0 (the default) picks a free one. */
   port?: number;
@@ -58,11 +61,17 @@ export interface LocalChronosOptions {
   allowLoopbackTargets?: boolean;
   /** Test handlers in place of the real modules; anything not given is imported from functions/handlers. */
   handlers?: HandlerOverrides;
+  /**
+   * Which components to run (default: all). Several processes can share one set of emulators
+   * (`endpoints`), each running a part, e.g. one only the executor's poller; the modules of the
+   * components left out are not loaded. Without the API, `apiUrl` is empty.
+   */
+  components?: Partial<Record<LocalComponent, boolean>>;
   log?: (message: string, error?: unknown) => void;
 }
 
 export interface LocalChronos {
-  /** Base URL of the API, no trailing slash. */
+  /** Base URL of the API, no trailing slash (empty when this instance runs no API). */
   apiUrl: string;
   token: string;
   tenantId: string;
@@ -152,75 +161,86 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     }
     const restoreEnvironment = setEnvironment(environment);
     cleanups.push(restoreEnvironment);
-    const handlers = await loadHandlers(ROUTES, options.handlers);
+    const runs = (component: LocalComponent) => options.components?.[component] ?? true;
+    const handlers = await loadHandlers(ROUTES, withoutUnusedHandlers(options.handlers, runs));
 
-    const api: RunningApiGateway = await startApiGateway({
-      handlers: handlers.api,
-      authorizer: handlers.authorizer,
-      routes: ROUTES,
-      port: options.port ?? 0,
-      host: options.host,
-      functionTimeoutSeconds: API_TIMEOUT_SECONDS,
-      log,
-    });
-    cleanups.push(() => api.stop());
+    const api: RunningApiGateway | undefined = runs('api')
+      ? await startApiGateway({
+          handlers: handlers.api,
+          authorizer: handlers.authorizer,
+          routes: ROUTES,
+          port: options.port ?? 0,
+          host: options.host,
+          functionTimeoutSeconds: API_TIMEOUT_SECONDS,
+          log,
+        })
+      : undefined;
+    if (api) cleanups.push(() => api.stop());
 
-    const executor: RunningSqsPoller = startSqsPoller({
-      sqs: clients.sqs,
-      queueUrl: resources.queues.dispatch.url,
-      queueArn: resources.queues.dispatch.arn,
-      handler: handlers.executor,
-      functionName: 'executor',
-      timeoutSeconds: EXECUTOR_TIMEOUT_SECONDS,
-      concurrency: options.sqsConcurrency ?? 8,
-      log,
-    });
-    cleanups.push(() => executor.stop());
+    const executor: RunningSqsPoller | undefined = runs('executor')
+      ? startSqsPoller({
+          sqs: clients.sqs,
+          queueUrl: resources.queues.dispatch.url,
+          queueArn: resources.queues.dispatch.arn,
+          handler: handlers.executor,
+          functionName: 'executor',
+          timeoutSeconds: EXECUTOR_TIMEOUT_SECONDS,
+          concurrency: options.sqsConcurrency ?? 8,
+          log,
+        })
+      : undefined;
+    if (executor) cleanups.push(() => executor.stop());
 
-    const deadLetters: RunningSqsPoller = startSqsPoller({
-      sqs: clients.sqs,
-      queueUrl: resources.queues.deadLetter.url,
-      queueArn: resources.queues.deadLetter.arn,
-      handler: handlers.deadLetter,
-      functionName: 'dead-letter',
-      timeoutSeconds: DEAD_LETTER_TIMEOUT_SECONDS,
-      concurrency: DEAD_LETTER_CONCURRENCY,
-      log,
-    });
-    cleanups.push(() => deadLetters.stop());
+    const deadLetters: RunningSqsPoller | undefined = runs('deadLetters')
+      ? startSqsPoller({
+          sqs: clients.sqs,
+          queueUrl: resources.queues.deadLetter.url,
+          queueArn: resources.queues.deadLetter.arn,
+          handler: handlers.deadLetter,
+          functionName: 'dead-letter',
+          timeoutSeconds: DEAD_LETTER_TIMEOUT_SECONDS,
+          concurrency: DEAD_LETTER_CONCURRENCY,
+          log,
+        })
+      : undefined;
+    if (deadLetters) cleanups.push(() => deadLetters.stop());
 
-    const completion: RunningStreamPoller = startStreamPoller({
-      streams: clients.streams,
-      streamArn: resources.runsStreamArn,
-      handler: handlers.completion,
-      filterPatterns: COMPLETION_FILTER_PATTERNS,
-      functionName: 'completion',
-      timeoutSeconds: COMPLETION_TIMEOUT_SECONDS,
-      pollIntervalMs: options.streamPollIntervalMs ?? 150,
-      // As the deployed mapping (lib/constructs/completion-handler.ts), minus its 1 s batching window:
-      // locally latency matters more than invocation count.
-      batchSize: 25,
-      maxRetries: 5,
-      bisectBatchOnError: true,
-      onFailure: (failure) =>
-        log(
-          `completion: ${failure.records.length} record(s) of ${failure.shardId} dropped after ${failure.attempts} attempts`,
-        ),
-      log,
-    });
-    cleanups.push(() => completion.stop());
+    const completion: RunningStreamPoller | undefined = runs('completion')
+      ? startStreamPoller({
+          streams: clients.streams,
+          streamArn: resources.runsStreamArn,
+          handler: handlers.completion,
+          filterPatterns: COMPLETION_FILTER_PATTERNS,
+          functionName: 'completion',
+          timeoutSeconds: COMPLETION_TIMEOUT_SECONDS,
+          pollIntervalMs: options.streamPollIntervalMs ?? 150,
+          // As the deployed mapping (lib/constructs/completion-handler.ts), minus its 1 s batching window:
+          // locally latency matters more than invocation count.
+          batchSize: 25,
+          maxRetries: 5,
+          bisectBatchOnError: true,
+          onFailure: (failure) =>
+            log(
+              `completion: ${failure.records.length} record(s) of ${failure.shardId} dropped after ${failure.attempts} attempts`,
+            ),
+          log,
+        })
+      : undefined;
+    if (completion) cleanups.push(() => completion.stop());
 
-    const scanner: RunningScannerTimer = startScannerTimer({
-      handler: handlers.scanner,
-      intervalMs: options.scannerIntervalMs ?? 10_000,
-      functionName: 'scanner',
-      timeoutSeconds: SCANNER_TIMEOUT_SECONDS,
-      log,
-    });
-    cleanups.push(() => scanner.stop());
+    const scanner: RunningScannerTimer | undefined = runs('scanner')
+      ? startScannerTimer({
+          handler: handlers.scanner,
+          intervalMs: options.scannerIntervalMs ?? 10_000,
+          functionName: 'scanner',
+          timeoutSeconds: SCANNER_TIMEOUT_SECONDS,
+          log,
+        })
+      : undefined;
+    if (scanner) cleanups.push(() => scanner.stop());
 
     return {
-      apiUrl: api.url,
+      apiUrl: api?.url ?? '',
       token,
       tenantId,
       signingSecret,
@@ -228,13 +248,40 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       tables: resources.tables,
       queues: resources.queues,
       runsStreamArn: resources.runsStreamArn,
-      invokeScanner: () => scanner.runNow(),
+      invokeScanner: () =>
+        scanner ? scanner.runNow() : Promise.reject(new Error('this local Chronos runs no scanner')),
       stop: cleanUp,
     };
   } catch (error) {
     await cleanUp();
     throw error;
   }
+}
+
+/**
+ * The overrides, plus a stand-in for every handler of a component that is not run, so that
+ * loadHandlers does not import (and a process does not pay for) modules it never invokes.
+ */
+function withoutUnusedHandlers(
+  overrides: HandlerOverrides = {},
+  runs: (component: LocalComponent) => boolean,
+): HandlerOverrides {
+  const notRun = (name: string) => async () => {
+    throw new Error(`${name} is not run by this local Chronos`);
+  };
+  return {
+    ...overrides,
+    ...(runs('api')
+      ? {}
+      : {
+          api: Object.fromEntries(ROUTES.map((route) => [route.handler, notRun(`api/${route.handler}`)])),
+          authorizer: notRun('authorizer'),
+        }),
+    ...(runs('scanner') ? {} : { scanner: notRun('scanner') }),
+    ...(runs('executor') ? {} : { executor: notRun('executor') }),
+    ...(runs('completion') ? {} : { completion: notRun('completion') }),
+    ...(runs('deadLetters') ? {} : { deadLetter: notRun('deadLetter') }),
+  };
 }
 
 async function startEmulators(onStarted: (emulator: RunningEmulator) => void): Promise<LocalEndpoints> {
