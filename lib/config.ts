@@ -46,8 +46,12 @@ export interface ChronosConfig {
   corsAllowOrigins: string[];
   /** True keeps tables, queues and logs when the stack is deleted (and turns on deletion protection). */
   retainData: boolean;
-  /** Alarm notifications go here once alarms exist; unused for now. */
+  /** Alarm notifications (lib/constructs/observability.ts) go to this address; unset: the topic has no subscriber. */
   alarmEmail?: string;
+  /** Adds a per-tenant copy of the run metrics (one CloudWatch series per tenant and metric: mind the cost). */
+  metricsTenantDimension: boolean;
+  /** Hex SHA-256 of the operator token (admin scope of the monitoring API); unset: no admin token. */
+  adminTokenSha256?: string;
   /** Interim single tenant: the tenant id the dev token authenticates as. */
   devTenantId: string;
   /** Interim single tenant: hex SHA-256 of the accepted bearer token. */
@@ -72,10 +76,11 @@ export const DEFAULT_CONFIG: Omit<ChronosConfig, 'stage' | 'devTenantId' | 'devT
   apiThrottle: { rateLimit: 50, burstLimit: 100 },
   corsAllowOrigins: [],
   retainData: false,
+  metricsTenantDimension: false,
 };
 
 /** Context keys that may override the chosen stage block one by one (`-c chronos:<key>=...`). */
-const SINGLE_VALUE_OVERRIDES = ['devTenantId', 'devTokenSha256', 'alarmEmail'] as const;
+const SINGLE_VALUE_OVERRIDES = ['devTenantId', 'devTokenSha256', 'alarmEmail', 'adminTokenSha256'] as const;
 
 /** Reads context values by key; `node.tryGetContext` of any construct satisfies it. */
 export type ContextReader = (key: string) => unknown;
@@ -107,6 +112,7 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
     'devTenantId',
     'devTokenSha256',
     'executorReservedConcurrency',
+    'adminTokenSha256',
   ]);
   for (const key of Object.keys(raw)) {
     if (!known.has(key)) throw new ConfigError(`Unknown configuration key "${key}"`);
@@ -130,6 +136,15 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
   if (!/^[0-9a-f]{64}$/.test(devTokenSha256)) {
     throw new ConfigError('devTokenSha256 must be the 64 hex digits of a SHA-256 digest');
   }
+  const adminTokenSha256 = raw.adminTokenSha256;
+  if (
+    adminTokenSha256 !== undefined &&
+    (typeof adminTokenSha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(adminTokenSha256))
+  ) {
+    throw new ConfigError('adminTokenSha256 must be the 64 hex digits of a SHA-256 digest');
+  }
+  if (typeof raw.metricsTenantDimension !== 'boolean')
+    throw new ConfigError('metricsTenantDimension must be true or false');
   const retainData = raw.retainData;
   if (typeof retainData !== 'boolean') throw new ConfigError('retainData must be true or false');
   const executorMaxConcurrency = requireInt(raw, 'executorMaxConcurrency', 2, 1000);
@@ -156,6 +171,8 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
     corsAllowOrigins: corsAllowOrigins as string[],
     retainData,
     ...(alarmEmail === undefined ? {} : { alarmEmail: alarmEmail as string }),
+    metricsTenantDimension: raw.metricsTenantDimension,
+    ...(adminTokenSha256 === undefined ? {} : { adminTokenSha256: (adminTokenSha256 as string).toLowerCase() }),
     devTenantId: requireString(raw, 'devTenantId'),
     devTokenSha256,
   };

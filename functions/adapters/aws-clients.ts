@@ -6,6 +6,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { MiddlewareStack } from '@smithy/types';
+import { traced } from './tracer.ts';
 
 /** The services Chronos' functions talk to. */
 export type AwsService = 'DynamoDB' | 'SQS';
@@ -38,7 +39,8 @@ export function createDocumentClient(): DynamoDBDocumentClient {
   const client = new DynamoDBClient(endpoint ? { endpoint } : {});
   // The document client shares this stack, so its commands pass through the hooks too.
   for (const hook of clientHooks) hook('DynamoDB', client.middlewareStack);
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  // X-Ray subsegments per call, on Lambda only (tracer.ts); the document client shares this stack.
+  return DynamoDBDocumentClient.from(traced(client), { marshallOptions: { removeUndefinedValues: true } });
 }
 
 /**
@@ -50,5 +52,5 @@ export function createSqsClient(): SQSClient {
   const endpoint = endpointFor('SQS');
   const client = new SQSClient(endpoint ? { endpoint } : {});
   for (const hook of clientHooks) hook('SQS', client.middlewareStack);
-  return client;
+  return traced(client);
 }

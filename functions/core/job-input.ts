@@ -28,6 +28,7 @@ export interface CreateJobInput {
   delivery?: Delivery;
   onFailure?: { url: string };
   timeoutSeconds?: number;
+  slaSeconds?: number;
 }
 
 export interface NewJobFields {
@@ -39,6 +40,8 @@ export interface NewJobFields {
   delivery: Delivery;
   onFailureUrl?: string;
   timeoutSeconds: number;
+  /** Start-lag target (run-timing.ts); absent: DEFAULT_SLA_SECONDS. */
+  slaSeconds?: number;
 }
 
 /**
@@ -110,5 +113,7 @@ export function parseCreateJob(
     delivery: input.delivery ?? 'at-least-once',
     ...(onFailureUrl === undefined ? {} : { onFailureUrl }),
     timeoutSeconds: input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+    // Absent means the default (DEFAULT_SLA_SECONDS), applied where the SLA is judged.
+    ...(input.slaSeconds === undefined ? {} : { slaSeconds: input.slaSeconds }),
   };
 }

@@ -1,6 +1,7 @@
 /** The API's representation of jobs and runs: ISO-8601 instants, no storage attributes. */
 import type { Run, Schedule } from './model.ts';
 import type { StoredJob } from './ports.ts';
+import { DEFAULT_SLA_SECONDS, runTiming } from './run-timing.ts';
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
@@ -12,9 +13,16 @@ export interface RunView {
   status: Run['status'];
   createdAt: string;
   enqueuedAt: string | null;
+  receivedAt: string | null;
   claimedAt: string | null;
   startedAt: string | null;
   completedAt: string | null;
+  /** When the attempt was due: its occurrence, or its backoff for a retry (run-timing.ts). */
+  dueAt: string;
+  dispatchLagMs: number | null;
+  startLagMs: number | null;
+  slaSeconds: number;
+  slaMet: boolean | null;
   httpStatus: number | null;
   durationMs: number | null;
   error: string | null;
@@ -23,8 +31,9 @@ export interface RunView {
   recoveries: number;
 }
 
-/** A run as the API shows it. */
-export function runView(run: Run): RunView {
+/** A run as the API shows it, with its derived timings judged against `slaSeconds` (the job's). */
+export function runView(run: Run, slaSeconds: number = DEFAULT_SLA_SECONDS): RunView {
+  const timing = runTiming(run, slaSeconds);
   return {
     runId: run.runId,
     jobId: run.jobId,
@@ -33,9 +42,15 @@ export function runView(run: Run): RunView {
     status: run.status,
     createdAt: iso(run.createdAt) as string,
     enqueuedAt: iso(run.enqueuedAt),
+    receivedAt: iso(run.receivedAt),
     claimedAt: iso(run.claimedAt),
     startedAt: iso(run.startedAt),
     completedAt: iso(run.completedAt),
+    dueAt: iso(timing.dueAt) as string,
+    dispatchLagMs: timing.dispatchLagMs,
+    startLagMs: timing.startLagMs,
+    slaSeconds: timing.slaSeconds,
+    slaMet: timing.slaMet,
     httpStatus: run.httpStatus ?? null,
     durationMs: run.durationMs ?? null,
     error: run.error ?? null,
@@ -71,6 +86,7 @@ export function jobView(job: StoredJob, latestRun?: Run, upcoming?: number[]) {
     misfire: job.policies.misfire,
     overlap: job.policies.overlap,
     timeoutSeconds: job.timeoutSeconds,
+    slaSeconds: job.slaSeconds ?? DEFAULT_SLA_SECONDS,
     nextFireAt: iso(job.nextFireAt),
     ...(job.pausedAt === undefined ? {} : { pausedAt: iso(job.pausedAt) }),
     ...(upcoming === undefined ? {} : { upcoming: upcoming.map((at) => iso(at) as string) }),

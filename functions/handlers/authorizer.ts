@@ -2,10 +2,18 @@
  * API Gateway REQUEST authorizer: `Authorization: Bearer <token>` → the tenant id in the request
  * context. Interim single-tenant version: one dev tenant whose token's SHA-256 is configured.
  * Missing, malformed and unknown tokens all get the same 401, with no hint of which.
+ *
+ * An operator token (its SHA-256 in ADMIN_TOKEN_SHA256, optional) gets `scope: admin`: the
+ * monitoring endpoints then answer for all tenants. Its own tenant id is `admin`, so it sees no
+ * tenant's jobs.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { ENV, requiredEnv } from '#adapters/environment';
+import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
+
+/** The tenant id of the admin scope (the operator is not one of the tenants). */
+export const ADMIN_TENANT_ID = 'admin';
 
 const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{16,512})$/;
 
@@ -28,17 +36,19 @@ function tokenMatches(token: string, expectedSha256Hex: string): boolean {
 
 export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const token = BEARER.exec(headerOf(event, 'authorization') ?? '')?.[1];
-  if (!token || !tokenMatches(token, requiredEnv(ENV.devTokenSha256))) {
+  const adminSha256 = process.env[OBSERVABILITY_ENV.adminTokenSha256];
+  const admin = Boolean(token && adminSha256 && tokenMatches(token, adminSha256));
+  if (!token || (!admin && !tokenMatches(token, requiredEnv(ENV.devTokenSha256)))) {
     // API Gateway turns exactly this message into a 401.
     throw new Error('Unauthorized');
   }
-  const tenantId = requiredEnv(ENV.devTenantId);
+  const tenantId = admin ? ADMIN_TENANT_ID : requiredEnv(ENV.devTenantId);
   return {
     principalId: tenantId,
     policyDocument: {
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: apiWideResource(event.methodArn) }],
     },
-    context: { tenantId },
+    context: admin ? { tenantId, scope: 'admin' } : { tenantId },
   };
 }

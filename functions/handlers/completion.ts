@@ -3,16 +3,24 @@
  * (see completion-filter.ts), drives what happens to the job next.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import middy from '@middy/core';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { sampleOf } from '#core/metrics/run-sample';
 import type { Run } from '#core/model';
 import { isTerminal } from '#core/run-state';
 import { type CompletedRun, completeRun } from '#core/use-cases/complete-run';
 import { logger } from './logger.ts';
-import { httpInvoker, jobRepository, runDispatcher, runRepository, schedulingConfig } from './wiring.ts';
+import { instrumented } from './observability.ts';
+import {
+  httpInvoker,
+  jobCountsUpdater,
+  jobRepository,
+  runAggregates,
+  runDispatcher,
+  runRepository,
+  schedulingConfig,
+} from './wiring.ts';
 
 const processor = new BatchProcessor(EventType.DynamoDBStreams);
 
@@ -39,22 +47,35 @@ async function recordHandler(record: DynamoDBRecord): Promise<void> {
       dispatcher: runDispatcher(),
       invoker: httpInvoker(),
       config: schedulingConfig(),
+      jobCounts: jobCountsUpdater(),
     },
     run,
     Date.now(),
   );
-  logger.info('run completed', {
-    tenantId: run.tenantId,
-    jobId: run.jobId,
-    runId: run.runId,
-    attempt: run.attempt,
-    status: run.status,
-    change,
-  });
+  const ids = { tenantId: run.tenantId, jobId: run.jobId, runId: run.runId, attempt: run.attempt };
+  logger.createChild({ persistentKeys: ids }).info('run completed', { status: run.status, change });
+}
+
+/**
+ * Adds the batch's finished runs to the monitoring aggregates, after their completion was applied.
+ * Records that failed are left out (they come back and are counted then); a failure here fails
+ * the batch, which is safe to replay: completion and counting are both idempotent.
+ */
+async function aggregate(records: DynamoDBRecord[], failed: Set<string>): Promise<void> {
+  const now = Date.now();
+  const samples = records
+    .filter((record) => !failed.has(record.dynamodb?.SequenceNumber ?? ''))
+    .flatMap((record) => {
+      const run = terminalTransitionOf(record);
+      return run ? [sampleOf(run, now)] : [];
+    });
+  if (samples.length > 0) await runAggregates().add(samples);
 }
 
 export async function complete(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {
-  return processPartialResponse(event, recordHandler, processor, { context });
+  const response = await processPartialResponse(event, recordHandler, processor, { context });
+  await aggregate(event.Records, new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier)));
+  return response;
 }
 
-export const handler = middy(complete).use(injectLambdaContext(logger));
+export const handler = instrumented(complete);

@@ -4,12 +4,12 @@
  * run still ends visibly (and the completion handler finishes the job).
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { recordDeadLetter } from '#core/use-cases/dead-letters';
 import { parseDispatchMessage } from './dispatch-message.ts';
 import { logger } from './logger.ts';
+import { addRunMetric, instrumentedWithMetrics, MetricUnit } from './observability.ts';
+import { RUN_METRICS } from './run-metrics.ts';
 import { runRepository } from './wiring.ts';
 
 const processor = new BatchProcessor(EventType.SQS);
@@ -25,16 +25,15 @@ async function recordHandler(record: SQSRecord): Promise<void> {
   }
   const receives = Number(record.attributes.ApproximateReceiveCount ?? 0);
   const recorded = await recordDeadLetter(runRepository(), message, receives, Date.now());
-  logger.warn(recorded ? 'run dead-lettered' : 'dead letter for a run that had already ended', {
-    tenantId: message.tenantId,
-    jobId: message.jobId,
-    runId: message.runId,
-    attempt: message.attempt,
-  });
+  if (recorded) addRunMetric(RUN_METRICS.deadLettered, MetricUnit.Count, 1, message.tenantId);
+  const ids = { tenantId: message.tenantId, jobId: message.jobId, runId: message.runId, attempt: message.attempt };
+  logger
+    .createChild({ persistentKeys: ids })
+    .warn(recorded ? 'run dead-lettered' : 'dead letter for a run that had already ended');
 }
 
 export async function handleDeadLetters(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
   return processPartialResponse(event, recordHandler, processor, { context });
 }
 
-export const handler = middy(handleDeadLetters).use(injectLambdaContext(logger));
+export const handler = instrumentedWithMetrics(handleDeadLetters);

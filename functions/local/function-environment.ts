@@ -4,6 +4,7 @@
  * at the emulators. All functions share one process here, so they share one environment.
  */
 import { ENV } from '#adapters/environment';
+import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalEndpoints } from './emulators/local-clients.ts';
 import { MAX_CONCURRENCY_ENV } from './lambda-context.ts';
 import type { ProvisionedResources } from './provision.ts';
@@ -24,6 +25,8 @@ export interface FunctionSettings {
   runRetentionDays?: number;
   responseExcerptBytes?: number;
   leaseMarginSeconds?: number;
+  /** Hex SHA-256 of the operator (admin scope) token; unset: no admin token works. */
+  adminTokenSha256?: string;
 }
 
 /** The variables, by name. */
@@ -51,6 +54,17 @@ export function functionEnvironment(settings: FunctionSettings): Record<string, 
     // Local targets run on this machine; a deployed stack refuses loopback unless configured.
     [ENV.allowLoopbackTargets]: String(settings.allowLoopbackTargets),
     [ENV.signingSecretCurrent]: settings.signingSecret,
+    [OBSERVABILITY_ENV.metricsTable]: settings.resources.tables.metrics,
+    [OBSERVABILITY_ENV.monitoredDispatchQueueUrl]: settings.resources.queues.dispatch.url,
+    [OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl]: settings.resources.queues.deadLetter.url,
+    [OBSERVABILITY_ENV.stage]: 'local',
+    ...(settings.adminTokenSha256 === undefined
+      ? {}
+      : { [OBSERVABILITY_ENV.adminTokenSha256]: settings.adminTokenSha256 }),
+    // No X-Ray daemon here (Powertools would stay off anyway outside Lambda: this makes it explicit),
+    // and EMF metric lines would only clutter the console.
+    POWERTOOLS_TRACE_ENABLED: 'false',
+    POWERTOOLS_METRICS_DISABLED: 'true',
   };
 }
 

@@ -23,7 +23,7 @@ import {
   SetQueueAttributesCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { JOBS_TABLE, METRICS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { MAX_TIMEOUT_SECONDS } from '#core/limits';
 import { type IndexDefinition, secondaryIndexes } from './table-indexes.ts';
 
@@ -47,7 +47,7 @@ export interface QueueInfo {
 }
 
 export interface ProvisionedResources {
-  tables: { jobs: string; runs: string };
+  tables: { jobs: string; runs: string; metrics: string; tenants: string };
   runsStreamArn: string;
   queues: { dispatch: QueueInfo; deadLetter: QueueInfo };
 }
@@ -63,8 +63,13 @@ export async function provisionLocalResources(options: ProvisionOptions): Promis
   const prefix = options.namePrefix ?? DEFAULT_NAME_PREFIX;
   const jobs = `${prefix}jobs`;
   const runs = `${prefix}runs`;
+  const metrics = `${prefix}metrics`;
+  const tenants = `${prefix}tenants`;
   await ensureJobsTable(options.dynamodb, jobs);
   const runsStreamArn = await ensureRunsTable(options.dynamodb, runs);
+  await ensureTable(options.dynamodb, metrics, METRICS_TABLE, {});
+  await ensureTtl(options.dynamodb, metrics, METRICS_TABLE.ttlAttribute);
+  await ensureTable(options.dynamodb, tenants, TENANTS_TABLE, {});
   const deadLetter = await ensureQueue(options, `${prefix}dispatch-dlq`, {
     MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS),
   });
@@ -75,7 +80,7 @@ export async function provisionLocalResources(options: ProvisionOptions): Promis
       maxReceiveCount: options.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT,
     }),
   });
-  return { tables: { jobs, runs }, runsStreamArn, queues: { dispatch, deadLetter } };
+  return { tables: { jobs, runs, metrics, tenants }, runsStreamArn, queues: { dispatch, deadLetter } };
 }
 
 async function ensureJobsTable(client: DynamoDBClient, tableName: string): Promise<void> {
@@ -86,19 +91,23 @@ async function ensureRunsTable(client: DynamoDBClient, tableName: string): Promi
   await ensureTable(client, tableName, RUNS_TABLE, {
     StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
   });
+  await ensureTtl(client, tableName, RUNS_TABLE.ttlAttribute);
+  const table = await describeTable(client, tableName);
+  const streamArn = table?.LatestStreamArn;
+  if (!streamArn) throw new Error(`Table ${tableName} exists without a stream; delete it and provision again`);
+  return streamArn;
+}
+
+async function ensureTtl(client: DynamoDBClient, tableName: string, attributeName: string): Promise<void> {
   const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
   if (ttl.TimeToLiveDescription?.TimeToLiveStatus !== 'ENABLED') {
     await client.send(
       new UpdateTimeToLiveCommand({
         TableName: tableName,
-        TimeToLiveSpecification: { AttributeName: RUNS_TABLE.ttlAttribute, Enabled: true },
+        TimeToLiveSpecification: { AttributeName: attributeName, Enabled: true },
       }),
     );
   }
-  const table = await describeTable(client, tableName);
-  const streamArn = table?.LatestStreamArn;
-  if (!streamArn) throw new Error(`Table ${tableName} exists without a stream; delete it and provision again`);
-  return streamArn;
 }
 
 /** Creates the table with every declared index, or adds the indexes an existing table lacks. */

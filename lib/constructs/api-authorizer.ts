@@ -1,6 +1,7 @@
 import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { ENV } from '#adapters/environment';
+import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { API_TIMEOUT } from '../timeouts.ts';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
 
@@ -9,6 +10,8 @@ export interface ApiAuthorizerProps {
   devTenantId: string;
   /** Hex SHA-256 of the accepted bearer token (never the token itself). */
   devTokenSha256: string;
+  /** Hex SHA-256 of the operator token that gets the admin scope; unset: none. */
+  adminTokenSha256?: string;
   shared: Pick<SharedFunctionProps, 'logRetention' | 'retainLogs'>;
 }
 
@@ -23,7 +26,11 @@ export class ApiAuthorizer extends Construct {
       description: 'Chronos API authorizer: bearer token to tenant',
       timeout: API_TIMEOUT,
       ...props.shared,
-      environment: { [ENV.devTenantId]: props.devTenantId, [ENV.devTokenSha256]: props.devTokenSha256 },
+      environment: {
+        [ENV.devTenantId]: props.devTenantId,
+        [ENV.devTokenSha256]: props.devTokenSha256,
+        ...(props.adminTokenSha256 ? { [OBSERVABILITY_ENV.adminTokenSha256]: props.adminTokenSha256 } : {}),
+      },
     });
     Validations.of(this.function).acknowledge({
       id: 'Serverless::Serverless-LambdaDLQ',

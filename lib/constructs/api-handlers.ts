@@ -4,6 +4,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { ENV } from '#adapters/environment';
+import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import type { Route } from '#handlers/api/routes';
 import { secondaryIndexNames } from '../table-indexes.ts';
 import { API_TIMEOUT } from '../timeouts.ts';
@@ -13,7 +14,10 @@ export interface ApiHandlersProps {
   routes: readonly Route[];
   jobsTable: dynamodb.ITable;
   runsTable: dynamodb.ITable;
+  metricsTable: dynamodb.ITable;
   dispatchQueue: sqs.IQueue;
+  /** Its depth is reported by the monitoring routes. */
+  dispatchDeadLetterQueue: sqs.IQueue;
   shared: SharedFunctionProps;
 }
 
@@ -35,12 +39,18 @@ export class ApiHandlers extends Construct {
         timeout: API_TIMEOUT,
         ...props.shared,
       });
-      const { jobs, runs, sendToDispatchQueue } = route.access;
+      const { jobs, runs, sendToDispatchQueue, metrics, readQueueAttributes } = route.access;
       // Routes do not say which indexes they query, so a route may query every declared index of a
       // table it reads (named one by one, never index/*).
       if (jobs) fn.bindTable({ table: props.jobsTable, access: jobs, envName: ENV.jobsTable, indexes: jobsIndexes });
       if (runs) fn.bindTable({ table: props.runsTable, access: runs, envName: ENV.runsTable, indexes: runsIndexes });
       if (sendToDispatchQueue) fn.bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
+      if (metrics)
+        fn.bindTable({ table: props.metricsTable, access: metrics, envName: OBSERVABILITY_ENV.metricsTable });
+      if (readQueueAttributes) {
+        fn.bindQueueAttributes(props.dispatchQueue, OBSERVABILITY_ENV.monitoredDispatchQueueUrl);
+        fn.bindQueueAttributes(props.dispatchDeadLetterQueue, OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl);
+      }
       Validations.of(fn).acknowledge({
         id: 'Serverless::Serverless-LambdaDLQ',
         reason:

@@ -136,6 +136,13 @@ export class ChronosFunction extends NodejsFunction {
     return this;
   }
 
+  /** Grants reading a queue's attributes (depths) and nothing else, and sets its URL in `envName`. */
+  bindQueueAttributes(queue: sqs.IQueue, envName: string): this {
+    iam.Grant.addToPrincipal({ grantee: this, actions: ['sqs:GetQueueAttributes'], resourceArns: [queue.queueArn] });
+    this.addEnvironment(envName, queue.queueUrl);
+    return this;
+  }
+
   /** Grants sending messages to a queue and sets its URL in `envName`. */
   bindQueueSend(queue: sqs.IQueue, envName: string): this {
     queue.grantSendMessages(this);

@@ -5,6 +5,7 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '#adapters/environment';
+import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
 import { COMPLETION_TIMEOUT } from '../timeouts.ts';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
@@ -16,6 +17,8 @@ export interface CompletionHandlerProps {
   runsTable: dynamodb.ITable;
   /** Where the next attempt of a failed run is sent. */
   dispatchQueue: sqs.IQueue;
+  /** Run aggregates and job-status counters the handler maintains. */
+  metricsTable: dynamodb.ITable;
   /** Concurrent batches per stream shard (1..10). */
   parallelizationFactor: number;
   shared: SharedFunctionProps;
@@ -45,7 +48,8 @@ export class CompletionHandler extends Construct {
       .bindTable({ table: props.jobsTable, access: 'readWrite', envName: ENV.jobsTable })
       // Writes the next attempt of a failed run (retries), and sends it.
       .bindTable({ table: props.runsTable, access: 'readWrite', envName: ENV.runsTable })
-      .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
+      .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl)
+      .bindTable({ table: props.metricsTable, access: 'readWrite', envName: OBSERVABILITY_ENV.metricsTable });
     this.eventSource = new DynamoEventSource(props.runsTable, {
       startingPosition: lambda.StartingPosition.TRIM_HORIZON,
       batchSize: 25,

@@ -9,6 +9,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { ENV } from '#adapters/environment';
+import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { SCANNER_TIMEOUT } from '../timeouts.ts';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
 import { FailureQueue } from './failure-queue.ts';
@@ -17,6 +18,8 @@ export interface ScannerProps {
   jobsTable: dynamodb.ITable;
   runsTable: dynamodb.ITable;
   dispatchQueue: sqs.IQueue;
+  /** Where every pass writes its heartbeat per shard. */
+  metricsTable: dynamodb.ITable;
   shared: SharedFunctionProps;
   retainData: boolean;
 }
@@ -58,7 +61,8 @@ export class Scanner extends Construct {
         envName: ENV.runsTable,
         indexes: [RUNS_TABLE.sweepIndex.name],
       })
-      .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
+      .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl)
+      .bindTable({ table: props.metricsTable, access: 'readWrite', envName: OBSERVABILITY_ENV.metricsTable });
     // A tick retried after the next one has started is only wasted work: no Lambda-side retries.
     this.function.configureAsyncInvoke({
       retryAttempts: 0,

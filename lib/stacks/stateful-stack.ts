@@ -6,6 +6,7 @@ import type { Construct } from 'constructs';
 import type { ChronosConfig } from '../config.ts';
 import { DispatchQueue } from '../constructs/dispatch-queue.ts';
 import { JobsTable } from '../constructs/jobs-table.ts';
+import { MetricsTable } from '../constructs/metrics-table.ts';
 import { RunsTable } from '../constructs/runs-table.ts';
 import { SigningSecret } from '../constructs/signing-secret.ts';
 import { DISPATCH_VISIBILITY_TIMEOUT } from '../timeouts.ts';
@@ -18,6 +19,8 @@ export interface StatefulStackProps extends StackProps {
 export class StatefulStack extends Stack {
   public readonly jobsTable: dynamodb.Table;
   public readonly runsTable: dynamodb.Table;
+  /** Monitoring aggregates, job-status counters and scanner heartbeats. */
+  public readonly metricsTable: dynamodb.Table;
   public readonly dispatchQueue: sqs.Queue;
   public readonly dispatchDeadLetterQueue: sqs.Queue;
   public readonly signingSecret: secretsmanager.Secret;
@@ -27,6 +30,7 @@ export class StatefulStack extends Stack {
     const { retainData, dispatchMaxReceiveCount } = props.config;
     this.jobsTable = new JobsTable(this, 'Jobs', { retainData }).table;
     this.runsTable = new RunsTable(this, 'Runs', { retainData }).table;
+    this.metricsTable = new MetricsTable(this, 'Metrics', { retainData }).table;
     const dispatch = new DispatchQueue(this, 'Dispatch', {
       visibilityTimeout: DISPATCH_VISIBILITY_TIMEOUT,
       maxReceiveCount: dispatchMaxReceiveCount,

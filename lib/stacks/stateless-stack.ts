@@ -5,6 +5,8 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '#adapters/environment';
+import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
+import { DEFAULT_SLA_SECONDS } from '#core/run-timing';
 import { ROUTES } from '#handlers/api/routes';
 import type { ChronosConfig } from '../config.ts';
 import { ApiAuthorizer } from '../constructs/api-authorizer.ts';
@@ -13,6 +15,7 @@ import type { SharedFunctionProps } from '../constructs/chronos-function.ts';
 import { CompletionHandler } from '../constructs/completion-handler.ts';
 import { DeadLetterHandler } from '../constructs/dead-letter-handler.ts';
 import { Executor } from '../constructs/executor.ts';
+import { Observability } from '../constructs/observability.ts';
 import { Scanner } from '../constructs/scanner.ts';
 import { SchedulerApi } from '../constructs/scheduler-api.ts';
 
@@ -20,6 +23,8 @@ export interface StatelessStackProps extends StackProps {
   config: ChronosConfig;
   jobsTable: dynamodb.ITable;
   runsTable: dynamodb.ITable;
+  /** Monitoring aggregates, job-status counters and scanner heartbeats. */
+  metricsTable: dynamodb.ITable;
   dispatchQueue: sqs.IQueue;
   /** Where SQS moves dispatch messages after maxReceiveCount; its consumer records dead letters. */
   dispatchDeadLetterQueue: sqs.IQueue;
@@ -36,10 +41,11 @@ export class StatelessStack extends Stack {
   public readonly executor: Executor;
   public readonly completion: CompletionHandler;
   public readonly deadLetters: DeadLetterHandler;
+  public readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
-    const { config, jobsTable, runsTable, dispatchQueue } = props;
+    const { config, jobsTable, runsTable, metricsTable, dispatchQueue } = props;
     const shared: SharedFunctionProps = {
       logRetention: config.logRetentionDays as RetentionDays,
       retainLogs: config.retainData,
@@ -49,6 +55,8 @@ export class StatelessStack extends Stack {
         [ENV.runRetentionDays]: String(config.runRetentionDays),
         [ENV.responseExcerptBytes]: String(config.responseExcerptBytes),
         [ENV.leaseMarginSeconds]: String(config.leaseMarginSeconds),
+        [OBSERVABILITY_ENV.stage]: config.stage,
+        [OBSERVABILITY_ENV.metricsTenantDimension]: String(config.metricsTenantDimension),
       },
     };
     const retainData = config.retainData;
@@ -56,12 +64,15 @@ export class StatelessStack extends Stack {
       routes: ROUTES,
       jobsTable,
       runsTable,
+      metricsTable,
       dispatchQueue,
+      dispatchDeadLetterQueue: props.dispatchDeadLetterQueue,
       shared,
     });
     this.authorizer = new ApiAuthorizer(this, 'Authorizer', {
       devTenantId: config.devTenantId,
       devTokenSha256: config.devTokenSha256,
+      ...(config.adminTokenSha256 === undefined ? {} : { adminTokenSha256: config.adminTokenSha256 }),
       shared,
     });
     this.api = new SchedulerApi(this, 'Api', {
@@ -74,7 +85,14 @@ export class StatelessStack extends Stack {
       logRetention: shared.logRetention,
       retainLogs: retainData,
     });
-    this.scanner = new Scanner(this, 'Scanner', { jobsTable, runsTable, dispatchQueue, shared, retainData });
+    this.scanner = new Scanner(this, 'Scanner', {
+      jobsTable,
+      runsTable,
+      dispatchQueue,
+      metricsTable,
+      shared,
+      retainData,
+    });
     this.executor = new Executor(this, 'Executor', {
       jobsTable,
       runsTable,
@@ -86,6 +104,7 @@ export class StatelessStack extends Stack {
     });
     this.completion = new CompletionHandler(this, 'Completion', {
       jobsTable,
+      metricsTable,
       runsTable,
       dispatchQueue,
       parallelizationFactor: config.completionParallelizationFactor,
@@ -96,6 +115,27 @@ export class StatelessStack extends Stack {
       runsTable,
       deadLetterQueue: props.dispatchDeadLetterQueue,
       shared,
+    });
+    this.observability = new Observability(this, 'Observability', {
+      stage: config.stage,
+      ...(config.alarmEmail === undefined ? {} : { alarmEmail: config.alarmEmail }),
+      functions: new Map([
+        ...[...this.apiHandlers.functions.entries()].map(([name, fn]) => [`Api-${name}`, fn] as const),
+        ['Authorizer', this.authorizer.function],
+        ['Scanner', this.scanner.function],
+        ['Executor', this.executor.function],
+        ['Completion', this.completion.function],
+        ['DeadLetters', this.deadLetters.function],
+      ]),
+      completionFunction: this.completion.function,
+      dispatchQueue,
+      dispatchDeadLetterQueue: props.dispatchDeadLetterQueue,
+      tables: new Map([
+        ['jobs', jobsTable],
+        ['runs', runsTable],
+        ['metrics', metricsTable],
+      ]),
+      slaSeconds: DEFAULT_SLA_SECONDS,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the Chronos API stage' });
   }

@@ -57,7 +57,8 @@ describe('API functions', () => {
 
       expect(actionsOn(grants, jobsArn)).toEqual(expected(route.access.jobs));
       expect(actionsOn(grants, runsArn)).toEqual(expected(route.access.runs));
-      expect(actionsOn(grants, dispatchArn)).toEqual(route.access.sendToDispatchQueue ? SEND : []);
+      const queueReads = route.access.readQueueAttributes ? ['sqs:GetQueueAttributes'] : [];
+      expect(actionsOn(grants, dispatchArn)).toEqual(route.access.sendToDispatchQueue ? SEND : queueReads);
       const expectedIndexes = [
         ...(route.access.jobs ? secondaryIndexNames(JOBS_TABLE) : []),
         ...(route.access.runs ? secondaryIndexNames(RUNS_TABLE) : []),

@@ -31,3 +31,26 @@ export const RUNS_TABLE = {
   /** Sparse index of dead-lettered runs per tenant, newest last, for `GET /v1/dead-letters`. */
   deadLetterIndex: { name: 'dead-letter-index', partitionKey: 'deadLetterTenant', sortKey: 'deadLetteredAt' },
 } as const;
+
+/**
+ * Monitoring state, kept apart from the jobs and runs a tenant lists: per-tenant (and all-tenants)
+ * minute buckets of run counts and latency histograms, job-status counters, markers that make
+ * each run count once, and the scanner's heartbeat per shard. See metrics-repository.ts.
+ */
+export const METRICS_TABLE = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Epoch seconds: buckets and markers expire once no window can read them. */
+  ttlAttribute: 'expiresAt',
+} as const;
+
+/**
+ * Tenants and what is kept per tenant (tenant-keys.ts): the tenant item, its API tokens (a listing
+ * record per token, a lookup record keyed by the token's SHA-256 for the authorizer's one
+ * GetItem, and one keyed by token id for revocation), its create-rate bucket and the executors'
+ * in-flight slots.
+ */
+export const TENANTS_TABLE = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+} as const;

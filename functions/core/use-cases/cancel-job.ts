@@ -6,22 +6,24 @@
  * a COMPLETED or FAILED job has already ended and cannot be cancelled (409).
  */
 import { ConflictError } from '../errors.ts';
+import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { JobRepository, StoredJob } from '../ports.ts';
 import { changeJob, nextVersionOf, withoutDueEntry, withoutPauseState } from './change-job.ts';
 
 /** ACTIVE or PAUSED → CANCELLED; returns the cancelled job (unchanged when it already was). */
 export async function cancelJob(
-  deps: { jobs: JobRepository },
+  deps: { jobs: JobRepository; jobCounts?: JobStatusCounts },
   tenantId: string,
   jobId: string,
   now: number,
 ): Promise<StoredJob> {
-  const { after } = await changeJob(deps.jobs, tenantId, jobId, (job) => {
+  const { before, after, changed } = await changeJob(deps.jobs, tenantId, jobId, (job) => {
     if (job.status === 'CANCELLED') return 'unchanged';
     if (job.status !== 'ACTIVE' && job.status !== 'PAUSED') {
       throw new ConflictError(`job ${jobId} is ${job.status}; it has already ended`);
     }
     return { write: { ...withoutPauseState(withoutDueEntry(nextVersionOf(job, now))), status: 'CANCELLED' } };
   });
+  if (changed) await deps.jobCounts?.shift(tenantId, before.status, 'CANCELLED');
   return after;
 }

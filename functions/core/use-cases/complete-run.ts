@@ -11,6 +11,7 @@
  */
 import { dispatchDelaySeconds } from '../dispatch-delay.ts';
 import { MAX_SQS_DELAY_SECONDS } from '../limits.ts';
+import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { Run } from '../model.ts';
 import type { HttpInvoker, JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
 import type { TerminalRunStatus } from '../run-state.ts';
@@ -22,6 +23,8 @@ export interface CompleteRunDeps {
   dispatcher: RunDispatcher;
   invoker: HttpInvoker;
   config: { retentionDays: number };
+  /** Per-tenant job-status counters (monitoring); moved when this finishes a job. */
+  jobCounts?: JobStatusCounts;
 }
 
 export type CompletedRun = Pick<
@@ -45,8 +48,10 @@ const PARK_LEAD_MS = (MAX_SQS_DELAY_SECONDS - 60) * 1000;
 const FAILED_STATUSES: readonly TerminalRunStatus[] = ['FAILED', 'TIMED_OUT', 'DEAD_LETTERED'];
 
 async function scheduleRetry(deps: CompleteRunDeps, run: CompletedRun, at: number, now: number): Promise<void> {
-  const next = { ...newRun(run, run.scheduledFor, run.attempt + 1, now, deps.config.retentionDays), availableAt: at };
   const parked = at - now > MAX_SQS_DELAY_SECONDS * 1000;
+  const { enqueuedAt, ...fresh } = newRun(run, run.scheduledFor, run.attempt + 1, now, deps.config.retentionDays);
+  // A parked retry is not in SQS yet: it has no enqueuedAt until an executor records SQS's own.
+  const next = { ...(parked ? fresh : { ...fresh, enqueuedAt }), availableAt: at };
   const created = await deps.runs.createIfAbsent(next, parked ? { sweepAt: at - PARK_LEAD_MS } : {});
   if (parked) return; // the scanner's sweep sends it when it is within reach of an SQS delay
   if (!created.created && created.existing.status !== 'QUEUED') return; // already picked up
@@ -93,9 +98,15 @@ export async function completeRun(deps: CompleteRunDeps, run: CompletedRun, now:
     if (job?.onFailureUrl) await notifyFailure(deps, job.onFailureUrl, run);
   }
   // A recurring job ends when its schedule is exhausted, whatever its last run did.
-  if (await deps.jobs.completeExhausted(run.tenantId, run.jobId, now)) return 'job-completed';
+  if (await deps.jobs.completeExhausted(run.tenantId, run.jobId, now)) {
+    await deps.jobCounts?.shift(run.tenantId, 'ACTIVE', 'COMPLETED');
+    return 'job-completed';
+  }
   if (run.status === 'SKIPPED') return 'unchanged';
   const changed = await deps.jobs.finish(run.tenantId, run.jobId, failed ? 'FAILED' : 'COMPLETED', now);
-  if (changed) return failed ? 'job-failed' : 'job-completed';
+  if (changed) {
+    await deps.jobCounts?.shift(run.tenantId, 'ACTIVE', failed ? 'FAILED' : 'COMPLETED');
+    return failed ? 'job-failed' : 'job-completed';
+  }
   return failed ? 'occurrence-failed' : 'unchanged';
 }

@@ -6,12 +6,15 @@
 import { dueShardOf } from '../due-shard.ts';
 import { firstFireAt } from '../fire-plan.ts';
 import type { NewJobFields } from '../job-input.ts';
+import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { Job } from '../model.ts';
 import type { IdGenerator } from '../ports.ts';
 import { type MaterializeDeps, materializeOccurrences } from './materialize-occurrences.ts';
 
 export interface CreateJobDeps extends MaterializeDeps {
   ids: IdGenerator;
+  /** Per-tenant job-status counters (monitoring). */
+  jobCounts?: JobStatusCounts;
 }
 
 /** Stores a validated job for `tenantId`, and materializes it if it is due soon. */
@@ -35,6 +38,7 @@ export async function createJob(
     ...(nextFireAt === undefined ? {} : { nextFireAt, dueShard: dueShardOf(jobId, deps.config.shardCount) }),
   };
   await deps.jobs.create(job);
+  await deps.jobCounts?.shift(tenantId, undefined, 'ACTIVE');
 
   if (nextFireAt === undefined || nextFireAt > now + deps.config.horizonMs) return job;
   const dueJob = { ...job, nextFireAt };

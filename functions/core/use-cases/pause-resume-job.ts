@@ -18,6 +18,7 @@
  */
 import { dueShardOf } from '../due-shard.ts';
 import { ConflictError } from '../errors.ts';
+import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { StoredJob } from '../ports.ts';
 import { DEFAULT_MISFIRE_CAP, resolveMisfire } from '../schedule/index.ts';
 import { changeJob, nextVersionOf, withoutDueEntry, withoutPauseState } from './change-job.ts';
@@ -25,7 +26,8 @@ import { discardQueuedRunsAfter } from './discard-queued-runs.ts';
 import { type MaterializeDeps, materializeOccurrences } from './materialize-occurrences.ts';
 import { newRun } from './new-run.ts';
 
-export type PauseDeps = Pick<MaterializeDeps, 'jobs' | 'runs'>;
+export type PauseDeps = Pick<MaterializeDeps, 'jobs' | 'runs'> & { jobCounts?: JobStatusCounts };
+export type ResumeDeps = MaterializeDeps & { jobCounts?: JobStatusCounts };
 
 /** ACTIVE → PAUSED; ConflictError from any other state. Returns the paused job. */
 export async function pauseJob(deps: PauseDeps, tenantId: string, jobId: string, now: number): Promise<StoredJob> {
@@ -36,6 +38,7 @@ export async function pauseJob(deps: PauseDeps, tenantId: string, jobId: string,
     const write: StoredJob = { ...withoutDueEntry(nextVersionOf(job, now)), status: 'PAUSED', pausedAt: now };
     return { write: job.nextFireAt === undefined ? write : { ...write, pausedNextFireAt: job.nextFireAt } };
   });
+  await deps.jobCounts?.shift(tenantId, 'ACTIVE', 'PAUSED');
   // Out of the due-index first, so no scan materializes more; then un-materialize what is ahead.
   const discarded = await discardQueuedRunsAfter(deps.runs, paused.after, now);
   if (discarded.earliest === undefined) return paused.after;
@@ -55,12 +58,7 @@ export async function pauseJob(deps: PauseDeps, tenantId: string, jobId: string,
 }
 
 /** PAUSED → ACTIVE; ConflictError from any other state. Returns the job after any immediate materialization. */
-export async function resumeJob(
-  deps: MaterializeDeps,
-  tenantId: string,
-  jobId: string,
-  now: number,
-): Promise<StoredJob> {
+export async function resumeJob(deps: ResumeDeps, tenantId: string, jobId: string, now: number): Promise<StoredJob> {
   const { after } = await changeJob(deps.jobs, tenantId, jobId, async (job) => {
     if (job.status !== 'PAUSED') {
       throw new ConflictError(`job ${jobId} is ${job.status}; only a PAUSED job can be resumed`);
@@ -90,9 +88,11 @@ export async function resumeJob(
       write: missed.nextFireAt === undefined ? resumed : { ...resumed, nextFireAt: missed.nextFireAt, dueShard },
     };
   });
+  await deps.jobCounts?.shift(tenantId, 'PAUSED', 'ACTIVE');
   if (after.nextFireAt === undefined) {
     // Nothing more can fire: a recurring job is done.
-    if (after.schedule.type !== 'once') await deps.jobs.completeExhausted(tenantId, jobId, now);
+    if (after.schedule.type !== 'once' && (await deps.jobs.completeExhausted(tenantId, jobId, now)))
+      await deps.jobCounts?.shift(tenantId, 'ACTIVE', 'COMPLETED');
   } else if (after.nextFireAt <= now + deps.config.horizonMs) {
     await materializeOccurrences(deps, [{ ...after, nextFireAt: after.nextFireAt }], now);
   } else return after;

@@ -41,14 +41,17 @@ export async function getJob(
   return latestRun ? { job, latestRun } : { job };
 }
 
-/** A page of the job's runs, newest first, filtered; NotFoundError if the tenant has no such job. */
+/**
+ * A page of the job's runs, newest first, filtered, with the job (whose slaSeconds judges them);
+ * NotFoundError if the tenant has no such job.
+ */
 export async function listRuns(
   deps: ReadDeps,
   tenantId: string,
   jobId: string,
   query: RunListQuery,
-): Promise<Page<Run>> {
+): Promise<Page<Run> & { job: StoredJob }> {
   const job = await deps.jobs.get(tenantId, jobId);
   if (!job) throw new NotFoundError(`job ${jobId}`);
-  return deps.runs.listByJob(tenantId, jobId, query);
+  return { ...(await deps.runs.listByJob(tenantId, jobId, query)), job };
 }

@@ -55,6 +55,7 @@ function applyChange(job: StoredJob, change: JobChange, shardCount: number, now:
     ...(change.name === undefined ? {} : { name: change.name }),
     ...(change.target === undefined ? {} : { target: change.target }),
     ...(change.timeoutSeconds === undefined ? {} : { timeoutSeconds: change.timeoutSeconds }),
+    ...(change.slaSeconds === undefined ? {} : { slaSeconds: change.slaSeconds }),
     policies: { ...job.policies, ...change.policies },
   };
   if (!change.schedule) return next;

@@ -2,13 +2,12 @@
  * DELETE /v1/jobs/{id} — cancel: 200 with the CANCELLED job (kept as history). Idempotent:
  * cancelling again answers the same. 409 for a job that already COMPLETED or FAILED.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { cancelJob as cancelJobUseCase } from '#core/use-cases/cancel-job';
 import { jobView } from '#core/views';
 import { logger } from '../logger.ts';
-import { jobRepository } from '../wiring.ts';
+import { instrumented } from '../observability.ts';
+import { jobCountsUpdater, jobRepository } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { etagOf } from './job-etag.ts';
 import { jobIdOf } from './path-id.ts';
@@ -18,11 +17,14 @@ import { tenantOf } from './tenant.ts';
 export async function cancelJob(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const tenantId = tenantOf(event);
   const jobId = jobIdOf(event);
-  const job = await cancelJobUseCase({ jobs: jobRepository() }, tenantId, jobId, Date.now());
+  const job = await cancelJobUseCase(
+    { jobs: jobRepository(), jobCounts: jobCountsUpdater() },
+    tenantId,
+    jobId,
+    Date.now(),
+  );
   logger.info('job cancelled', { tenantId, jobId });
   return json(200, jobView(job), { etag: etagOf(job.version) });
 }
 
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(cancelJob)
-  .use(injectLambdaContext(logger))
-  .use(httpErrors());
+export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(cancelJob).use(httpErrors());

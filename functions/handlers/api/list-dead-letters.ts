@@ -1,9 +1,7 @@
 /** GET /v1/dead-letters — the tenant's dead-lettered runs, newest first. */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { runView } from '#core/views';
-import { logger } from '../logger.ts';
+import { instrumented } from '../observability.ts';
 import { runRepository } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { pageQueryOf } from './page-query.ts';
@@ -12,9 +10,7 @@ import { tenantOf } from './tenant.ts';
 
 export async function listDeadLetters(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const page = await runRepository().listDeadLetters(tenantOf(event), pageQueryOf(event));
-  return json(200, { items: page.items.map(runView), cursor: page.cursor ?? null });
+  return json(200, { items: page.items.map((run) => runView(run)), cursor: page.cursor ?? null });
 }
 
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(listDeadLetters)
-  .use(injectLambdaContext(logger))
-  .use(httpErrors());
+export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(listDeadLetters).use(httpErrors());

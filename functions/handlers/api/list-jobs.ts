@@ -1,12 +1,10 @@
 /** GET /v1/jobs — the tenant's jobs in creation order, filtered by status, schedule type and name prefix. */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { JOB_STATUSES } from '#core/model';
 import type { JobListQuery } from '#core/ports';
 import { listJobs as listJobsUseCase } from '#core/use-cases/list-jobs';
 import { jobView } from '#core/views';
-import { logger } from '../logger.ts';
+import { instrumented } from '../observability.ts';
 import { jobRepository } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { QueryReader } from './query-params.ts';
@@ -37,6 +35,4 @@ export async function listJobs(event: APIGatewayProxyEvent): Promise<APIGatewayP
   return json(200, { items: page.items.map((job) => jobView(job)), cursor: page.cursor ?? null });
 }
 
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(listJobs)
-  .use(injectLambdaContext(logger))
-  .use(httpErrors());
+export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(listJobs).use(httpErrors());

@@ -1,12 +1,10 @@
 /** GET /v1/jobs/{id}/runs — the job's runs, newest first, one page at a time, filtered by status and time. */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { RunListQuery } from '#core/ports';
 import { RUN_STATUSES } from '#core/run-state';
 import { listRuns as listRunsUseCase } from '#core/use-cases/read-jobs';
 import { runView } from '#core/views';
-import { logger } from '../logger.ts';
+import { instrumented } from '../observability.ts';
 import { jobRepository, runRepository } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { jobIdOf } from './path-id.ts';
@@ -36,9 +34,8 @@ export async function listRuns(event: APIGatewayProxyEvent): Promise<APIGatewayP
   const jobId = jobIdOf(event);
   const query = runListQueryOf(event);
   const page = await listRunsUseCase({ jobs: jobRepository(), runs: runRepository() }, tenantId, jobId, query);
-  return json(200, { items: page.items.map(runView), cursor: page.cursor ?? null });
+  const sla = page.job.slaSeconds;
+  return json(200, { items: page.items.map((run) => runView(run, sla)), cursor: page.cursor ?? null });
 }
 
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(listRuns)
-  .use(injectLambdaContext(logger))
-  .use(httpErrors());
+export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(listRuns).use(httpErrors());

@@ -2,13 +2,12 @@
  * POST /v1/jobs/{id}/resume — PAUSED → ACTIVE: back in the due-index where it stood, its misfire
  * policy deciding about the occurrences missed while paused (409 from any other state).
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { resumeJob as resumeJobUseCase } from '#core/use-cases/pause-resume-job';
 import { jobView } from '#core/views';
 import { logger } from '../logger.ts';
-import { materializeDeps } from '../wiring.ts';
+import { instrumented } from '../observability.ts';
+import { jobCountsUpdater, materializeDeps } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { etagOf } from './job-etag.ts';
 import { jobIdOf } from './path-id.ts';
@@ -18,11 +17,14 @@ import { tenantOf } from './tenant.ts';
 export async function resumeJob(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const tenantId = tenantOf(event);
   const jobId = jobIdOf(event);
-  const job = await resumeJobUseCase(materializeDeps(), tenantId, jobId, Date.now());
+  const job = await resumeJobUseCase(
+    { ...materializeDeps(), jobCounts: jobCountsUpdater() },
+    tenantId,
+    jobId,
+    Date.now(),
+  );
   logger.info('job resumed', { tenantId, jobId, nextFireAt: job.nextFireAt });
   return json(200, jobView(job), { etag: etagOf(job.version) });
 }
 
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(resumeJob)
-  .use(injectLambdaContext(logger))
-  .use(httpErrors());
+export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(resumeJob).use(httpErrors());

@@ -1,11 +1,9 @@
 /** POST /v1/runs/{runId}/retry — re-drive a dead-lettered run as a new attempt, now. */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { NotFoundError } from '#core/errors';
 import { redriveRun } from '#core/use-cases/dead-letters';
 import { runView } from '#core/views';
-import { logger } from '../logger.ts';
+import { instrumented } from '../observability.ts';
 import { jobRepository, runDispatcher, runRepository, schedulingConfig } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { json } from './responses.ts';
@@ -23,6 +21,4 @@ export async function retryRun(event: APIGatewayProxyEvent): Promise<APIGatewayP
   return json(202, runView(run));
 }
 
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(retryRun)
-  .use(injectLambdaContext(logger))
-  .use(httpErrors());
+export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(retryRun).use(httpErrors());

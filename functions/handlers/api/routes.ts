@@ -15,7 +15,15 @@ export interface Route {
   /** False only for endpoints that must answer without a token (health checks). */
   authorized: boolean;
   /** What the handler touches; CDK grants exactly this. */
-  access: { jobs?: TableAccess; runs?: TableAccess; sendToDispatchQueue?: boolean };
+  access: {
+    jobs?: TableAccess;
+    runs?: TableAccess;
+    sendToDispatchQueue?: boolean;
+    /** The metrics table (run aggregates, job-status counters, scanner heartbeats). */
+    metrics?: TableAccess;
+    /** sqs:GetQueueAttributes on the dispatch queue and its dead-letter queue (depths), nothing else. */
+    readQueueAttributes?: boolean;
+  };
 }
 
 export const ROUTES: readonly Route[] = [
@@ -25,7 +33,7 @@ export const ROUTES: readonly Route[] = [
     handler: 'create-job',
     bodySchema: 'create-job.json',
     authorized: true,
-    access: { jobs: 'readWrite', runs: 'readWrite', sendToDispatchQueue: true },
+    access: { jobs: 'readWrite', runs: 'readWrite', sendToDispatchQueue: true, metrics: 'readWrite' },
   },
   {
     method: 'GET',
@@ -41,7 +49,14 @@ export const ROUTES: readonly Route[] = [
     authorized: true,
     access: { jobs: 'read', runs: 'read' },
   },
-  { method: 'GET', path: '/v1/health', handler: 'health', authorized: false, access: { jobs: 'read' } },
+  {
+    method: 'GET',
+    path: '/v1/health',
+    handler: 'health',
+    authorized: false,
+    // `?deep=true` also reads the scanner heartbeats and the dispatch queue's attributes.
+    access: { jobs: 'read', metrics: 'read', readQueueAttributes: true },
+  },
   {
     method: 'GET',
     path: '/v1/dead-letters',
@@ -56,7 +71,8 @@ export const ROUTES: readonly Route[] = [
     authorized: true,
     access: { jobs: 'read', runs: 'readWrite', sendToDispatchQueue: true },
   },
-  // Job management. Pause and reschedule discard runs not yet claimed (runs readWrite); resume,
+  // Job management (routes that change a job's status also move its tenant's job-status counters:
+  // metrics readWrite). Pause and reschedule discard runs not yet claimed (runs readWrite); resume,
   // reschedule and trigger may enqueue runs at once; cancel only writes the job (the executor
   // cancels its queued runs when their messages arrive).
   { method: 'GET', path: '/v1/jobs', handler: 'list-jobs', authorized: true, access: { jobs: 'read' } },
@@ -73,21 +89,21 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/jobs/{id}',
     handler: 'cancel-job',
     authorized: true,
-    access: { jobs: 'readWrite' },
+    access: { jobs: 'readWrite', metrics: 'readWrite' },
   },
   {
     method: 'POST',
     path: '/v1/jobs/{id}/pause',
     handler: 'pause-job',
     authorized: true,
-    access: { jobs: 'readWrite', runs: 'readWrite' },
+    access: { jobs: 'readWrite', runs: 'readWrite', metrics: 'readWrite' },
   },
   {
     method: 'POST',
     path: '/v1/jobs/{id}/resume',
     handler: 'resume-job',
     authorized: true,
-    access: { jobs: 'readWrite', runs: 'readWrite', sendToDispatchQueue: true },
+    access: { jobs: 'readWrite', runs: 'readWrite', sendToDispatchQueue: true, metrics: 'readWrite' },
   },
   {
     method: 'POST',
@@ -95,5 +111,20 @@ export const ROUTES: readonly Route[] = [
     handler: 'trigger-job',
     authorized: true,
     access: { jobs: 'read', runs: 'readWrite', sendToDispatchQueue: true },
+  },
+  // Monitoring: tenant-scoped stats (the admin scope sees all), the system view for the admin scope.
+  {
+    method: 'GET',
+    path: '/v1/monitoring/stats',
+    handler: 'monitoring-stats',
+    authorized: true,
+    access: { metrics: 'read' },
+  },
+  {
+    method: 'GET',
+    path: '/v1/monitoring/system',
+    handler: 'monitoring-system',
+    authorized: true,
+    access: { metrics: 'read', readQueueAttributes: true },
   },
 ];

@@ -3,13 +3,12 @@
  * An optional `Idempotency-Key` header makes retries safe: the same key (per job, for 24 h)
  * answers with the run the first request created (`Idempotent-Replayed: true`) and calls nothing.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ValidationError } from '#core/errors';
 import { triggerJob as triggerJobUseCase } from '#core/use-cases/trigger-job';
 import { runView } from '#core/views';
 import { logger } from '../logger.ts';
+import { instrumented } from '../observability.ts';
 import { jobRepository, runDispatcher, runRepository, schedulingConfig } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { jobIdOf } from './path-id.ts';
@@ -45,6 +44,4 @@ export async function triggerJob(event: APIGatewayProxyEvent): Promise<APIGatewa
   return json(202, runView(run), replayed ? { 'idempotent-replayed': 'true' } : {});
 }
 
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(triggerJob)
-  .use(injectLambdaContext(logger))
-  .use(httpErrors());
+export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(triggerJob).use(httpErrors());

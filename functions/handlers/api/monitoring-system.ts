@@ -1,0 +1,43 @@
+/**
+ * GET /v1/monitoring/system (admin scope only) — the shared machinery: dispatch queue depth
+ * (released, in flight, delayed), dead-letter queue depth, the scanner's last pass per shard
+ * (heartbeats) and the executor's in-flight count. Tenants get 403: these numbers mix everyone's work.
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { instrumented } from '../observability.ts';
+import { monitoredQueueStats, scannerHeartbeats } from '../wiring.ts';
+import { httpErrors } from './http-errors.ts';
+import { errorResponse, json } from './responses.ts';
+import { scopeOf } from './scope.ts';
+
+export async function getMonitoringSystem(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  if (!scopeOf(event).admin) return errorResponse(403, 'FORBIDDEN', 'The system view needs the admin scope');
+  const queues = monitoredQueueStats();
+  const [dispatch, deadLetter, beats] = await Promise.all([
+    queues.dispatch(),
+    queues.deadLetter(),
+    scannerHeartbeats().read(),
+  ]);
+  const now = Date.now();
+  const shards = beats
+    .sort((a, b) => a.shard.localeCompare(b.shard))
+    .map((beat) => ({
+      shard: beat.shard,
+      lastRunAt: new Date(beat.at).toISOString(),
+      ageSeconds: Math.round((now - beat.at) / 1000),
+      durationMs: beat.durationMs,
+      jobsFound: beat.jobsFound,
+      runsCreated: beat.runsCreated,
+      lagMs: beat.lagMs,
+    }));
+  const newest = beats.reduce<number | undefined>((max, beat) => Math.max(max ?? 0, beat.at), undefined);
+  return json(200, {
+    dispatchQueue: { ...dispatch, depth: dispatch.visible + dispatch.inFlight + dispatch.delayed },
+    deadLetterQueue: { depth: deadLetter.visible + deadLetter.inFlight + deadLetter.delayed },
+    scanner: { lastRunAt: newest === undefined ? null : new Date(newest).toISOString(), shards },
+    // Messages received and not yet deleted: runs an executor is working on (or waiting out the due second for).
+    executor: { inFlight: dispatch.inFlight },
+  });
+}
+
+export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(getMonitoringSystem).use(httpErrors());

@@ -1,0 +1,241 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/** Names of the custom metrics the handlers emit (namespace Chronos, dimensions service and stage). */
+export const CHRONOS_METRICS = {
+  namespace: 'Chronos',
+  service: 'chronos',
+  outcomes: ['RunsSucceeded', 'RunsFailed', 'RunsRetried', 'RunsDeadLettered', 'RunsSkipped'],
+  startLag: 'StartLagMs',
+  httpDuration: 'HttpDurationMs',
+  scannerDuration: 'ScannerDurationMs',
+  scannerMaterialized: 'ScannerRunsMaterialized',
+  scannerShardLag: 'ScannerShardLag',
+} as const;
+
+export interface ObservabilityProps {
+  stage: string;
+  /** Subscribed to the alarm topic when given. */
+  alarmEmail?: string;
+  /** Every Chronos function, by a readable name (dashboard legends and alarm names). */
+  functions: ReadonlyMap<string, lambda.IFunction>;
+  /** The stream consumer whose iterator age is watched. */
+  completionFunction: lambda.IFunction;
+  dispatchQueue: sqs.IQueue;
+  dispatchDeadLetterQueue: sqs.IQueue;
+  tables: ReadonlyMap<string, dynamodb.ITable>;
+  /** Start-lag target (ms) of the p99 alarm, and the oldest-message age (s) the queue may reach. */
+  slaSeconds: number;
+  /** Percent of a function's invocations that may fail in five minutes before it alarms. */
+  functionErrorRatePercent?: number;
+  /** Stream iterator age (ms) above which the completion handler is falling behind. */
+  iteratorAgeMs?: number;
+}
+
+/**
+ * Chronos' CloudWatch dashboard and alarms. Alarms notify one SNS topic (email from config):
+ * a dead letter, a queue message older than the SLA, a start-lag p99 above it, a missing scanner
+ * heartbeat (no scan metric for three minutes), a function failing too often, a stream consumer
+ * falling behind.
+ */
+export class Observability extends Construct {
+  public readonly topic: sns.Topic;
+  public readonly dashboard: cloudwatch.Dashboard;
+  public readonly alarms: {
+    deadLetters: cloudwatch.Alarm;
+    oldestMessage: cloudwatch.Alarm;
+    startLagP99: cloudwatch.Alarm;
+    scannerHeartbeat: cloudwatch.Alarm;
+    iteratorAge: cloudwatch.Alarm;
+    functionErrors: ReadonlyMap<string, cloudwatch.Alarm>;
+  };
+
+  constructor(scope: Construct, id: string, props: ObservabilityProps) {
+    super(scope, id);
+    this.topic = new sns.Topic(this, 'Alarms', {
+      displayName: `Chronos ${props.stage} alarms`,
+      enforceSSL: true,
+    });
+    if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
+    const notify = new actions.SnsAction(this.topic);
+    const custom = (metricName: string, statistic: string, period = Duration.minutes(1)) =>
+      new cloudwatch.Metric({
+        namespace: CHRONOS_METRICS.namespace,
+        metricName,
+        dimensionsMap: { service: CHRONOS_METRICS.service, stage: props.stage },
+        statistic,
+        period,
+      });
+    const alarm = (name: string, alarmProps: cloudwatch.AlarmProps) => {
+      const created = new cloudwatch.Alarm(this, name, { alarmName: `chronos-${props.stage}-${name}`, ...alarmProps });
+      created.addAlarmAction(notify);
+      created.addOkAction(notify);
+      return created;
+    };
+
+    const deadLetters = alarm('DeadLetters', {
+      metric: props.dispatchDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: 'Maximum',
+      }),
+      alarmDescription: 'A dispatch message was dead-lettered: GET /v1/dead-letters, then re-drive or fix the target',
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const oldestMessage = alarm('OldestMessage', {
+      metric: props.dispatchQueue.metricApproximateAgeOfOldestMessage({
+        period: Duration.minutes(1),
+        statistic: 'Maximum',
+      }),
+      alarmDescription: `A due run waited in the dispatch queue longer than the ${props.slaSeconds} s SLA: executors are short or failing`,
+      threshold: props.slaSeconds,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const startLagP99 = alarm('StartLagP99', {
+      metric: custom(CHRONOS_METRICS.startLag, 'p99', Duration.minutes(5)),
+      alarmDescription: `p99 start lag above the ${props.slaSeconds} s SLA: runs start late (Chronos' side, not the targets')`,
+      threshold: props.slaSeconds * 1000,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    // Every pass emits ScannerDurationMs: no sample for three minutes means no pass finished.
+    const scannerHeartbeat = alarm('ScannerHeartbeat', {
+      metric: custom(CHRONOS_METRICS.scannerDuration, 'SampleCount'),
+      alarmDescription: 'No scanner pass finished for 3 minutes: due jobs are not being materialized',
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+    });
+    const iteratorAge = alarm('StreamIteratorAge', {
+      metric: props.completionFunction.metric('IteratorAge', { period: Duration.minutes(1), statistic: 'Maximum' }),
+      alarmDescription:
+        'The completion handler is falling behind the runs stream: retries and job completions are late',
+      threshold: props.iteratorAgeMs ?? 60_000,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const errorRate = props.functionErrorRatePercent ?? 5;
+    const functionErrors = new Map<string, cloudwatch.Alarm>();
+    for (const [name, fn] of props.functions) {
+      const period = Duration.minutes(5);
+      functionErrors.set(
+        name,
+        alarm(`${name}ErrorRate`, {
+          metric: new cloudwatch.MathExpression({
+            expression: '100 * errors / MAX([invocations, 1])',
+            usingMetrics: {
+              errors: fn.metricErrors({ period, statistic: 'Sum' }),
+              invocations: fn.metricInvocations({ period, statistic: 'Sum' }),
+            },
+            period,
+            label: `${name} error rate (%)`,
+          }),
+          alarmDescription: `More than ${errorRate}% of ${name} invocations failed in 5 minutes`,
+          threshold: errorRate,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+    this.alarms = { deadLetters, oldestMessage, startLagP99, scannerHeartbeat, iteratorAge, functionErrors };
+    this.dashboard = this.buildDashboard(props, custom);
+  }
+
+  private buildDashboard(
+    props: ObservabilityProps,
+    custom: (name: string, statistic: string, period?: Duration) => cloudwatch.Metric,
+  ): cloudwatch.Dashboard {
+    const minute = Duration.minutes(1);
+    const perFunction = (metric: (fn: lambda.IFunction) => cloudwatch.IMetric) =>
+      [...props.functions.entries()].map(([name, fn]) => {
+        const m = metric(fn) as cloudwatch.Metric;
+        return m.with({ label: name });
+      });
+    const graph = (title: string, left: cloudwatch.IMetric[], width = 8) =>
+      new cloudwatch.GraphWidget({ title, left, width, height: 6 });
+    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      dashboardName: `chronos-${props.stage}`,
+      defaultInterval: Duration.hours(3),
+    });
+    dashboard.addWidgets(
+      graph(
+        'Executions by outcome (per minute)',
+        CHRONOS_METRICS.outcomes.map((name) => custom(name, 'Sum')),
+      ),
+      graph('Start lag p50 / p99 (ms)', [
+        custom(CHRONOS_METRICS.startLag, 'p50'),
+        custom(CHRONOS_METRICS.startLag, 'p99'),
+      ]),
+      graph('HTTP duration p50 / p99 (ms)', [
+        custom(CHRONOS_METRICS.httpDuration, 'p50'),
+        custom(CHRONOS_METRICS.httpDuration, 'p99'),
+      ]),
+    );
+    dashboard.addWidgets(
+      graph('Dispatch queue depth', [
+        props.dispatchQueue.metricApproximateNumberOfMessagesVisible({ period: minute, label: 'released' }),
+        props.dispatchQueue.metricApproximateNumberOfMessagesNotVisible({ period: minute, label: 'in flight' }),
+        props.dispatchQueue.metric('ApproximateNumberOfMessagesDelayed', { period: minute, label: 'delayed' }),
+      ]),
+      graph('Oldest dispatch message (s)', [
+        props.dispatchQueue.metricApproximateAgeOfOldestMessage({ period: minute, statistic: 'Maximum' }),
+      ]),
+      graph('Dead-letter queue depth', [
+        props.dispatchDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: minute,
+          statistic: 'Maximum',
+        }),
+      ]),
+    );
+    dashboard.addWidgets(
+      graph('Scanner duration (ms) and runs materialized', [
+        custom(CHRONOS_METRICS.scannerDuration, 'Maximum'),
+        custom(CHRONOS_METRICS.scannerMaterialized, 'Sum'),
+        custom(CHRONOS_METRICS.scannerShardLag, 'Maximum'),
+      ]),
+      graph('Completion stream iterator age (ms)', [
+        props.completionFunction.metric('IteratorAge', { period: minute, statistic: 'Maximum' }),
+      ]),
+      graph(
+        'DynamoDB throttled events',
+        [...props.tables.entries()].flatMap(([name, table]) => [
+          table.metric('ReadThrottleEvents', { period: minute, statistic: 'Sum', label: `${name} reads` }),
+          table.metric('WriteThrottleEvents', { period: minute, statistic: 'Sum', label: `${name} writes` }),
+        ]),
+      ),
+    );
+    dashboard.addWidgets(
+      graph(
+        'Lambda errors',
+        perFunction((fn) => fn.metricErrors({ period: minute, statistic: 'Sum' })),
+      ),
+      graph(
+        'Lambda throttles',
+        perFunction((fn) => fn.metricThrottles({ period: minute, statistic: 'Sum' })),
+      ),
+      graph(
+        'Lambda concurrency',
+        perFunction((fn) => fn.metric('ConcurrentExecutions', { period: minute, statistic: 'Maximum' })),
+      ),
+    );
+    return dashboard;
+  }
+}
