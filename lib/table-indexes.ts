@@ -1,28 +1,12 @@
 /**
- * Secondary indexes declared in functions/adapters/dynamodb/table-definitions.ts. Any entry of a
- * table definition with a `name` and a `partitionKey` is an index, so a new index appears in the
- * stack (and in the grants) as soon as it is declared there.
+ * Secondary indexes declared in functions/adapters/dynamodb/table-definitions.ts, as CDK GSIs and
+ * grant targets (the rule that finds them is shared with the local runtime).
  */
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { type IndexDefinition, secondaryIndexes } from '#adapters/dynamodb/table-indexes';
 
-export interface IndexDefinition {
-  name: string;
-  partitionKey: string;
-  sortKey?: string;
-  /** INCLUDE projection of these attributes; without it the index projects ALL attributes. */
-  projectedAttributes?: readonly string[];
-}
-
-/** The index definitions found in a table definition. */
-export function secondaryIndexes(tableDefinition: object): IndexDefinition[] {
-  return Object.values(tableDefinition).filter(
-    (value): value is IndexDefinition =>
-      typeof value === 'object' &&
-      value !== null &&
-      typeof (value as IndexDefinition).name === 'string' &&
-      typeof (value as IndexDefinition).partitionKey === 'string',
-  );
-}
+export type { IndexDefinition };
+export { secondaryIndexes };
 
 /** Names of the indexes of a table definition, for explicit (non-wildcard) grants. */
 export function secondaryIndexNames(tableDefinition: object): string[] {

@@ -79,19 +79,21 @@ export interface JobRepository {
   completeExhausted(tenantId: string, jobId: string, now: number): Promise<boolean>;
 }
 
-export interface RunOutcome {
+/** What an attempt ended with: a terminal status and the run fields that describe the ending. */
+export type RunOutcome = Pick<
+  Run,
+  | 'startedAt'
+  | 'httpStatus'
+  | 'durationMs'
+  | 'responseExcerpt'
+  | 'error'
+  | 'errorType'
+  | 'retryAfterSeconds'
+  | 'nextAttemptAt'
+> & {
   status: Extract<TerminalRunStatus, 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED' | 'SKIPPED'>;
   completedAt: number;
-  startedAt?: number;
-  httpStatus?: number;
-  durationMs?: number;
-  responseExcerpt?: string;
-  error?: string;
-  errorType?: ErrorType;
-  retryAfterSeconds?: number;
-  /** The failed attempt will be retried then (the completion handler creates the next attempt). */
-  nextAttemptAt?: number;
-}
+};
 
 export interface Lease {
   owner: string;

@@ -24,8 +24,8 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { JOBS_TABLE, METRICS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { type IndexDefinition, secondaryIndexes } from '#adapters/dynamodb/table-indexes';
 import { MAX_TIMEOUT_SECONDS } from '#core/limits';
-import { type IndexDefinition, secondaryIndexes } from './table-indexes.ts';
 
 export interface ProvisionOptions {
   dynamodb: DynamoDBClient;

@@ -2,11 +2,11 @@ import { CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand } f
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { secondaryIndexes } from '#adapters/dynamodb/table-indexes';
 import { type RunningEmulator, startDynamoDbLocal } from '#local/emulators/dynamodb-local';
 import { startSqsEmulator } from '#local/emulators/fauxqs';
 import { createLocalClients, type LocalClients } from '#local/emulators/local-clients';
 import { type ProvisionedResources, provisionLocalResources } from '#local/provision';
-import { secondaryIndexes } from '#local/table-indexes';
 
 const byName = (a: { IndexName?: string }, b: { IndexName?: string }) =>
   (a.IndexName ?? '').localeCompare(b.IndexName ?? '');

@@ -1,8 +1,9 @@
 /**
- * The secondary indexes declared in table-definitions.ts, found by the same rule the CDK stack
- * uses (lib/table-indexes.ts): any entry with a `name` and a `partitionKey` is a GSI whose
- * partition key is a string and sort key an epoch number; `projectedAttributes` means an INCLUDE
- * projection, its absence ALL.
+ * The secondary indexes declared in table-definitions.ts. Any entry of a table definition with a
+ * `name` and a `partitionKey` is a GSI whose partition key is a string (shard or tenant) and sort
+ * key an epoch number; `projectedAttributes` means an INCLUDE projection, its absence ALL. The CDK
+ * stack (lib/table-indexes.ts) and the local provisioning both read indexes through this module,
+ * so a new index appears in both, and in the grants, as soon as it is declared.
  */
 export interface IndexDefinition {
   name: string;
