@@ -5,6 +5,8 @@ export interface CreatedJobs {
   /** Request latency of each create, ms (client side, over keep-alive HTTP). */
   latenciesMs: number[];
   failures: number;
+  /** Status and body of the first failed create, to say why. */
+  firstFailure?: string;
   durationMs: number;
 }
 
@@ -19,6 +21,7 @@ export async function createJobs(
   const jobIds: string[] = new Array(count);
   const latenciesMs: number[] = [];
   let failures = 0;
+  let firstFailure: string | undefined;
   let next = 0;
   const startedAt = performance.now();
   const worker = async () => {
@@ -34,6 +37,7 @@ export async function createJobs(
       latenciesMs.push(performance.now() - sentAt);
       if (response.status !== 201 || !body.jobId) {
         failures++;
+        firstFailure ??= `${response.status} ${JSON.stringify(body).slice(0, 300)}`;
         continue;
       }
       jobIds[index] = body.jobId;
@@ -41,5 +45,11 @@ export async function createJobs(
     }
   };
   await Promise.all(Array.from({ length: parallelism }, worker));
-  return { jobIds: jobIds.filter(Boolean), latenciesMs, failures, durationMs: performance.now() - startedAt };
+  return {
+    jobIds: jobIds.filter(Boolean),
+    latenciesMs,
+    failures,
+    ...(firstFailure ? { firstFailure } : {}),
+    durationMs: performance.now() - startedAt,
+  };
 }

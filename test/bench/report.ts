@@ -30,7 +30,7 @@ export interface WorkloadResult {
   config: HarnessConfig;
   scale: number;
   wallMs: number;
-  created: { count: number; failures: number; durationMs: number; latencyMs: Summary };
+  created: { count: number; failures: number; firstFailure?: string; durationMs: number; latencyMs: Summary };
   delivery: DeliveryReport;
   aws: CounterSnapshot;
   sqsServerRequests: Record<string, number>;
@@ -129,6 +129,7 @@ export function verdicts(results: WorkloadResult[], cpu?: CpuProbeResult): Verdi
   for (const result of results) {
     const profile = profileOf(result);
     if (result.mode !== 'immediate') check('fire lag p99 ≤ 1000 ms', result.mode, result.delivery.fireLagMs.p99, 1000);
+    check('API creates failed = 0', result.mode, result.created.failures, 0);
     check('lost calls = 0', result.mode, result.delivery.lost, 0);
     check('all calls made within the time limit (pending = 0)', result.mode, result.delivery.pending, 0);
     check('duplicate calls = 0', result.mode, result.delivery.duplicates, 0);

@@ -124,9 +124,12 @@ async function main(): Promise<number> {
   );
   console.log(`\nresults: ${file}`);
 
-  const broken = results.filter((r) => r.delivery.lost > 0 || r.delivery.duplicates > 0);
+  // A workload whose jobs could not be created measured nothing: that is a failure, not a miss.
+  const broken = results.filter((r) => r.delivery.lost > 0 || r.delivery.duplicates > 0 || r.created.failures > 0);
   if (errors.length > 0) console.log(`FAILED: ${errors.join('; ')}`);
-  if (broken.length > 0) console.log(`FAILED: lost or duplicate calls in ${broken.map((r) => r.mode).join(', ')}`);
+  if (broken.length > 0) {
+    console.log(`FAILED: failed creates, lost or duplicate calls in ${broken.map((r) => r.mode).join(', ')}`);
+  }
   return errors.length > 0 || broken.length > 0 ? 1 : 0;
 }
 

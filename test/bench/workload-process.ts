@@ -74,6 +74,8 @@ async function runWorkload(name: keyof typeof WORKLOADS): Promise<WorkloadResult
     const cpuBefore = process.cpuUsage();
     const startedAt = Date.now();
     const driven = await workload.drive(harness, scale, progress);
+    if (driven.created.firstFailure)
+      progress(`creates failed: ${driven.created.failures}; first: ${driven.created.firstFailure}`);
     let expected = 0;
     for (const wanted of driven.expectation.values()) expected += wanted === 'any-one' ? 1 : wanted.length;
     await waitForCalls(harness, expected, Math.max(Date.now(), driven.lastDue) + workload.drainMs);
@@ -95,6 +97,7 @@ async function runWorkload(name: keyof typeof WORKLOADS): Promise<WorkloadResult
       created: {
         count: driven.created.jobIds.length,
         failures: driven.created.failures,
+        ...(driven.created.firstFailure ? { firstFailure: driven.created.firstFailure } : {}),
         durationMs: Math.round(driven.created.durationMs),
         latencyMs: summarize(driven.created.latenciesMs),
       },
@@ -142,6 +145,7 @@ async function runCpuProbe() {
       target: { url: `${harness.target.ready.url}/probe/${i}` },
       schedule: { type: 'once' },
     }));
+    if (created.jobIds.length === 0) throw new Error(`the probe could not create its jobs: ${created.firstFailure}`);
     await quiesce(harness, 1_000);
     const idle = await idleCpuMsPerMs(2_000);
     progress(`${created.jobIds.length} runs queued; idle background CPU ${(idle * 1000).toFixed(1)} ms/s`);
