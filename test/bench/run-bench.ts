@@ -48,7 +48,9 @@ function runMode(mode: string, timeoutMs: number): Promise<{ ok: true; data: unk
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      // SIGTERM first: the child's exit hooks stop DynamoDB Local and its helper processes.
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
       resolve({ ok: false, error: `${mode} timed out after ${timeoutMs / 1000} s` });
     }, timeoutMs);
     child.once('exit', (code) => {

@@ -35,6 +35,9 @@ process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
   return (writeStderr as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
 }) as typeof process.stderr.write;
 
+// Exit (and so run the emulators' exit hooks) when the bench's time limit ends this measurement.
+process.once('SIGTERM', () => process.exit(1));
+
 const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
 
 /** Waits until the handlers' AWS requests stop for `quietMs`; false if `maxMs` passes first. */
