@@ -5,6 +5,7 @@
 
 import { startLocalChronos } from '#local/chronos-local';
 import { ensureJava } from '#local/emulators/java';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators/local-clients';
 
 ensureJava();
 const port = Number(process.env.PORT ?? 3000);
@@ -13,11 +14,20 @@ if (!Number.isInteger(port) || port < 0) throw new Error(`PORT must be a port nu
 console.log('Starting Chronos locally (DynamoDB Local + fauxqs)...');
 const chronos = await startLocalChronos({ port, host: process.env.HOST ?? 'localhost' });
 
+const adminCommand = [
+  `CHRONOS_TENANTS_TABLE=${chronos.tables.tenants}`,
+  `AWS_ENDPOINT_URL_DYNAMODB=${chronos.endpoints.dynamodb}`,
+  `AWS_REGION=${LOCAL_REGION}`,
+  `AWS_ACCESS_KEY_ID=${LOCAL_CREDENTIALS.accessKeyId}`,
+  `AWS_SECRET_ACCESS_KEY=${LOCAL_CREDENTIALS.secretAccessKey}`,
+  'npm run admin --',
+].join(' ');
+
 console.log(`
 Chronos is running.
   API        ${chronos.apiUrl}
   Token      ${chronos.token}   (tenant ${chronos.tenantId})
-  DynamoDB   ${chronos.endpoints.dynamodb}   tables ${chronos.tables.jobs}, ${chronos.tables.runs}
+  DynamoDB   ${chronos.endpoints.dynamodb}   tables ${Object.values(chronos.tables).join(', ')}
   SQS        ${chronos.endpoints.sqs}   queue ${chronos.queues.dispatch.url}
   Targets    loopback targets allowed; calls are signed with secret ${chronos.signingSecret}
 
@@ -25,6 +35,12 @@ Create a job that calls a URL once, now:
   curl -s -X POST ${chronos.apiUrl}/v1/jobs \\
     -H 'Authorization: Bearer ${chronos.token}' -H 'Content-Type: application/json' \\
     -d '{"target":{"url":"http://127.0.0.1:8080/hook"},"schedule":{"type":"once"}}'
+
+Tenants and tokens (another terminal; tokens are shown once):
+  ${adminCommand} tenants create my-team
+  ${adminCommand} tokens create <tenantId>
+  ${adminCommand} tokens list ${chronos.tenantId}
+  ${adminCommand} tokens revoke <tokenId>
 
 Press Ctrl-C to stop.
 `);

@@ -40,6 +40,8 @@ export function createChronosApp(appProps: AppProps = {}, options: ChronosAppOpt
     jobsTable: stateful.jobsTable,
     runsTable: stateful.runsTable,
     metricsTable: stateful.metricsTable,
+    tenantsTable: stateful.tenantsTable,
+    secretsKey: stateful.secretsKey,
     dispatchQueue: stateful.dispatchQueue,
     dispatchDeadLetterQueue: stateful.dispatchDeadLetterQueue,
     signingSecret: stateful.signingSecret,

@@ -5,6 +5,7 @@
  * `-c chronos:<key>=<value>` so that secrets-ish values stay out of the repository.
  */
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { DEFAULT_QUOTAS, QUOTA_KEYS, type TenantQuotas } from '#core/tenants/quotas';
 
 export interface ApiThrottle {
   /** Steady-state requests per second for the whole stage. */
@@ -52,10 +53,12 @@ export interface ChronosConfig {
   metricsTenantDimension: boolean;
   /** Hex SHA-256 of the operator token (admin scope of the monitoring API); unset: no admin token. */
   adminTokenSha256?: string;
-  /** Interim single tenant: the tenant id the dev token authenticates as. */
-  devTenantId: string;
-  /** Interim single tenant: hex SHA-256 of the accepted bearer token. */
-  devTokenSha256: string;
+  /**
+   * Default per-tenant quotas (functions/core/tenants/quotas.ts); a tenant may have its own
+   * (`npm run admin -- tenants create <name> --quota key=value`). maxConcurrentRuns must stay
+   * below executorMaxConcurrency, so that one tenant at its cap leaves executors to the others.
+   */
+  quotas: TenantQuotas;
 }
 
 /** Raised for any invalid configuration value, naming the key and what is expected. */
@@ -63,7 +66,7 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-export const DEFAULT_CONFIG: Omit<ChronosConfig, 'stage' | 'devTenantId' | 'devTokenSha256'> = {
+export const DEFAULT_CONFIG: Omit<ChronosConfig, 'stage'> = {
   dueShardCount: 16,
   scanHorizonSeconds: 90,
   runRetentionDays: 30,
@@ -77,10 +80,11 @@ export const DEFAULT_CONFIG: Omit<ChronosConfig, 'stage' | 'devTenantId' | 'devT
   corsAllowOrigins: [],
   retainData: false,
   metricsTenantDimension: false,
+  quotas: DEFAULT_QUOTAS,
 };
 
 /** Context keys that may override the chosen stage block one by one (`-c chronos:<key>=...`). */
-const SINGLE_VALUE_OVERRIDES = ['devTenantId', 'devTokenSha256', 'alarmEmail', 'adminTokenSha256'] as const;
+const SINGLE_VALUE_OVERRIDES = ['alarmEmail', 'adminTokenSha256'] as const;
 
 /** Reads context values by key; `node.tryGetContext` of any construct satisfies it. */
 export type ContextReader = (key: string) => unknown;
@@ -109,8 +113,6 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
     ...Object.keys(DEFAULT_CONFIG),
     'stage',
     'alarmEmail',
-    'devTenantId',
-    'devTokenSha256',
     'executorReservedConcurrency',
     'adminTokenSha256',
   ]);
@@ -131,10 +133,6 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
   const alarmEmail = raw.alarmEmail;
   if (alarmEmail !== undefined && (typeof alarmEmail !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(alarmEmail))) {
     throw new ConfigError(`alarmEmail must be an email address, got "${String(alarmEmail)}"`);
-  }
-  const devTokenSha256 = requireString(raw, 'devTokenSha256').toLowerCase();
-  if (!/^[0-9a-f]{64}$/.test(devTokenSha256)) {
-    throw new ConfigError('devTokenSha256 must be the 64 hex digits of a SHA-256 digest');
   }
   const adminTokenSha256 = raw.adminTokenSha256;
   if (
@@ -173,9 +171,29 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
     ...(alarmEmail === undefined ? {} : { alarmEmail: alarmEmail as string }),
     metricsTenantDimension: raw.metricsTenantDimension,
     ...(adminTokenSha256 === undefined ? {} : { adminTokenSha256: (adminTokenSha256 as string).toLowerCase() }),
-    devTenantId: requireString(raw, 'devTenantId'),
-    devTokenSha256,
+    quotas: requireQuotas(raw, executorMaxConcurrency),
   };
+}
+
+/** `quotas`: any subset of the quota keys over DEFAULT_QUOTAS, each a positive integer. */
+function requireQuotas(raw: Record<string, unknown>, executorMaxConcurrency: number): TenantQuotas {
+  const given = raw.quotas ?? {};
+  if (!isRecord(given)) throw new ConfigError('quotas must be an object of quota values');
+  for (const key of Object.keys(given)) {
+    if (!(QUOTA_KEYS as readonly string[]).includes(key)) {
+      throw new ConfigError(`Unknown quota "${key}" (known: ${QUOTA_KEYS.join(', ')})`);
+    }
+  }
+  const merged: Record<string, unknown> = { ...DEFAULT_QUOTAS, ...given };
+  const quotas = Object.fromEntries(
+    QUOTA_KEYS.map((key) => [key, requireInt(merged, key, 1, 1_000_000_000, 'quotas.')]),
+  ) as unknown as TenantQuotas;
+  if (quotas.maxConcurrentRuns >= executorMaxConcurrency) {
+    throw new ConfigError(
+      `quotas.maxConcurrentRuns (${quotas.maxConcurrentRuns}) must be below executorMaxConcurrency (${executorMaxConcurrency}): one tenant at its cap must leave executors to the others`,
+    );
+  }
+  return quotas;
 }
 
 function requireInt(raw: Record<string, unknown>, key: string, min: number, max: number, prefix = ''): number {

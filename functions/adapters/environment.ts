@@ -16,9 +16,19 @@ export const ENV = {
   /** Secret that signs every outbound call (Chronos-Signature); NEXT, when set, signs too during a rotation. */
   signingSecretCurrent: 'SIGNING_SECRET_CURRENT',
   signingSecretNext: 'SIGNING_SECRET_NEXT',
-  /** Interim single-tenant authentication until real tenants and tokens exist. */
-  devTenantId: 'DEV_TENANT_ID',
-  devTokenSha256: 'DEV_TOKEN_SHA256',
+  /** Tenants, API tokens, create buckets and executor slots (TENANTS_TABLE). */
+  tenantsTable: 'TENANTS_TABLE_NAME',
+  /** Stage defaults of the per-tenant quotas (a tenant item may override each); see tenant-quotas.ts. */
+  quotaMaxActiveJobs: 'QUOTA_MAX_ACTIVE_JOBS',
+  quotaCreatesPerSecond: 'QUOTA_CREATES_PER_SECOND',
+  quotaCreateBurst: 'QUOTA_CREATE_BURST',
+  quotaMinIntervalSeconds: 'QUOTA_MIN_INTERVAL_SECONDS',
+  quotaMaxPayloadBytes: 'QUOTA_MAX_PAYLOAD_BYTES',
+  quotaMaxConcurrentRuns: 'QUOTA_MAX_CONCURRENT_RUNS',
+  /** KMS key that wraps the data keys of secret target headers (deployed). */
+  secretsKmsKeyId: 'SECRETS_KMS_KEY_ID',
+  /** Base64 32-byte key used instead of KMS by the local runtime. */
+  secretsLocalKey: 'SECRETS_LOCAL_KEY',
 } as const;
 
 /** Reads a required variable; a missing one is a deployment error, never a silent default. */

@@ -6,21 +6,22 @@
 import { type FieldProblem, ValidationError } from './errors.ts';
 import { checkHeaders } from './header-rules.ts';
 import { DEFAULT_TIMEOUT_SECONDS } from './limits.ts';
-import {
-  DEFAULT_POLICIES,
-  type Delivery,
-  type HttpMethod,
-  type JobPolicies,
-  type Schedule,
-  type Target,
-} from './model.ts';
+import { DEFAULT_POLICIES, type Delivery, type HttpMethod, type Job, type JobPolicies, type Target } from './model.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
 import { parseSchedule } from './schedule/index.ts';
+import { parseSecretHeaders } from './secrets/secret-header-input.ts';
 import { checkTargetUrl, type OutboundRules, STRICT_OUTBOUND_RULES } from './url-guard.ts';
 
 export interface CreateJobInput {
   name?: string;
-  target: { url: string; method?: HttpMethod; headers?: Record<string, string>; body?: unknown };
+  target: {
+    url: string;
+    method?: HttpMethod;
+    headers?: Record<string, string>;
+    /** Sealed before storage, never shown again (secret-headers.ts). */
+    secretHeaders?: Record<string, string>;
+    body?: unknown;
+  };
   schedule: Record<string, unknown>;
   misfire?: JobPolicies['misfire'];
   overlap?: JobPolicies['overlap'];
@@ -31,18 +32,11 @@ export interface CreateJobInput {
   slaSeconds?: number;
 }
 
-export interface NewJobFields {
-  name?: string;
-  target: Target;
-  schedule: Schedule;
-  policies: JobPolicies;
-  retry: RetryPolicy;
-  delivery: Delivery;
-  onFailureUrl?: string;
-  timeoutSeconds: number;
-  /** Start-lag target (run-timing.ts); absent: DEFAULT_SLA_SECONDS. */
-  slaSeconds?: number;
-}
+/** What a create request decides about a job; the rest (ids, status, counters) the system sets. */
+export type NewJobFields = Pick<
+  Job,
+  'name' | 'target' | 'schedule' | 'policies' | 'retry' | 'delivery' | 'onFailureUrl' | 'timeoutSeconds' | 'slaSeconds'
+>;
 
 /**
  * Validates a target; pushes every problem found. The URL must be one Chronos may call (url-guard.ts:
@@ -88,20 +82,34 @@ function parseOnFailureUrl(url: string, problems: FieldProblem[], rules: Outboun
 /**
  * Validates and normalizes a create-job body; throws ValidationError listing every problem.
  * `rules` decide which targets may be called (loopback only where the operator allows it).
+ * Secret headers are validated but left out: parseCreateJobRequest returns them apart.
  */
 export function parseCreateJob(
   input: CreateJobInput,
   now: number,
   rules: OutboundRules = STRICT_OUTBOUND_RULES,
 ): NewJobFields {
+  return parseCreateJobRequest(input, now, rules).fields;
+}
+
+/**
+ * parseCreateJob, plus the plaintext secret headers kept apart from the job's fields, so that they
+ * can only reach storage sealed (the handler seals them into `target.secretHeaders`).
+ */
+export function parseCreateJobRequest(
+  input: CreateJobInput,
+  now: number,
+  rules: OutboundRules = STRICT_OUTBOUND_RULES,
+): { fields: NewJobFields; secretHeaders?: Record<string, string> } {
   const problems: FieldProblem[] = [];
   const target = parseTarget(input.target, problems, rules);
+  const secretHeaders = parseSecretHeaders(input.target.secretHeaders, input.target.headers, problems);
   const schedule = parseSchedule(input.schedule, now);
   if (!schedule.ok) problems.push(...schedule.errors);
   const retry = parseRetry(input.retry, problems);
   const onFailureUrl = input.onFailure ? parseOnFailureUrl(input.onFailure.url, problems, rules) : undefined;
   if (problems.length > 0 || !schedule.ok) throw new ValidationError(problems);
-  return {
+  const fields: NewJobFields = {
     ...(input.name === undefined ? {} : { name: input.name }),
     target,
     schedule: schedule.schedule,
@@ -116,4 +124,5 @@ export function parseCreateJob(
     // Absent means the default (DEFAULT_SLA_SECONDS), applied where the SLA is judged.
     ...(input.slaSeconds === undefined ? {} : { slaSeconds: input.slaSeconds }),
   };
+  return secretHeaders ? { fields, secretHeaders } : { fields };
 }

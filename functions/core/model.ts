@@ -5,6 +5,7 @@
 import type { RetryPolicy } from './retry-policy.ts';
 import type { RunStatus } from './run-state.ts';
 import type { MisfirePolicy, OverlapPolicy, ScheduleSpec } from './schedule/index.ts';
+import type { SealedHeaders } from './secrets/secret-headers.ts';
 
 export const JOB_STATUSES = ['ACTIVE', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -19,6 +20,8 @@ export interface Target {
   headers: Record<string, string>;
   /** Sent as-is; JSON bodies are serialized once at creation. */
   body?: string;
+  /** Headers encrypted at rest, opened only by the executor (secrets/secret-headers.ts). */
+  secretHeaders?: SealedHeaders;
 }
 
 /** When a job fires: once, every N seconds, or on a cron expression in a time zone (see schedule/). */

@@ -7,6 +7,7 @@ import { type FieldProblem, ValidationError } from './errors.ts';
 import { type CreateJobInput, parseTarget } from './job-input.ts';
 import type { JobPolicies, Schedule, Target } from './model.ts';
 import { parseSchedule } from './schedule/index.ts';
+import { parseSecretHeaders } from './secrets/secret-header-input.ts';
 import { type OutboundRules, STRICT_OUTBOUND_RULES } from './url-guard.ts';
 
 export type UpdateJobInput = Partial<
@@ -30,10 +31,26 @@ export function parseUpdateJob(
   now: number,
   rules: OutboundRules = STRICT_OUTBOUND_RULES,
 ): JobChange {
+  return parseUpdateJobRequest(input, now, rules).change;
+}
+
+/**
+ * parseUpdateJob, plus the plaintext secret headers of a new target kept apart, so that they only
+ * reach storage sealed. A new target without secretHeaders has none (targets are replaced whole).
+ */
+export function parseUpdateJobRequest(
+  input: UpdateJobInput,
+  now: number,
+  rules: OutboundRules = STRICT_OUTBOUND_RULES,
+): { change: JobChange; secretHeaders?: Record<string, string> } {
   const problems: FieldProblem[] = [];
   const change: JobChange = {};
+  let secretHeaders: Record<string, string> | undefined;
   if (input.name !== undefined) change.name = input.name;
-  if (input.target !== undefined) change.target = parseTarget(input.target, problems, rules);
+  if (input.target !== undefined) {
+    change.target = parseTarget(input.target, problems, rules);
+    secretHeaders = parseSecretHeaders(input.target.secretHeaders, input.target.headers, problems);
+  }
   if (input.schedule !== undefined) {
     const parsed = parseSchedule(input.schedule, now);
     if (parsed.ok) change.schedule = parsed.schedule;
@@ -51,5 +68,5 @@ export function parseUpdateJob(
   if (Object.keys(change).length === 0) {
     throw new ValidationError([{ field: 'body', reason: 'must change at least one field' }]);
   }
-  return change;
+  return secretHeaders ? { change, secretHeaders } : { change };
 }

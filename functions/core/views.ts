@@ -2,6 +2,7 @@
 import type { Run, Schedule } from './model.ts';
 import type { StoredJob } from './ports.ts';
 import { DEFAULT_SLA_SECONDS, runTiming } from './run-timing.ts';
+import { redactedTarget } from './secrets/secret-headers.ts';
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
@@ -81,7 +82,8 @@ export function jobView(job: StoredJob, latestRun?: Run, upcoming?: number[]) {
     jobId: job.jobId,
     ...(job.name === undefined ? {} : { name: job.name }),
     status: job.status,
-    target: job.target,
+    // Secret header values never leave: each shows as "***".
+    target: redactedTarget(job.target),
     schedule: scheduleView(job.schedule),
     misfire: job.policies.misfire,
     overlap: job.policies.overlap,

@@ -1,21 +1,23 @@
 /**
  * API Gateway REQUEST authorizer: `Authorization: Bearer <token>` → the tenant id in the request
- * context. Interim single-tenant version: one dev tenant whose token's SHA-256 is configured.
- * Missing, malformed and unknown tokens all get the same 401, with no hint of which.
+ * context. The token's SHA-256 is looked up in the tenants table (one GetItem); missing,
+ * malformed, unknown and revoked tokens all get the same 401, with no hint of which. API Gateway
+ * caches the answer per Authorization header for a short TTL (lib/constructs/scheduler-api.ts),
+ * which is also how long a revoked token may still work.
  *
  * An operator token (its SHA-256 in ADMIN_TOKEN_SHA256, optional) gets `scope: admin`: the
- * monitoring endpoints then answer for all tenants. Its own tenant id is `admin`, so it sees no
- * tenant's jobs.
+ * monitoring endpoints then answer for all tenants. Its own tenant id is `admin` (a tenant id
+ * no tenant can have), so it sees no tenant's jobs.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { ENV, requiredEnv } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
+import { bearerTokenOf } from '#core/tenants/api-tokens';
+import { authenticate } from '#core/tenants/manage-tenants';
+import { ADMIN_TENANT_ID } from '#core/tenants/reserved';
+import { tenantRepository } from './wiring.ts';
 
-/** The tenant id of the admin scope (the operator is not one of the tenants). */
-export const ADMIN_TENANT_ID = 'admin';
-
-const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{16,512})$/;
+export { ADMIN_TENANT_ID };
 
 function headerOf(event: APIGatewayRequestAuthorizerEvent, name: string): string | undefined {
   const entry = Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name);
@@ -34,21 +36,26 @@ function tokenMatches(token: string, expectedSha256Hex: string): boolean {
   return expected.length === actual.length && timingSafeEqual(actual, expected);
 }
 
-export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
-  const token = BEARER.exec(headerOf(event, 'authorization') ?? '')?.[1];
-  const adminSha256 = process.env[OBSERVABILITY_ENV.adminTokenSha256];
-  const admin = Boolean(token && adminSha256 && tokenMatches(token, adminSha256));
-  if (!token || (!admin && !tokenMatches(token, requiredEnv(ENV.devTokenSha256)))) {
-    // API Gateway turns exactly this message into a 401.
-    throw new Error('Unauthorized');
-  }
-  const tenantId = admin ? ADMIN_TENANT_ID : requiredEnv(ENV.devTenantId);
+function allow(event: APIGatewayRequestAuthorizerEvent, context: Record<string, string>): APIGatewayAuthorizerResult {
   return {
-    principalId: tenantId,
+    principalId: context.tenantId as string,
     policyDocument: {
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: apiWideResource(event.methodArn) }],
     },
-    context: admin ? { tenantId, scope: 'admin' } : { tenantId },
+    context,
   };
+}
+
+export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+  const token = bearerTokenOf(headerOf(event, 'authorization'));
+  // API Gateway turns exactly this message into a 401.
+  if (!token) throw new Error('Unauthorized');
+  const adminSha256 = process.env[OBSERVABILITY_ENV.adminTokenSha256];
+  if (adminSha256 && tokenMatches(token, adminSha256)) {
+    return allow(event, { tenantId: ADMIN_TENANT_ID, scope: 'admin' });
+  }
+  const grant = await authenticate({ tenants: tenantRepository() }, token);
+  if (!grant) throw new Error('Unauthorized');
+  return allow(event, { tenantId: grant.tenantId });
 }

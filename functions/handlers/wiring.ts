@@ -5,20 +5,28 @@
  */
 
 import { createDocumentClient, createSqsClient } from '#adapters/aws-clients';
+import { DynamoActiveJobLimiter } from '#adapters/dynamodb/active-job-limiter';
+import { DynamoCreateRateLimiter } from '#adapters/dynamodb/create-rate-limiter';
 import { DynamoJobRepository } from '#adapters/dynamodb/job-repository';
 import { DynamoJobStatusCounts } from '#adapters/dynamodb/job-status-counts';
 import { DynamoRunAggregates } from '#adapters/dynamodb/run-aggregates';
 import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
+import { DynamoRunSlots } from '#adapters/dynamodb/run-slots';
 import { DynamoScannerHeartbeats } from '#adapters/dynamodb/scanner-heartbeats';
+import { DynamoTenantRepository } from '#adapters/dynamodb/tenant-repository';
 import { ENV, intEnv, requiredEnv } from '#adapters/environment';
 import { FetchHttpInvoker } from '#adapters/http/invoker';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { outboundRulesFromEnv } from '#adapters/outbound-rules';
+import { secretCipherFromEnv } from '#adapters/secrets/secret-cipher-from-env';
 import { signingKeysFromEnv } from '#adapters/signing-keys';
 import { queueStats } from '#adapters/sqs/queue-stats';
 import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
+import { defaultQuotasFromEnv } from '#adapters/tenant-quotas';
 import { DEFAULT_LEASE_MARGIN_SECONDS } from '#core/limits';
 import type { JobStatusCounts } from '#core/metrics/ports';
+import type { AdmissionDeps } from '#core/tenants/admit-job';
+import { effectiveQuotas, type TenantQuotas } from '#core/tenants/quotas';
 import type { MaterializeDeps } from '#core/use-cases/materialize-occurrences';
 import { logger } from './logger.ts';
 
@@ -91,3 +99,26 @@ export const monitoredQueueStats = once(() => ({
   dispatch: () => queueStats(sqsClient(), requiredEnv(OBSERVABILITY_ENV.monitoredDispatchQueueUrl)),
   deadLetter: () => queueStats(sqsClient(), requiredEnv(OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl)),
 }));
+
+// Tenants (TENANTS_TABLE): tokens for the authorizer, quotas, executor slots; secret headers.
+const tenantsTable = () => requiredEnv(ENV.tenantsTable);
+export const tenantRepository = once(() => new DynamoTenantRepository(documentClient(), tenantsTable()));
+/** The stage's default quotas (QUOTA_* variables). */
+export const defaultQuotas = once(defaultQuotasFromEnv);
+/** The create bucket and the active-job quota (create-job). */
+export const admissionDeps = once(
+  (): AdmissionDeps => ({
+    rateLimiter: new DynamoCreateRateLimiter(documentClient(), tenantsTable()),
+    activeJobs: new DynamoActiveJobLimiter(documentClient(), tenantsTable(), requiredEnv(ENV.jobsTable)),
+  }),
+);
+/** Per-tenant in-flight slots (executor). */
+export const runSlots = once(() => new DynamoRunSlots(documentClient(), tenantsTable()));
+/** Seals (create, update) and opens (executor) secret target headers. */
+export const secretCipher = once(secretCipherFromEnv);
+
+/** A tenant's quotas: the stage defaults with the tenant's own overrides. */
+export async function quotasOf(tenantId: string): Promise<TenantQuotas> {
+  const tenant = await tenantRepository().getTenant(tenantId);
+  return effectiveQuotas(defaultQuotas(), tenant?.quotas);
+}

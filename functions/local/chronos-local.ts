@@ -5,7 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import { ENV } from '#adapters/environment';
+import { LocalSecretCipher } from '#adapters/secrets/local-cipher';
 import { MAX_TIMEOUT_SECONDS } from '#core/limits';
+import { DEFAULT_QUOTAS, type TenantQuotas } from '#core/tenants/quotas';
 import { ROUTES } from '#handlers/api/routes';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
 import { type RunningApiGateway, startApiGateway } from './api-gateway.ts';
@@ -14,6 +16,7 @@ import { startSqsEmulator } from './emulators/fauxqs.ts';
 import { createLocalClients, type LocalEndpoints } from './emulators/local-clients.ts';
 import { functionEnvironment, setEnvironment } from './function-environment.ts';
 import { type HandlerOverrides, loadHandlers, needsRealHandlers } from './handler-modules.ts';
+import { ensureDevTenant, type LocalTenants, localTenants } from './local-tenants.ts';
 import { provisionLocalResources, type QueueInfo } from './provision.ts';
 import { type RunningScannerTimer, startScannerTimer } from './scanner-timer.ts';
 import { type RunningSqsPoller, startSqsPoller } from './sqs-poller.ts';
@@ -51,8 +54,12 @@ export interface LocalChronosOptions {
   visibilityTimeoutSeconds?: number;
   /** Receives before the dispatch queue gives a message to its DLQ (default 5). */
   maxReceiveCount?: number;
-  /** The dev bearer token (default DEFAULT_DEV_TOKEN); the authorizer gets only its SHA-256. */
+  /** The dev bearer token (default DEFAULT_DEV_TOKEN), stored in the tenants table as its SHA-256 only. */
   token?: string;
+  /** Default quotas of every tenant (LOCAL_DEFAULT_QUOTAS where not given). */
+  quotas?: Partial<TenantQuotas>;
+  /** An operator token with the admin scope (monitoring across tenants); unset: none works. */
+  adminToken?: string;
   /** The dev tenant the token authenticates (default `dev-tenant`). */
   tenantId?: string;
   /** Secret that signs outbound calls (default: $SIGNING_SECRET_CURRENT, else DEFAULT_DEV_SIGNING_SECRET). */
@@ -78,7 +85,9 @@ export interface LocalChronos {
   /** Verifies the Chronos-Signature of calls to targets. */
   signingSecret: string;
   endpoints: LocalEndpoints;
-  tables: { jobs: string; runs: string };
+  tables: { jobs: string; runs: string; metrics: string; tenants: string };
+  /** Creates tenants and tokens as `npm run admin` does (tests use it for a second tenant). */
+  tenants: LocalTenants;
   queues: { dispatch: QueueInfo; deadLetter: QueueInfo };
   runsStreamArn: string;
   /** Runs the scanner now (after any scan in progress) and resolves with its result. */
@@ -88,6 +97,18 @@ export interface LocalChronos {
 }
 
 export const DEFAULT_DEV_TOKEN = 'chronos-local-dev-token';
+/**
+ * Local quota defaults: roomy, so tests and demos are not throttled, except the in-flight cap,
+ * which stays below the executor's 8 pollers so that one tenant's flood leaves the others room.
+ */
+export const LOCAL_DEFAULT_QUOTAS: TenantQuotas = {
+  ...DEFAULT_QUOTAS,
+  createsPerSecond: 200,
+  createBurst: 500,
+  maxConcurrentRuns: 4,
+};
+/** Seals secret headers locally; one per process, so every local Chronos here can open what another sealed. */
+const LOCAL_SECRETS_KEY = LocalSecretCipher.generateKey();
 export const DEFAULT_DEV_TENANT_ID = 'dev-tenant';
 export const DEFAULT_DEV_SIGNING_SECRET = 'chronos-local-dev-signing-secret-not-for-production';
 
@@ -132,14 +153,19 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     });
     const token = options.token ?? DEFAULT_DEV_TOKEN;
     const tenantId = options.tenantId ?? DEFAULT_DEV_TENANT_ID;
+    const tenants = localTenants(clients.dynamodb, resources.tables.tenants);
+    await ensureDevTenant(tenants, tenantId, token);
 
     const signingSecret =
       options.signingSecret ?? (process.env[ENV.signingSecretCurrent] || DEFAULT_DEV_SIGNING_SECRET);
     const environment = functionEnvironment({
       endpoints,
       resources,
-      tenantId,
-      tokenSha256: createHash('sha256').update(token).digest('hex'),
+      quotas: { ...LOCAL_DEFAULT_QUOTAS, ...options.quotas },
+      secretsLocalKey: LOCAL_SECRETS_KEY,
+      ...(options.adminToken === undefined
+        ? {}
+        : { adminTokenSha256: createHash('sha256').update(options.adminToken).digest('hex') }),
       signingSecret,
       allowLoopbackTargets: options.allowLoopbackTargets ?? true,
       concurrency: options.sqsConcurrency ?? 8,
@@ -246,6 +272,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       signingSecret,
       endpoints,
       tables: resources.tables,
+      tenants,
       queues: resources.queues,
       runsStreamArn: resources.runsStreamArn,
       invokeScanner: () =>

@@ -5,6 +5,8 @@
  */
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
+import { quotaEnvironment } from '#adapters/tenant-quotas';
+import type { TenantQuotas } from '#core/tenants/quotas';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalEndpoints } from './emulators/local-clients.ts';
 import { MAX_CONCURRENCY_ENV } from './lambda-context.ts';
 import type { ProvisionedResources } from './provision.ts';
@@ -12,9 +14,10 @@ import type { ProvisionedResources } from './provision.ts';
 export interface FunctionSettings {
   endpoints: LocalEndpoints;
   resources: ProvisionedResources;
-  tenantId: string;
-  /** Hex SHA-256 of the dev token: the authorizer never sees the token itself. */
-  tokenSha256: string;
+  /** The stage's default quotas (QUOTA_* variables). */
+  quotas: TenantQuotas;
+  /** Base64 32-byte key that seals secret headers instead of KMS (SECRETS_LOCAL_KEY). */
+  secretsLocalKey: string;
   signingSecret: string;
   allowLoopbackTargets: boolean;
   /** Invocations that may run at once in this process. */
@@ -49,8 +52,9 @@ export function functionEnvironment(settings: FunctionSettings): Record<string, 
     ...optional(ENV.runRetentionDays, settings.runRetentionDays),
     ...optional(ENV.responseExcerptBytes, settings.responseExcerptBytes),
     ...optional(ENV.leaseMarginSeconds, settings.leaseMarginSeconds),
-    [ENV.devTenantId]: settings.tenantId,
-    [ENV.devTokenSha256]: settings.tokenSha256,
+    [ENV.tenantsTable]: settings.resources.tables.tenants,
+    ...quotaEnvironment(settings.quotas),
+    [ENV.secretsLocalKey]: settings.secretsLocalKey,
     // Local targets run on this machine; a deployed stack refuses loopback unless configured.
     [ENV.allowLoopbackTargets]: String(settings.allowLoopbackTargets),
     [ENV.signingSecretCurrent]: settings.signingSecret,

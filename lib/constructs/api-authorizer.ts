@@ -1,4 +1,5 @@
 import { Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
@@ -6,16 +7,14 @@ import { API_TIMEOUT } from '../timeouts.ts';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
 
 export interface ApiAuthorizerProps {
-  /** Interim single tenant that the dev token authenticates as. */
-  devTenantId: string;
-  /** Hex SHA-256 of the accepted bearer token (never the token itself). */
-  devTokenSha256: string;
+  /** Where tokens are looked up by their SHA-256 (read only). */
+  tenantsTable: dynamodb.ITable;
   /** Hex SHA-256 of the operator token that gets the admin scope; unset: none. */
   adminTokenSha256?: string;
   shared: Pick<SharedFunctionProps, 'logRetention' | 'retainLogs'>;
 }
 
-/** The Lambda REQUEST authorizer: turns a bearer token into a tenant id. It touches no table. */
+/** The Lambda REQUEST authorizer: turns a bearer token into a tenant id with one read of the tenants table. */
 export class ApiAuthorizer extends Construct {
   public readonly function: ChronosFunction;
 
@@ -27,11 +26,10 @@ export class ApiAuthorizer extends Construct {
       timeout: API_TIMEOUT,
       ...props.shared,
       environment: {
-        [ENV.devTenantId]: props.devTenantId,
-        [ENV.devTokenSha256]: props.devTokenSha256,
         ...(props.adminTokenSha256 ? { [OBSERVABILITY_ENV.adminTokenSha256]: props.adminTokenSha256 } : {}),
       },
     });
+    this.function.bindTable({ table: props.tenantsTable, access: 'read', envName: ENV.tenantsTable });
     Validations.of(this.function).acknowledge({
       id: 'Serverless::Serverless-LambdaDLQ',
       reason:

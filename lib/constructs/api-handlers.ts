@@ -1,5 +1,6 @@
 import { Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
@@ -15,6 +16,10 @@ export interface ApiHandlersProps {
   jobsTable: dynamodb.ITable;
   runsTable: dynamodb.ITable;
   metricsTable: dynamodb.ITable;
+  /** Tenants, tokens, create buckets (routes with `access.tenants`). */
+  tenantsTable: dynamodb.ITable;
+  /** Wraps the data keys of secret target headers (routes with `access.sealSecrets`). */
+  secretsKey: kms.IKey;
   dispatchQueue: sqs.IQueue;
   /** Its depth is reported by the monitoring routes. */
   dispatchDeadLetterQueue: sqs.IQueue;
@@ -39,7 +44,7 @@ export class ApiHandlers extends Construct {
         timeout: API_TIMEOUT,
         ...props.shared,
       });
-      const { jobs, runs, sendToDispatchQueue, metrics, readQueueAttributes } = route.access;
+      const { jobs, runs, sendToDispatchQueue, metrics, readQueueAttributes, tenants, sealSecrets } = route.access;
       // Routes do not say which indexes they query, so a route may query every declared index of a
       // table it reads (named one by one, never index/*).
       if (jobs) fn.bindTable({ table: props.jobsTable, access: jobs, envName: ENV.jobsTable, indexes: jobsIndexes });
@@ -47,6 +52,9 @@ export class ApiHandlers extends Construct {
       if (sendToDispatchQueue) fn.bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
       if (metrics)
         fn.bindTable({ table: props.metricsTable, access: metrics, envName: OBSERVABILITY_ENV.metricsTable });
+      if (tenants) fn.bindTable({ table: props.tenantsTable, access: tenants, envName: ENV.tenantsTable });
+      // Sealing needs a data key only: no Encrypt, and never Decrypt (only the executor opens secrets).
+      if (sealSecrets) fn.bindKeyGenerateDataKey(props.secretsKey, ENV.secretsKmsKeyId);
       if (readQueueAttributes) {
         fn.bindQueueAttributes(props.dispatchQueue, OBSERVABILITY_ENV.monitoredDispatchQueueUrl);
         fn.bindQueueAttributes(props.dispatchDeadLetterQueue, OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl);

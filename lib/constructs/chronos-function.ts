@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -140,6 +141,23 @@ export class ChronosFunction extends NodejsFunction {
   bindQueueAttributes(queue: sqs.IQueue, envName: string): this {
     iam.Grant.addToPrincipal({ grantee: this, actions: ['sqs:GetQueueAttributes'], resourceArns: [queue.queueArn] });
     this.addEnvironment(envName, queue.queueUrl);
+    return this;
+  }
+
+  /**
+   * Grants kms:GenerateDataKey on the key (sealing with envelope encryption) and sets its ARN in
+   * `envName`. Through the role only: the key's default policy delegates to IAM.
+   */
+  bindKeyGenerateDataKey(key: kms.IKey, envName: string): this {
+    iam.Grant.addToPrincipal({ grantee: this, actions: ['kms:GenerateDataKey'], resourceArns: [key.keyArn] });
+    this.addEnvironment(envName, key.keyArn);
+    return this;
+  }
+
+  /** Grants kms:Decrypt on the key (opening sealed secrets) and sets its ARN in `envName`. */
+  bindKeyDecrypt(key: kms.IKey, envName: string): this {
+    iam.Grant.addToPrincipal({ grantee: this, actions: ['kms:Decrypt'], resourceArns: [key.keyArn] });
+    this.addEnvironment(envName, key.keyArn);
     return this;
   }
 

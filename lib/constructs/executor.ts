@@ -1,5 +1,6 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -17,6 +18,10 @@ export interface ExecutorProps {
   maxConcurrency: number;
   /** Concurrency reserved for the function; unset shares the account pool. */
   reservedConcurrency?: number;
+  /** Per-tenant in-flight slots (read and write) and each tenant's quotas. */
+  tenantsTable: dynamodb.ITable;
+  /** Opens secret target headers (kms:Decrypt only). */
+  secretsKey: kms.IKey;
   /** The key that signs outbound calls (Chronos-Signature). */
   signingSecret: secretsmanager.ISecret;
   shared: SharedFunctionProps;
@@ -37,7 +42,11 @@ export class Executor extends Construct {
       ...props.shared,
     })
       .bindTable({ table: props.jobsTable, access: 'read', envName: ENV.jobsTable })
-      .bindTable({ table: props.runsTable, access: 'readWrite', envName: ENV.runsTable });
+      .bindTable({ table: props.runsTable, access: 'readWrite', envName: ENV.runsTable })
+      .bindTable({ table: props.tenantsTable, access: 'readWrite', envName: ENV.tenantsTable })
+      .bindKeyDecrypt(props.secretsKey, ENV.secretsKmsKeyId)
+      // A run whose tenant is at its in-flight cap is sent back with a short delay (tenant-run-cap.ts).
+      .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
     // Resolved by CloudFormation at deploy time (a dynamic reference): the value is never in the template.
     this.function.addEnvironment(ENV.signingSecretCurrent, props.signingSecret.secretValue.unsafeUnwrap());
     this.eventSource = new SqsEventSource(props.dispatchQueue, {

@@ -1,5 +1,6 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -8,7 +9,9 @@ import { DispatchQueue } from '../constructs/dispatch-queue.ts';
 import { JobsTable } from '../constructs/jobs-table.ts';
 import { MetricsTable } from '../constructs/metrics-table.ts';
 import { RunsTable } from '../constructs/runs-table.ts';
+import { SecretsKey } from '../constructs/secrets-key.ts';
 import { SigningSecret } from '../constructs/signing-secret.ts';
+import { TenantsTable } from '../constructs/tenants-table.ts';
 import { DISPATCH_VISIBILITY_TIMEOUT } from '../timeouts.ts';
 
 export interface StatefulStackProps extends StackProps {
@@ -21,6 +24,10 @@ export class StatefulStack extends Stack {
   public readonly runsTable: dynamodb.Table;
   /** Monitoring aggregates, job-status counters and scanner heartbeats. */
   public readonly metricsTable: dynamodb.Table;
+  /** Tenants, token hashes, create buckets and executor slots. */
+  public readonly tenantsTable: dynamodb.Table;
+  /** Wraps the data keys of secret target headers. */
+  public readonly secretsKey: kms.Key;
   public readonly dispatchQueue: sqs.Queue;
   public readonly dispatchDeadLetterQueue: sqs.Queue;
   public readonly signingSecret: secretsmanager.Secret;
@@ -31,6 +38,8 @@ export class StatefulStack extends Stack {
     this.jobsTable = new JobsTable(this, 'Jobs', { retainData }).table;
     this.runsTable = new RunsTable(this, 'Runs', { retainData }).table;
     this.metricsTable = new MetricsTable(this, 'Metrics', { retainData }).table;
+    this.tenantsTable = new TenantsTable(this, 'Tenants', { retainData }).table;
+    this.secretsKey = new SecretsKey(this, 'Secrets', { retainData }).key;
     const dispatch = new DispatchQueue(this, 'Dispatch', {
       visibilityTimeout: DISPATCH_VISIBILITY_TIMEOUT,
       maxReceiveCount: dispatchMaxReceiveCount,

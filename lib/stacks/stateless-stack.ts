@@ -1,11 +1,13 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
+import { quotaEnvironment } from '#adapters/tenant-quotas';
 import { DEFAULT_SLA_SECONDS } from '#core/run-timing';
 import { ROUTES } from '#handlers/api/routes';
 import type { ChronosConfig } from '../config.ts';
@@ -25,6 +27,10 @@ export interface StatelessStackProps extends StackProps {
   runsTable: dynamodb.ITable;
   /** Monitoring aggregates, job-status counters and scanner heartbeats. */
   metricsTable: dynamodb.ITable;
+  /** Tenants, token hashes, create buckets and executor slots. */
+  tenantsTable: dynamodb.ITable;
+  /** Wraps the data keys of secret target headers. */
+  secretsKey: kms.IKey;
   dispatchQueue: sqs.IQueue;
   /** Where SQS moves dispatch messages after maxReceiveCount; its consumer records dead letters. */
   dispatchDeadLetterQueue: sqs.IQueue;
@@ -45,7 +51,7 @@ export class StatelessStack extends Stack {
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
-    const { config, jobsTable, runsTable, metricsTable, dispatchQueue } = props;
+    const { config, jobsTable, runsTable, metricsTable, tenantsTable, secretsKey, dispatchQueue } = props;
     const shared: SharedFunctionProps = {
       logRetention: config.logRetentionDays as RetentionDays,
       retainLogs: config.retainData,
@@ -57,6 +63,8 @@ export class StatelessStack extends Stack {
         [ENV.leaseMarginSeconds]: String(config.leaseMarginSeconds),
         [OBSERVABILITY_ENV.stage]: config.stage,
         [OBSERVABILITY_ENV.metricsTenantDimension]: String(config.metricsTenantDimension),
+        // Default per-tenant quotas; a tenant item may override them (lib/config.ts `quotas`).
+        ...quotaEnvironment(config.quotas),
       },
     };
     const retainData = config.retainData;
@@ -65,13 +73,14 @@ export class StatelessStack extends Stack {
       jobsTable,
       runsTable,
       metricsTable,
+      tenantsTable,
+      secretsKey,
       dispatchQueue,
       dispatchDeadLetterQueue: props.dispatchDeadLetterQueue,
       shared,
     });
     this.authorizer = new ApiAuthorizer(this, 'Authorizer', {
-      devTenantId: config.devTenantId,
-      devTokenSha256: config.devTokenSha256,
+      tenantsTable,
       ...(config.adminTokenSha256 === undefined ? {} : { adminTokenSha256: config.adminTokenSha256 }),
       shared,
     });
@@ -100,6 +109,8 @@ export class StatelessStack extends Stack {
       maxConcurrency: config.executorMaxConcurrency,
       reservedConcurrency: config.executorReservedConcurrency,
       signingSecret: props.signingSecret,
+      tenantsTable,
+      secretsKey,
       shared,
     });
     this.completion = new CompletionHandler(this, 'Completion', {
@@ -134,6 +145,7 @@ export class StatelessStack extends Stack {
         ['jobs', jobsTable],
         ['runs', runsTable],
         ['metrics', metricsTable],
+        ['tenants', tenantsTable],
       ]),
       slaSeconds: DEFAULT_SLA_SECONDS,
     });

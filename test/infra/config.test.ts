@@ -2,21 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_CONFIG, loadConfig, validateConfig } from '../../lib/config.ts';
 import { CDK_JSON_CONTEXT } from './support/chronos-app.ts';
 
-const HASH = 'a'.repeat(64);
-
 function reader(context: Record<string, unknown>) {
   return (key: string) => context[key];
 }
 
 function stageContext(block: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  return reader({ 'chronos:stages': { dev: { devTenantId: 't1', devTokenSha256: HASH, ...block } }, ...extra });
+  return reader({ 'chronos:stages': { dev: { ...block } }, ...extra });
 }
 
 describe('loadConfig', () => {
   it('selects the dev stage by default and fills unset keys with the documented defaults', () => {
     const config = loadConfig(stageContext({}));
 
-    expect(config).toEqual({ ...DEFAULT_CONFIG, stage: 'dev', devTenantId: 't1', devTokenSha256: HASH });
+    expect(config).toEqual({ ...DEFAULT_CONFIG, stage: 'dev' });
     expect(config.dueShardCount).toBe(16);
     expect(config.scanHorizonSeconds).toBe(90);
   });
@@ -29,12 +27,8 @@ describe('loadConfig', () => {
   });
 
   it('takes single-value overrides from chronos:<key> context', () => {
-    const other = 'b'.repeat(64);
-    const config = loadConfig(
-      stageContext({}, { 'chronos:devTokenSha256': other, 'chronos:alarmEmail': 'ops@example.com' }),
-    );
+    const config = loadConfig(stageContext({}, { 'chronos:alarmEmail': 'ops@example.com' }));
 
-    expect(config.devTokenSha256).toBe(other);
     expect(config.alarmEmail).toBe('ops@example.com');
   });
 
@@ -62,7 +56,7 @@ describe('loadConfig', () => {
 });
 
 describe('validateConfig', () => {
-  const valid = { ...DEFAULT_CONFIG, stage: 'dev', devTenantId: 't1', devTokenSha256: HASH };
+  const valid = { ...DEFAULT_CONFIG, stage: 'dev' };
 
   it.each([
     [{ dueShardCount: 0 }, /dueShardCount must be an integer from 1 to 256, got 0/],
@@ -71,8 +65,14 @@ describe('validateConfig', () => {
     [{ executorMaxConcurrency: 1 }, /executorMaxConcurrency must be an integer from 2/],
     [{ completionParallelizationFactor: 11 }, /completionParallelizationFactor/],
     [{ logRetentionDays: 10 }, /logRetentionDays must be one of 1, 3, 5, 7, 14/],
-    [{ devTokenSha256: 'not-a-hash' }, /devTokenSha256 must be the 64 hex digits/],
-    [{ devTenantId: '' }, /devTenantId must be a non-empty string/],
+    [{ quotas: { maxActiveJobs: 0 } }, /quotas.maxActiveJobs must be an integer from 1/],
+    [{ quotas: { maxJobs: 5 } }, /Unknown quota "maxJobs"/],
+    [{ quotas: [] }, /quotas must be an object/],
+    [
+      { executorMaxConcurrency: 4, quotas: { maxConcurrentRuns: 4 } },
+      /quotas.maxConcurrentRuns \(4\) must be below executorMaxConcurrency \(4\)/,
+    ],
+    [{ devTokenSha256: 'a'.repeat(64) }, /Unknown configuration key "devTokenSha256"/],
     [{ stage: 'Prod' }, /stage must be lower-case/],
     [{ retainData: 'yes' }, /retainData must be true or false/],
     [{ alarmEmail: 'nobody' }, /alarmEmail must be an email address/],
@@ -94,7 +94,8 @@ describe('validateConfig', () => {
     expect('executorReservedConcurrency' in validateConfig(valid)).toBe(false);
   });
 
-  it('normalizes the token hash to lower case', () => {
-    expect(validateConfig({ ...valid, devTokenSha256: 'A'.repeat(64) }).devTokenSha256).toBe('a'.repeat(64));
+  it('fills quotas the stage leaves out with the defaults', () => {
+    const config = validateConfig({ ...valid, quotas: { minIntervalSeconds: 60 } });
+    expect(config.quotas).toEqual({ ...DEFAULT_CONFIG.quotas, minIntervalSeconds: 60 });
   });
 });

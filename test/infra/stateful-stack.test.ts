@@ -1,14 +1,14 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { JOBS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { DEFAULT_CONFIG } from '../../lib/config.ts';
 import { StatefulStack } from '../../lib/stacks/stateful-stack.ts';
 import { secondaryIndexes } from '../../lib/table-indexes.ts';
 import { DISPATCH_VISIBILITY_TIMEOUT, EXECUTOR_TIMEOUT } from '../../lib/timeouts.ts';
 import { logicalIdOf } from './support/chronos-app.ts';
 
-const BASE = { ...DEFAULT_CONFIG, stage: 'test', devTenantId: 't1', devTokenSha256: 'a'.repeat(64) };
+const BASE = { ...DEFAULT_CONFIG, stage: 'test' };
 
 function statefulTemplate(overrides: Partial<typeof BASE> = {}): { stack: StatefulStack; template: Template } {
   const stack = new StatefulStack(new App(), 'Stateful', { config: { ...BASE, ...overrides } });
@@ -83,8 +83,27 @@ describe('StatefulStack (dev: data not retained)', () => {
   });
 
   it('deletes tables with the stack when data is not retained', () => {
-    const tables = template.findResources('AWS::DynamoDB::Table');
-    expect(Object.values(tables).map((t) => t.DeletionPolicy)).toEqual(['Delete', 'Delete']);
+    const tables = Object.values(template.findResources('AWS::DynamoDB::Table'));
+    // jobs, runs, metrics, tenants
+    expect(tables).toHaveLength(4);
+    expect(tables.every((t) => t.DeletionPolicy === 'Delete')).toBe(true);
+  });
+
+  it('keys the tenants table by pk and sk, on demand, with point-in-time recovery', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: TENANTS_TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TENANTS_TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+    expect(logicalIdOf(stack.tenantsTable)).toMatch(/^Tenants/);
+  });
+
+  it('keeps a rotating KMS key for secret headers', () => {
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    expect(Object.keys(template.findResources('AWS::KMS::Key'))).toEqual([logicalIdOf(stack.secretsKey)]);
   });
 
   it('sets the dispatch queue visibility to at least six executor timeouts', () => {
@@ -127,10 +146,10 @@ describe('StatefulStack (prod: data retained)', () => {
     const { template } = statefulTemplate({ retainData: true });
 
     const tables = Object.values(template.findResources('AWS::DynamoDB::Table'));
-    expect(tables.map((t) => [t.DeletionPolicy, t.Properties.DeletionProtectionEnabled])).toEqual([
-      ['Retain', true],
-      ['Retain', true],
-    ]);
+    expect(tables).toHaveLength(4);
+    expect(tables.every((t) => t.DeletionPolicy === 'Retain' && t.Properties.DeletionProtectionEnabled)).toBe(true);
+    const keys = Object.values(template.findResources('AWS::KMS::Key'));
+    expect(keys.map((k) => k.DeletionPolicy)).toEqual(['Retain']);
     const queues = Object.values(template.findResources('AWS::SQS::Queue'));
     expect(queues.every((q) => q.DeletionPolicy === 'Retain')).toBe(true);
   });

@@ -28,6 +28,7 @@ let jobsArn: RegExp;
 let runsArn: RegExp;
 let runsStream: RegExp;
 let dispatchArn: RegExp;
+let tenantsArn: RegExp;
 
 beforeAll(() => {
   // Properties only: bundling is exercised by the cdk-nag and `cdk synth` tests.
@@ -39,6 +40,7 @@ beforeAll(() => {
   runsArn = new RegExp(`${logicalIdOf(stateful.runsTable)}Arn`);
   runsStream = new RegExp(`${logicalIdOf(stateful.runsTable)}StreamArn`);
   dispatchArn = new RegExp(`${logicalIdOf(stateful.dispatchQueue)}Arn`);
+  tenantsArn = new RegExp(`${logicalIdOf(stateful.tenantsTable)}Arn`);
 }, 60_000);
 
 function functionResource(fn: IConstruct | undefined) {
@@ -64,8 +66,16 @@ describe('API functions', () => {
         ...(route.access.runs ? secondaryIndexNames(RUNS_TABLE) : []),
       ];
       expect(indexesIn(grants)).toEqual(expectedIndexes.sort());
+      expect(actionsOn(grants, tenantsArn)).toEqual(expected(route.access.tenants));
+      // Sealing routes may only generate data keys: never Decrypt, never Encrypt with the key itself.
+      expect(grants.flatMap((g) => g.actions).filter((a) => a.startsWith('kms:'))).toEqual(
+        route.access.sealSecrets ? ['kms:GenerateDataKey'] : [],
+      );
 
       const env = functionResource(fn).Properties.Environment.Variables;
+      expect(ENV.tenantsTable in env).toBe(Boolean(route.access.tenants));
+      expect(ENV.secretsKmsKeyId in env).toBe(Boolean(route.access.sealSecrets));
+      expect(env[ENV.quotaMaxActiveJobs]).toBe(String(chronos.config.quotas.maxActiveJobs));
       expect(ENV.jobsTable in env).toBe(Boolean(route.access.jobs));
       expect(ENV.runsTable in env).toBe(Boolean(route.access.runs));
       expect(ENV.dispatchQueueUrl in env).toBe(Boolean(route.access.sendToDispatchQueue));
@@ -120,13 +130,20 @@ describe('authorizer', () => {
     });
   });
 
-  it('knows the dev tenant and token hash and may touch no table or queue', () => {
+  it('may only read items of the tenants table: no other table, queue or key, no token in its environment', () => {
     const fn = chronos.stateless.authorizer.function;
     const env = functionResource(fn).Properties.Environment.Variables;
-    expect(env[ENV.devTenantId]).toBe(chronos.config.devTenantId);
-    expect(env[ENV.devTokenSha256]).toBe(chronos.config.devTokenSha256);
+    expect(env[ENV.tenantsTable]).toBeDefined();
+    expect(Object.keys(env).filter((name) => /^DEV_|TOKEN_SHA256|TENANT_ID/.test(name))).toEqual([]);
     const grants = grantsOf(template, logicalIdOf(fn.executionRole));
-    expect(grants.flatMap((g) => g.actions).filter((a) => /^(dynamodb|sqs):/.test(a))).toEqual([]);
+    const tenantsArn = new RegExp(`${logicalIdOf(chronos.stateful.tenantsTable)}Arn`);
+    expect(actionsOn(grants, tenantsArn)).toEqual(READ);
+    expect(
+      grants
+        .flatMap((g) => g.actions)
+        .filter((a) => /^(dynamodb|sqs|kms):/.test(a))
+        .sort(),
+    ).toEqual(READ);
   });
 });
 
@@ -238,17 +255,21 @@ describe('executor', () => {
     });
   }, 60_000);
 
-  it('reads jobs, writes runs, and may not send to the dispatch queue', () => {
+  it('reads jobs, writes runs and its tenant slots, opens secrets, and sends only throttled runs back', () => {
     const { executor } = chronos.stateless;
     const grants = grantsOf(template, logicalIdOf(executor.function.executionRole));
     expect(actionsOn(grants, jobsArn)).toEqual(READ);
     expect(actionsOn(grants, runsArn)).toEqual(READ_WRITE);
-    expect(actionsOn(grants, dispatchArn)).not.toContain('sqs:SendMessage');
+    expect(actionsOn(grants, tenantsArn)).toEqual(READ_WRITE);
+    // A run of a tenant at its in-flight cap is sent again with a short delay (tenant-run-cap.ts).
+    expect(actionsOn(grants, dispatchArn)).toContain('sqs:SendMessage');
     expect(actionsOn(grants, dispatchArn)).toContain('sqs:ReceiveMessage');
+    expect(grants.flatMap((g) => g.actions).filter((a) => a.startsWith('kms:'))).toEqual(['kms:Decrypt']);
     expect(indexesIn(grants)).toEqual([]);
     expect(functionResource(executor.function).Properties.Timeout).toBe(EXECUTOR_TIMEOUT.toSeconds());
     const env = functionResource(executor.function).Properties.Environment.Variables;
-    expect(ENV.dispatchQueueUrl in env).toBe(false);
+    expect(ENV.dispatchQueueUrl in env).toBe(true);
+    expect(env[ENV.quotaMaxConcurrentRuns]).toBe(String(chronos.config.quotas.maxConcurrentRuns));
   });
 });
 

@@ -15,7 +15,10 @@ import { nextAttemptAt } from '../retry-policy.ts';
 import { idempotencyKeyOf } from '../run-id.ts';
 import { isTerminal } from '../run-state.ts';
 import { decideOverlap } from '../schedule/index.ts';
+import type { SecretCipher } from '../secrets/secret-cipher.ts';
+import { openSecretHeaders } from '../secrets/secret-headers.ts';
 import { type SigningKeySet, type SigningKeys, signatureHeaders } from '../signing.ts';
+import type { RunSlots } from '../tenants/ports.ts';
 
 export interface ExecuteRunDeps {
   jobs: JobRepository;
@@ -27,6 +30,13 @@ export interface ExecuteRunDeps {
   /** Uniform in [0, 1): the jitter of retry backoff. */
   random: () => number;
   config: { leaseMarginMs: number; owner: string };
+  /**
+   * Per-tenant cap on calls in flight (the tenant's maxConcurrentRuns): a run whose tenant is at
+   * its cap is not claimed ('throttled') and its message must come back shortly.
+   */
+  slots?: { slots: RunSlots; capOf: (tenantId: string) => number | Promise<number> };
+  /** Opens secret target headers right before the call. */
+  secrets?: SecretCipher;
 }
 
 export type ExecuteRunResult =
@@ -36,6 +46,8 @@ export type ExecuteRunResult =
   | { kind: 'lost' }
   | { kind: 'already-finished' }
   | { kind: 'missing' }
+  /** The tenant is at its in-flight cap: send the message back with a short delay. */
+  | { kind: 'throttled' }
   /** Another executor holds a live lease: the message must come back later. */
   | { kind: 'leased-elsewhere'; leaseExpiresAt?: number };
 
@@ -89,7 +101,13 @@ function withRetryDecision(job: Job, attempt: number, outcome: RunOutcome, rando
   return at === undefined ? outcome : { ...outcome, nextAttemptAt: at };
 }
 
-function requestOf(job: Job, message: DispatchMessage, keys: SigningKeySet, now: number) {
+function requestOf(
+  job: Job,
+  message: DispatchMessage,
+  keys: SigningKeySet,
+  now: number,
+  secretHeaders: Record<string, string> = {},
+) {
   const signed = {
     url: job.target.url,
     method: job.target.method,
@@ -101,6 +119,7 @@ function requestOf(job: Job, message: DispatchMessage, keys: SigningKeySet, now:
     ...signed,
     headers: {
       ...job.target.headers,
+      ...secretHeaders,
       'Idempotency-Key': idempotencyKeyOf(message),
       'Chronos-Run-Id': message.runId,
       ...signatureHeaders(signed, keys, now),
@@ -124,6 +143,29 @@ export async function executeRun(
     now,
     takeOverExpired: job?.delivery !== 'at-most-once',
   };
+  // The slot expires with the lease: an executor that dies holding it frees it by then.
+  const slots = job ? deps.slots : undefined;
+  if (slots) {
+    const cap = await slots.capOf(message.tenantId);
+    if (!(await slots.slots.acquire(message.tenantId, message.runId, cap, lease.expiresAt, now))) {
+      return { kind: 'throttled' };
+    }
+  }
+  try {
+    return await claimAndCall(deps, message, job, lease, delivery);
+  } finally {
+    await slots?.slots.release(message.tenantId, message.runId);
+  }
+}
+
+async function claimAndCall(
+  deps: ExecuteRunDeps,
+  message: DispatchMessage,
+  job: Job | undefined,
+  lease: { owner: string; expiresAt: number; now: number; takeOverExpired: boolean },
+  delivery: DeliveryTiming | undefined,
+): Promise<ExecuteRunResult> {
+  const now = lease.now;
   const claim = await deps.runs.claim(message, lease);
   if (!claim.claimed) {
     if (!claim.run) return { kind: 'missing' };
@@ -151,6 +193,10 @@ export async function executeRun(
 
   // Fetched before the wait, so that the call still starts at the due millisecond.
   const keys = await deps.signingKeys.keysFor(job.tenantId);
+  const secretHeaders =
+    job.target.secretHeaders && deps.secrets
+      ? await openSecretHeaders(deps.secrets, job.tenantId, job.target.secretHeaders)
+      : undefined;
   if (job.status === 'PAUSED' && !claim.run.triggered) {
     // A scan that read the job just before it was paused may still have materialized this
     // occurrence; pausing means no scheduled call goes out, so it ends here, visibly.
@@ -177,7 +223,7 @@ export async function executeRun(
       return { kind: 'skipped', reason: decision.reason };
     }
   }
-  const result = await deps.invoker.invoke(requestOf(job, message, keys, deps.clock.now()));
+  const result = await deps.invoker.invoke(requestOf(job, message, keys, deps.clock.now(), secretHeaders));
   const outcome = withRetryDecision(job, message.attempt, outcomeOf(result, deps.clock.now()), deps.random());
   // The stamp rides along with the outcome: the repository records every field it is given.
   await deps.runs.complete(message, lease.owner, { ...outcome, ...deliveryStamp(job, delivery) });

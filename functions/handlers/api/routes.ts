@@ -23,6 +23,10 @@ export interface Route {
     metrics?: TableAccess;
     /** sqs:GetQueueAttributes on the dispatch queue and its dead-letter queue (depths), nothing else. */
     readQueueAttributes?: boolean;
+    /** The tenants table (quotas; create-rate bucket and active-job counter when readWrite). */
+    tenants?: TableAccess;
+    /** kms:GenerateDataKey on the secrets key: the route seals secret target headers. */
+    sealSecrets?: boolean;
   };
 }
 
@@ -33,7 +37,14 @@ export const ROUTES: readonly Route[] = [
     handler: 'create-job',
     bodySchema: 'create-job.json',
     authorized: true,
-    access: { jobs: 'readWrite', runs: 'readWrite', sendToDispatchQueue: true, metrics: 'readWrite' },
+    access: {
+      jobs: 'readWrite',
+      runs: 'readWrite',
+      sendToDispatchQueue: true,
+      metrics: 'readWrite',
+      tenants: 'readWrite',
+      sealSecrets: true,
+    },
   },
   {
     method: 'GET',
@@ -82,7 +93,7 @@ export const ROUTES: readonly Route[] = [
     handler: 'update-job',
     bodySchema: 'update-job.json',
     authorized: true,
-    access: { jobs: 'readWrite', runs: 'readWrite', sendToDispatchQueue: true },
+    access: { jobs: 'readWrite', runs: 'readWrite', sendToDispatchQueue: true, tenants: 'read', sealSecrets: true },
   },
   {
     method: 'DELETE',

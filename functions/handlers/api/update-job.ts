@@ -10,7 +10,7 @@ import validator from '@middy/validator';
 import { transpileSchema } from '@middy/validator/transpile';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { MAX_REQUEST_BODY_BYTES } from '#core/limits';
-import { parseUpdateJob, type UpdateJobInput } from '#core/update-input';
+import { parseUpdateJobRequest, type UpdateJobInput } from '#core/update-input';
 import { updateJob as updateJobUseCase } from '#core/use-cases/update-job';
 import { jobView } from '#core/views';
 import updateJobSchema from '#schemas/update-job.json' with { type: 'json' };
@@ -19,6 +19,7 @@ import { instrumented } from '../observability.ts';
 import { materializeDeps, outboundRules } from '../wiring.ts';
 import { bodyLimit } from './body-limit.ts';
 import { httpErrors } from './http-errors.ts';
+import { admittedChange } from './job-admission.ts';
 import { etagOf, ifMatchVersionOf } from './job-etag.ts';
 import { jobIdOf } from './path-id.ts';
 import { errorResponse, json } from './responses.ts';
@@ -39,7 +40,9 @@ export async function updateJob(event: APIGatewayProxyEvent): Promise<APIGateway
     ]);
   }
   const now = Date.now();
-  const change = parseUpdateJob(event.body as unknown as UpdateJobInput, now, outboundRules());
+  const parsed = parseUpdateJobRequest(event.body as unknown as UpdateJobInput, now, outboundRules());
+  // The tenant's body quotas (minimum interval, payload size); secret headers sealed.
+  const change = await admittedChange(tenantId, parsed);
   const job = await updateJobUseCase(materializeDeps(), tenantId, jobId, change, expectedVersion, now);
   logger.info('job updated', { tenantId, jobId, version: job.version, fields: Object.keys(change) });
   return json(200, jobView(job), { etag: etagOf(job.version) });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { LocalSecretCipher } from '#adapters/secrets/local-cipher';
 import type { Job } from '#core/model';
 import type { HttpRequest, HttpResult } from '#core/ports';
+import { sealSecretHeaders } from '#core/secrets/secret-headers';
 import { fixedSigningKeys } from '#core/signing';
 import { completeRun } from '#core/use-cases/complete-run';
 import { executeRun, outcomeOf } from '#core/use-cases/execute-run';
@@ -8,6 +10,7 @@ import { newRun } from '#core/use-cases/new-run';
 import { FakeClock, RecordingDispatcher, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
+import { InMemoryRunSlots } from '../../../support/fakes/in-memory-tenants.ts';
 
 const DUE = Date.parse('2026-06-01T12:00:00Z');
 
@@ -232,5 +235,61 @@ describe('completing runs of recurring jobs', () => {
 
     expect(await completeRun(completionDeps(jobs), run, DUE + 1)).toBe('job-completed');
     expect((await jobs.get('t', 'J1'))?.status).toBe('COMPLETED');
+  });
+});
+
+describe('per-tenant in-flight cap and secret headers', () => {
+  it('does not claim or call a run whose tenant is at its cap, and leaves it QUEUED', async () => {
+    const { deps, message, invoker, runs } = await setup();
+    const slots = new InMemoryRunSlots();
+    await slots.acquire('t', 'someone-else-run', 1, DUE + 60_000, DUE - 400);
+
+    const result = await executeRun({ ...deps('exec-1'), slots: { slots, capOf: () => 1 } }, message);
+
+    expect(result.kind).toBe('throttled');
+    expect(invoker.requests).toHaveLength(0);
+    expect((await runs.get(message))?.status).toBe('QUEUED');
+  });
+
+  it('holds a slot only while it runs, with the lease as its expiry', async () => {
+    const { deps, message } = await setup();
+    const slots = new InMemoryRunSlots();
+    const expiries: number[] = [];
+    const observed = {
+      acquire: (...args: Parameters<InMemoryRunSlots['acquire']>) => {
+        expiries.push(args[3]);
+        return slots.acquire(...args);
+      },
+      release: (tenantId: string, runId: string) => slots.release(tenantId, runId),
+    };
+
+    const result = await executeRun({ ...deps('exec-1'), slots: { slots: observed, capOf: () => 1 } }, message);
+
+    expect(result.kind).toBe('called');
+    expect(expiries).toEqual([DUE + 10_000 + 30_000]);
+    expect(slots.held.get('t')?.size).toBe(0);
+    expect(slots.released).toEqual([message.runId]);
+  });
+
+  it('reclaims a slot whose holder died once its expiry has passed', async () => {
+    const { deps, message } = await setup();
+    const slots = new InMemoryRunSlots();
+    await slots.acquire('t', 'crashed-run', 1, DUE - 1_000, DUE - 60_000);
+
+    const result = await executeRun({ ...deps('exec-1'), slots: { slots, capOf: () => 1 } }, message);
+
+    expect(result.kind).toBe('called');
+  });
+
+  it('opens secret headers for the call only', async () => {
+    const { deps, message, invoker, jobs } = await setup();
+    const cipher = new LocalSecretCipher(LocalSecretCipher.generateKey());
+    const sealed = await sealSecretHeaders(cipher, 't', { Authorization: 'Bearer target-secret' });
+    const stored = await jobs.get('t', 'J1');
+    await jobs.replace({ ...(stored as Job), target: { ...job.target, secretHeaders: sealed } }, stored?.version ?? 0);
+
+    await executeRun({ ...deps('exec-1'), secrets: cipher }, message);
+
+    expect(invoker.requests[0]?.headers).toMatchObject({ 'x-team': 'a', Authorization: 'Bearer target-secret' });
   });
 });

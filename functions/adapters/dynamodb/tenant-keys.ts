@@ -1,0 +1,17 @@
+/**
+ * Keys of the tenants table (TENANTS_TABLE: string `pk` and `sk`). Everything a tenant owns lives
+ * under its `TENANT#<id>` partition; the two token lookups have partitions of their own so that
+ * each is a single GetItem without knowing the tenant.
+ */
+export const tenantKeys = {
+  tenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'TENANT' }),
+  /** Listing record of one token (prefix, dates): Query `begins_with(sk, 'TOKEN#')`. */
+  tokenRecord: (tenantId: string, tokenId: string) => ({ pk: `TENANT#${tenantId}`, sk: `TOKEN#${tokenId}` }),
+  tokenRecordPrefix: 'TOKEN#',
+  /** The authorizer's lookup: the token's SHA-256 → tenant. */
+  tokenHash: (sha256Hex: string) => ({ pk: `TOKENHASH#${sha256Hex}`, sk: 'GRANT' }),
+  /** Revocation by id: token id → tenant and hash. */
+  tokenId: (tokenId: string) => ({ pk: `TOKENID#${tokenId}`, sk: 'TOKEN' }),
+  createBucket: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'BUCKET#create' }),
+  runSlots: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'SLOTS#runs' }),
+} as const;

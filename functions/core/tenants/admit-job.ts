@@ -1,0 +1,60 @@
+/**
+ * Quotas at the door of job creation and change. Body checks come first (400, nothing written);
+ * only a request that is valid takes a token from the tenant's create bucket (429 with
+ * Retry-After when empty) and then a place under its active-job quota (429 QUOTA_EXCEEDED).
+ */
+import { type FieldProblem, ValidationError } from '../errors.ts';
+import type { Schedule, Target } from '../model.ts';
+import type { ActiveJobLimiter, RateLimiter } from './ports.ts';
+import { checkMinInterval, checkPayloadSize } from './quota-checks.ts';
+import { QuotaExceededError, RateLimitedError } from './quota-errors.ts';
+import type { TenantQuotas } from './quotas.ts';
+
+export interface AdmissionDeps {
+  rateLimiter: RateLimiter;
+  activeJobs: ActiveJobLimiter;
+}
+
+/** What a job (new or changed) would send and when: the parts quotas judge. */
+export interface QuotaSubject {
+  target?: Target;
+  secretHeaders?: Record<string, string>;
+  schedule?: Schedule;
+}
+
+/** Throws ValidationError listing every quota a body breaks (minimum interval, payload size). */
+export function checkBodyQuotas(subject: QuotaSubject, quotas: TenantQuotas): void {
+  const problems: FieldProblem[] = [];
+  if (subject.schedule) checkMinInterval(subject.schedule, quotas.minIntervalSeconds, problems);
+  if (subject.target) checkPayloadSize(subject.target, subject.secretHeaders, quotas.maxPayloadBytes, problems);
+  else if (subject.secretHeaders)
+    checkPayloadSize({ headers: {} }, subject.secretHeaders, quotas.maxPayloadBytes, problems);
+  if (problems.length > 0) throw new ValidationError(problems);
+}
+
+/**
+ * Admits one new job for `tenantId`: body quotas, then the create rate, then the active-job quota.
+ * Returns a function that gives the active-job reservation back if the job is not created after all.
+ */
+export async function admitNewJob(
+  deps: AdmissionDeps,
+  tenantId: string,
+  subject: QuotaSubject,
+  quotas: TenantQuotas,
+  now: number,
+): Promise<{ release: () => Promise<void> }> {
+  checkBodyQuotas(subject, quotas);
+  const taken = await deps.rateLimiter.take(
+    tenantId,
+    { perSecond: quotas.createsPerSecond, burst: quotas.createBurst },
+    now,
+  );
+  if (!taken.allowed) throw new RateLimitedError(taken.retryAfterSeconds);
+  if (!(await deps.activeJobs.reserve(tenantId, quotas.maxActiveJobs, now))) {
+    throw new QuotaExceededError(
+      'maxActiveJobs',
+      `this tenant has ${quotas.maxActiveJobs} active jobs, its quota; cancel or finish some first`,
+    );
+  }
+  return { release: () => deps.activeJobs.release(tenantId) };
+}
