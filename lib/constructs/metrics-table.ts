@@ -10,8 +10,8 @@ export interface MetricsTableProps {
 
 /**
  * The metrics table: run aggregates per tenant and minute, job-status counters, count-once
- * markers and scanner heartbeats. Everything in it can be rebuilt over time, so no point-in-time
- * recovery; TTL drops buckets and markers no window reads any more.
+ * markers and scanner heartbeats. TTL drops buckets and markers no window reads any more;
+ * point-in-time recovery as for every table (the markers are what keep counts exactly-once).
  */
 export class MetricsTable extends Construct {
   public readonly table: dynamodb.Table;
@@ -23,7 +23,7 @@ export class MetricsTable extends Construct {
       sortKey: { name: METRICS_TABLE.sortKey, type: dynamodb.AttributeType.STRING },
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       timeToLiveAttribute: METRICS_TABLE.ttlAttribute,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: false },
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: props.retainData,
       removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });

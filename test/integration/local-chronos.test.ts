@@ -61,7 +61,7 @@ describe('startLocalChronos', () => {
 
   it('sets the function environment before handlers run', () => {
     expect(envWhileRunning).toBe('wiring-jobs');
-    expect(chronos.tables).toEqual({ jobs: 'wiring-jobs', runs: 'wiring-runs' });
+    expect(chronos.tables).toMatchObject({ jobs: 'wiring-jobs', runs: 'wiring-runs' });
     expect(process.env.AWS_ENDPOINT_URL_DYNAMODB).toBe(chronos.endpoints.dynamodb);
     expect(process.env[ENV.dispatchQueueUrl]).toBe(chronos.queues.dispatch.url);
     expect(process.env[ENV.allowLoopbackTargets]).toBe('true');

@@ -27,10 +27,16 @@ export async function health(event: APIGatewayProxyEvent): Promise<APIGatewayPro
   const maxAgeMs = intEnv(OBSERVABILITY_ENV.heartbeatMaxAgeSeconds, DEFAULT_HEARTBEAT_MAX_AGE_SECONDS) * 1000;
   const checks = await Promise.all([
     // A point read of a key that never exists: proves table access at the cost of one read.
-    check('jobsTable', async () => (await jobRepository().get('__health__', '__health__'), 'ok')),
+    check('jobsTable', async () => {
+      await jobRepository().get('__health__', '__health__');
+      return 'ok';
+    }),
     ...(deep
       ? [
-          check('dispatchQueue', async () => (await monitoredQueueStats().dispatch(), 'ok')),
+          check('dispatchQueue', async () => {
+            await monitoredQueueStats().dispatch();
+            return 'ok';
+          }),
           check('scannerHeartbeat', async () => {
             const newest = Math.max(0, ...(await scannerHeartbeats().read()).map((beat) => beat.at));
             if (newest === 0) return 'missing';

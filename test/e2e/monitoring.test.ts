@@ -1,0 +1,209 @@
+/**
+ * Monitoring end to end through the local runtime: per-run timings on the run history, stats that
+ * match the runs table, the system view of the dispatch queue, and the deep health check.
+ *
+ * Percentile tolerance: the stats keep latencies as histogram counts (fixed bucket bounds), so a
+ * percentile is reported as the upper bound of the bucket it falls in. "Matches the runs" means:
+ * the exact nearest-rank percentile of the runs' start lags lies in that same bucket, i.e.
+ * upperBoundOf(bucketOf(exact)) equals the reported value. Counts must match exactly.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bucketOf, exactPercentile, upperBoundOf } from '#core/metrics/lag-histogram';
+import type { Run } from '#core/model';
+import { dueAtOf } from '#core/run-timing';
+import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
+import { eventually, type HttpTarget, startHttpTarget } from '../support/http-target.ts';
+
+const ADMIN_TOKEN = 'chronos-e2e-operator-token';
+let chronos: LocalChronos;
+let target: HttpTarget;
+let documents: DynamoDBDocument;
+const hits = new Map<string, number>();
+
+beforeAll(async () => {
+  target = await startHttpTarget((path) => {
+    const n = (hits.get(path) ?? 0) + 1;
+    hits.set(path, n);
+    if (path.startsWith('/fail')) return { status: 500 };
+    if (path.startsWith('/flaky')) return n === 1 ? { status: 503 } : { status: 200 };
+    if (path.startsWith('/slow')) return { status: 200, delayMs: 300 };
+    return { status: 200 };
+  });
+  chronos = await startLocalChronos({
+    port: 0,
+    scannerIntervalMs: 3_600_000,
+    scanHorizonSeconds: 20,
+    adminToken: ADMIN_TOKEN,
+    log: () => undefined,
+  });
+  documents = DynamoDBDocument.from(
+    new DynamoDBClient({
+      endpoint: chronos.endpoints.dynamodb,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
+});
+afterAll(async () => {
+  documents?.destroy();
+  await chronos?.stop();
+  await target?.close();
+});
+
+async function api(method: string, path: string, body?: unknown, token = chronos.token) {
+  const response = await fetch(`${chronos.apiUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function createJob(body: Record<string, unknown>): Promise<string> {
+  const { status, body: job } = await api('POST', '/v1/jobs', { schedule: { type: 'once' }, ...body });
+  expect(status, JSON.stringify(job)).toBe(201);
+  return job.jobId;
+}
+
+async function allRuns(): Promise<Run[]> {
+  const { Items = [] } = await documents.scan({ TableName: chronos.tables.runs });
+  return (Items as Run[]).filter((r) => r.tenantId === chronos.tenantId && r.runId !== undefined);
+}
+
+const jobIds: string[] = [];
+
+describe('stats after a mix of succeeding, failing and retried jobs', () => {
+  beforeAll(async () => {
+    const once = (path: string, extra: Record<string, unknown> = {}) =>
+      createJob({ target: { url: target.url(path) }, ...extra });
+    jobIds.push(
+      ...(await Promise.all([
+        once('/ok/1'),
+        once('/ok/2'),
+        once('/slow/1'),
+        once('/fail/1', { retry: { maxAttempts: 1 } }),
+        once('/fail/2', { retry: { maxAttempts: 2, initialDelaySeconds: 1 } }),
+        once('/flaky/1', { retry: { maxAttempts: 3, initialDelaySeconds: 1 }, slaSeconds: 30 }),
+      ])),
+    );
+    await eventually(
+      async () => Promise.all(jobIds.map(async (id) => (await api('GET', `/v1/jobs/${id}`)).body.status)),
+      (statuses) => statuses.every((s) => s === 'COMPLETED' || s === 'FAILED'),
+      20_000,
+    );
+  }, 40_000);
+
+  it('shows where the time of each run went on its run history', async () => {
+    const flaky = jobIds[5] as string;
+    const { body } = await api('GET', `/v1/jobs/${flaky}/runs`);
+    const [second, first] = body.items;
+
+    expect(first).toMatchObject({ attempt: 1, status: 'FAILED', slaSeconds: 30, slaMet: true });
+    expect(second).toMatchObject({ attempt: 2, status: 'SUCCEEDED', slaSeconds: 30 });
+    for (const run of [first, second]) {
+      for (const field of ['enqueuedAt', 'receivedAt', 'claimedAt', 'startedAt', 'completedAt', 'dueAt']) {
+        expect(Date.parse(run[field]), field).not.toBeNaN();
+      }
+      expect(run.startLagMs).toBe(Date.parse(run.startedAt) - Date.parse(run.dueAt));
+      expect(run.dispatchLagMs).toBe(Date.parse(run.receivedAt) - Date.parse(run.dueAt));
+      expect(Date.parse(run.enqueuedAt)).toBeLessThanOrEqual(Date.parse(run.receivedAt));
+      expect(typeof run.durationMs).toBe('number');
+    }
+    // The retry is due at its backoff, not at the occurrence.
+    expect(Date.parse(second.dueAt)).toBeGreaterThan(Date.parse(first.completedAt));
+  });
+
+  it('counts runs by status exactly as the runs table holds them, and percentiles in the same bucket', async () => {
+    const runs = await allRuns();
+    const expected: Record<string, number> = {};
+    for (const run of runs) expected[run.status] = (expected[run.status] ?? 0) + 1;
+    // Aggregation follows the stream: wait until every terminal run is counted.
+    const { body: stats } = await eventually(
+      () => api('GET', '/v1/monitoring/stats?window=5m'),
+      (r) => r.body.runs.total === runs.length,
+      10_000,
+    );
+
+    // ok ×2, slow, fail (1 attempt), fail (2 attempts), flaky (2 attempts).
+    expect(runs).toHaveLength(8);
+    expect(Object.fromEntries(Object.entries(stats.runs.byStatus).filter(([, n]) => n !== 0))).toEqual(expected);
+    expect(stats.runs.retried).toBe(runs.filter((r) => r.nextAttemptAt !== undefined).length);
+    expect(stats.runs.successRate).toBe(Math.round(((expected.SUCCEEDED ?? 0) / runs.length) * 10_000) / 10_000);
+
+    const lags = runs.filter((r) => r.startedAt !== undefined).map((r) => (r.startedAt as number) - dueAtOf(r));
+    const durations = runs.filter((r) => r.startedAt !== undefined).map((r) => r.durationMs as number);
+    expect(stats.startLagMs.count).toBe(lags.length);
+    for (const p of [50, 95, 99] as const) {
+      expect(stats.startLagMs[`p${p}`], `start lag p${p}`).toBe(
+        upperBoundOf(bucketOf(exactPercentile(lags, p) as number)),
+      );
+      expect(stats.durationMs[`p${p}`], `duration p${p}`).toBe(
+        upperBoundOf(bucketOf(exactPercentile(durations, p) as number)),
+      );
+    }
+  });
+
+  it('counts jobs by status as the jobs table holds them', async () => {
+    const { Items = [] } = await documents.query({
+      TableName: chronos.tables.jobs,
+      KeyConditionExpression: 'tenantId = :t',
+      ExpressionAttributeValues: { ':t': chronos.tenantId },
+    });
+    const expected: Record<string, number> = {};
+    for (const job of Items) expected[job.status as string] = (expected[job.status as string] ?? 0) + 1;
+
+    const { body: stats } = await api('GET', '/v1/monitoring/stats?window=1h');
+    expect(Object.fromEntries(Object.entries(stats.jobs.byStatus).filter(([, n]) => n !== 0))).toEqual(expected);
+    expect(expected).toEqual({ COMPLETED: 4, FAILED: 2 });
+  });
+
+  it('lets the admin scope see all tenants, and keeps tenants to their own scope', async () => {
+    const mine = await api('GET', '/v1/monitoring/stats?window=5m');
+    const all = await api('GET', '/v1/monitoring/stats?window=5m', undefined, ADMIN_TOKEN);
+
+    expect(all.body.scope).toBe('*');
+    expect(all.body.runs.byStatus).toEqual(mine.body.runs.byStatus);
+    expect((await api('GET', '/v1/monitoring/stats?window=5m&tenantId=x')).status).toBe(400);
+    expect((await api('GET', '/v1/monitoring/stats?window=2d')).status).toBe(400);
+    expect((await api('GET', '/v1/monitoring/system')).status).toBe(403);
+  });
+});
+
+describe('system view and health', () => {
+  it('reports the scanner heartbeat in the deep health check once a scan ran', async () => {
+    const before = await fetch(`${chronos.apiUrl}/v1/health?deep=true`);
+    expect(before.status).toBe(503);
+    expect(((await before.json()) as { checks: Record<string, string> }).checks.scannerHeartbeat).toBe('missing');
+
+    await chronos.invokeScanner();
+    const after = await fetch(`${chronos.apiUrl}/v1/health?deep=true`);
+    expect(await after.json()).toEqual({
+      status: 'ok',
+      checks: { jobsTable: 'ok', dispatchQueue: 'ok', scannerHeartbeat: 'ok' },
+    });
+    expect(after.status).toBe(200);
+  });
+
+  it('shows a non-zero queue depth while a burst of delayed messages is pending', async () => {
+    const at = new Date(Date.now() + 15_000).toISOString();
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        createJob({ target: { url: target.url(`/later/${i}`) }, schedule: { type: 'once', at } }),
+      ),
+    );
+
+    const { status, body } = await api('GET', '/v1/monitoring/system', undefined, ADMIN_TOKEN);
+
+    expect(status).toBe(200);
+    expect(body.dispatchQueue.depth).toBeGreaterThanOrEqual(12);
+    expect(body.dispatchQueue.delayed).toBeGreaterThanOrEqual(12);
+    expect(body.deadLetterQueue.depth).toBe(0);
+    expect(body.scanner.shards).toHaveLength(16);
+    expect(body.scanner.shards[0]).toMatchObject({ shard: 'due#00', durationMs: expect.any(Number) });
+    expect(Date.parse(body.scanner.lastRunAt)).not.toBeNaN();
+    expect(typeof body.executor.inFlight).toBe('number');
+  });
+});

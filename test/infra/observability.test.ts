@@ -1,0 +1,174 @@
+/** CDK assertions for monitoring: the metrics table, its grants, the alarms and the dashboard. */
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { METRICS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
+import { ROUTES } from '#handlers/api/routes';
+import type { ChronosApp } from '../../lib/app.ts';
+import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/constructs/chronos-function.ts';
+import { actionsOn, buildChronosAppForProperties, grantsOf, logicalIdOf } from './support/chronos-app.ts';
+
+const READ = [...TABLE_READ_ACTIONS].sort();
+const READ_WRITE = [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS].sort();
+let chronos: ChronosApp;
+let template: Template;
+let metricsArn: RegExp;
+// biome-ignore lint/suspicious/noExplicitAny: CloudFormation JSON
+let alarms: Record<string, any>;
+
+beforeAll(() => {
+  chronos = buildChronosAppForProperties({ 'chronos:stage': 'dev', 'chronos:alarmEmail': 'ops@example.com' });
+  template = Template.fromStack(chronos.stateless);
+  metricsArn = new RegExp(`${logicalIdOf(chronos.stateful.metricsTable)}Arn`);
+  alarms = template.findResources('AWS::CloudWatch::Alarm');
+}, 60_000);
+
+function alarmOf(construct: object) {
+  return alarms[logicalIdOf(construct as never)]?.Properties;
+}
+
+const topicRef = () => ({ Ref: logicalIdOf(chronos.stateless.observability.topic) });
+
+describe('metrics table', () => {
+  it('is keyed by pk/sk with TTL, on demand, in the stateful stack', () => {
+    Template.fromStack(chronos.stateful).hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: METRICS_TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: METRICS_TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: METRICS_TABLE.ttlAttribute, Enabled: true },
+    });
+  });
+
+  it('is written by the completion handler (aggregates) and the scanner (heartbeats)', () => {
+    for (const fn of [chronos.stateless.completion.function, chronos.stateless.scanner.function]) {
+      expect(actionsOn(grantsOf(template, logicalIdOf(fn.executionRole)), metricsArn)).toEqual(READ_WRITE);
+    }
+    expect(
+      actionsOn(grantsOf(template, logicalIdOf(chronos.stateless.executor.function.executionRole)), metricsArn),
+    ).toEqual([]);
+  });
+
+  it.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s gets the metrics access its route declares',
+    (_n, route) => {
+      const fn = chronos.stateless.apiHandlers.functions.get(route.handler);
+      const grants = grantsOf(template, logicalIdOf(fn?.executionRole as never));
+      const access = route.access.metrics;
+      expect(actionsOn(grants, metricsArn)).toEqual(access === 'read' ? READ : access ? READ_WRITE : []);
+      const env = template.toJSON().Resources[logicalIdOf(fn as never)].Properties.Environment.Variables;
+      expect(OBSERVABILITY_ENV.metricsTable in env).toBe(Boolean(access));
+      expect(OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl in env).toBe(Boolean(route.access.readQueueAttributes));
+    },
+  );
+});
+
+describe('alarms', () => {
+  it('notify an SNS topic that mails the configured address', () => {
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+      TopicArn: topicRef(),
+    });
+    expect(Object.keys(alarms).length).toBeGreaterThan(5);
+    for (const [id, alarm] of Object.entries(alarms)) expect(alarm.Properties.AlarmActions, id).toEqual([topicRef()]);
+  });
+
+  it('fires when the dispatch dead-letter queue is not empty', () => {
+    const dlq = logicalIdOf(chronos.stateful.dispatchDeadLetterQueue);
+    const props = alarmOf(chronos.stateless.observability.alarms.deadLetters);
+    expect(props).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Statistic: 'Maximum',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(JSON.stringify(props.Dimensions)).toContain(dlq);
+  });
+
+  it('fires when the oldest dispatch message is older than the SLA', () => {
+    expect(alarmOf(chronos.stateless.observability.alarms.oldestMessage)).toMatchObject({
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Threshold: 5,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+  });
+
+  it('fires when the start-lag p99 is above the SLA', () => {
+    expect(alarmOf(chronos.stateless.observability.alarms.startLagP99)).toMatchObject({
+      Namespace: 'Chronos',
+      MetricName: 'StartLagMs',
+      ExtendedStatistic: 'p99',
+      Dimensions: expect.arrayContaining([
+        { Name: 'service', Value: 'chronos' },
+        { Name: 'stage', Value: 'dev' },
+      ]),
+      Threshold: 5_000,
+    });
+  });
+
+  it('fires when no scanner pass reported for three minutes', () => {
+    expect(alarmOf(chronos.stateless.observability.alarms.scannerHeartbeat)).toMatchObject({
+      MetricName: 'ScannerDurationMs',
+      Statistic: 'SampleCount',
+      Period: 60,
+      EvaluationPeriods: 3,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+    });
+  });
+
+  it('fires when the completion stream iterator age is high', () => {
+    expect(alarmOf(chronos.stateless.observability.alarms.iteratorAge)).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'IteratorAge',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalIdOf(chronos.stateless.completion.function) } }],
+      Threshold: 60_000,
+    });
+  });
+
+  it('watches the error rate of every function', () => {
+    const functions = Object.keys(template.findResources('AWS::Lambda::Function')).filter(
+      (id) => !id.startsWith('LogRetention') && !id.startsWith('AWS'),
+    );
+    const errorAlarms = chronos.stateless.observability.alarms.functionErrors;
+    expect(errorAlarms.size).toBe(chronos.stateless.apiHandlers.functions.size + 5);
+    expect(errorAlarms.size).toBe(functions.length);
+    for (const alarm of errorAlarms.values()) {
+      const props = alarmOf(alarm);
+      expect(props.Threshold).toBe(5);
+      expect(props.Metrics.find((m: { Expression?: string }) => m.Expression)?.Expression).toBe(
+        '100 * errors / MAX([invocations, 1])',
+      );
+    }
+  });
+});
+
+describe('dashboard', () => {
+  it('shows outcomes, lag, duration, queues, scanner, stream, DynamoDB and Lambda health', () => {
+    const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboard?.Properties.DashboardBody);
+    for (const title of [
+      'Executions by outcome',
+      'Start lag p50 / p99',
+      'HTTP duration p50 / p99',
+      'Dispatch queue depth',
+      'Oldest dispatch message',
+      'Dead-letter queue depth',
+      'Scanner duration (ms) and runs materialized',
+      'Completion stream iterator age',
+      'DynamoDB throttled events',
+      'Lambda errors',
+      'Lambda throttles',
+      'Lambda concurrency',
+    ]) {
+      expect(body, title).toContain(title);
+    }
+    for (const metric of ['RunsSucceeded', 'RunsFailed', 'RunsRetried', 'RunsDeadLettered', 'RunsSkipped']) {
+      expect(body).toContain(metric);
+    }
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { bucketOf, emptyHistogram } from '#core/metrics/lag-histogram';
+import type { MinuteBucket } from '#core/metrics/minute-bucket';
+import { statsOf, windowMinutes } from '#core/metrics/monitoring-stats';
+import { minuteOf, sampleOf } from '#core/metrics/run-sample';
+
+const NOW = Date.UTC(2026, 5, 1, 12, 30, 42);
+
+function bucket(minute: number, counts: MinuteBucket['counts'], lags: number[] = []): MinuteBucket {
+  const startLag = emptyHistogram();
+  for (const lag of lags) startLag[bucketOf(lag)] = (startLag[bucketOf(lag)] ?? 0) + 1;
+  return { minute, counts, retried: 0, slaMissed: 0, startLag, duration: emptyHistogram() };
+}
+
+describe('monitoring stats', () => {
+  it('covers the current minute and the ones before it', () => {
+    expect(windowMinutes('5m', NOW)).toEqual({ fromMinute: minuteOf(NOW) - 4 * 60_000, toMinute: minuteOf(NOW) });
+    expect(windowMinutes('24h', NOW).fromMinute).toBe(minuteOf(NOW) - 1439 * 60_000);
+  });
+
+  it('sums buckets into counts, rates over runs that ran, and percentiles as bucket bounds', () => {
+    const range = windowMinutes('1h', NOW);
+    const stats = statsOf(
+      'tenant-a',
+      '1h',
+      range,
+      [
+        bucket(range.toMinute, { SUCCEEDED: 6, FAILED: 1 }, [5, 5, 5, 20, 20, 40, 400]),
+        bucket(range.toMinute - 60_000, { SUCCEEDED: 2, DEAD_LETTERED: 1, CANCELLED: 3 }, [5, 3_000]),
+      ],
+      { ACTIVE: 4, FAILED: 1 },
+    );
+
+    expect(stats.runs.byStatus).toMatchObject({ SUCCEEDED: 8, FAILED: 1, DEAD_LETTERED: 1, CANCELLED: 3 });
+    expect(stats.runs.total).toBe(13);
+    expect(stats.runs.successRate).toBe(0.8);
+    expect(stats.runs.errorRate).toBe(0.2);
+    expect(stats.runs.deadLetters).toBe(1);
+    expect(stats.startLagMs).toMatchObject({ count: 9, p50: 25, p95: 5_000, p99: 5_000 });
+    expect(stats.jobs.byStatus).toEqual({ ACTIVE: 4, FAILED: 1 });
+  });
+
+  it('reports no rates or percentiles for an empty window', () => {
+    const stats = statsOf('t', '5m', windowMinutes('5m', NOW), [], {});
+    expect(stats.runs).toMatchObject({ total: 0, successRate: null, errorRate: null });
+    expect(stats.durationMs).toMatchObject({ count: 0, p50: null });
+  });
+
+  it('samples a finished run into its completion minute with its lag and duration cells', () => {
+    const sample = sampleOf(
+      {
+        tenantId: 't',
+        runId: 'r',
+        status: 'FAILED',
+        scheduledFor: NOW - 10_000,
+        startedAt: NOW - 9_000,
+        durationMs: 30,
+        completedAt: NOW,
+        nextAttemptAt: NOW + 1_000,
+        slaSeconds: 5,
+      },
+      NOW + 5,
+    );
+    expect(sample).toEqual({
+      tenantId: 't',
+      runId: 'r',
+      status: 'FAILED',
+      minute: minuteOf(NOW),
+      retried: true,
+      slaMissed: false,
+      startLagBucket: bucketOf(1_000),
+      durationBucket: bucketOf(30),
+    });
+  });
+});
