@@ -1,0 +1,217 @@
+/**
+ * Property-based fuzzing of the API through the local runtime: random and malformed methods,
+ * paths, headers and bodies (fast-check). Every answer must be a 4xx in Chronos' error shape (or a
+ * success for the rare valid request) — never a 5xx — and nothing may be written for a rejected
+ * request: the jobs table grows by exactly the jobs answered 201, and every run belongs to one.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '#handlers/api/routes';
+import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
+import { type HttpTarget, startHttpTarget } from '../support/http-target.ts';
+
+const RUNS = 1_500;
+
+let chronos: LocalChronos;
+let target: HttpTarget;
+let documents: DynamoDBDocument;
+
+beforeAll(async () => {
+  target = await startHttpTarget();
+  chronos = await startLocalChronos({ port: 0, scannerIntervalMs: 0, scanHorizonSeconds: 10, log: () => undefined });
+  documents = DynamoDBDocument.from(
+    new DynamoDBClient({
+      endpoint: chronos.endpoints.dynamodb,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
+}, 60_000);
+afterAll(async () => {
+  documents?.destroy();
+  await chronos?.stop();
+  await target?.close();
+});
+
+async function allItems(table: string): Promise<Array<Record<string, unknown>>> {
+  const items: Array<Record<string, unknown>> = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await documents.scan({ TableName: table, ...(start ? { ExclusiveStartKey: start } : {}) });
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+// ---- generators -------------------------------------------------------------------------------
+
+const validCreate = () => ({
+  target: { url: target.url('/fuzz'), method: 'POST', headers: { 'x-a': 'b' }, body: { n: 1 } },
+  schedule: { type: 'once', at: new Date(Date.now() + 3_600_000).toISOString() },
+});
+
+/** A valid body with one field replaced, removed or added at random: near misses find the edge cases. */
+const mutatedCreate = fc
+  .record({
+    path: fc.constantFrom(
+      ['name'],
+      ['target'],
+      ['target', 'url'],
+      ['target', 'method'],
+      ['target', 'headers'],
+      ['target', 'secretHeaders'],
+      ['target', 'body'],
+      ['schedule'],
+      ['schedule', 'type'],
+      ['schedule', 'at'],
+      ['schedule', 'everySeconds'],
+      ['schedule', 'expression'],
+      ['schedule', 'timezone'],
+      ['retry'],
+      ['misfire'],
+      ['timeoutSeconds'],
+      ['unknownField'],
+    ),
+    value: fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.constantFrom(
+        'cron',
+        'interval',
+        '* * * * *',
+        '0 0 30 2 *',
+        'Mars/Olympus',
+        '2026-13-45T99:99:99Z',
+        'http://169.254.169.254/',
+        'http://[::1]/',
+        'ftp://x',
+        -1,
+        0,
+        1e308,
+        '\u0000',
+        'a\r\nInjected: yes',
+        { 'Content-Length': '1' },
+        { 'chronos-x': '1' },
+      ),
+    ),
+    remove: fc.boolean(),
+  })
+  .map(({ path, value, remove }) => {
+    const body = validCreate() as Record<string, unknown>;
+    let node = body;
+    for (const key of path.slice(0, -1)) node = (node[key] ?? {}) as Record<string, unknown>;
+    const last = path[path.length - 1] as string;
+    if (remove) delete node[last];
+    else node[last] = value;
+    return JSON.stringify(body);
+  });
+
+const body = fc.oneof(
+  fc.constant(undefined),
+  mutatedCreate,
+  fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)),
+  fc.string({ maxLength: 200 }),
+  fc.constantFrom('{', '{"target":', 'null', '[]', '""', '{"target":{"url":"x"}}', '\u0000\u0001'),
+);
+
+const pathTemplates = [...ROUTES.map((r) => r.path), '/', '/v1', '/v2/jobs', '/v1/jobs/x/y/z', '/v1/runs'];
+const segment = fc.oneof(
+  fc.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
+  fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent),
+  fc.constantFrom('..', '%2e%2e', '%00', 'x'.repeat(300), '01JAAAAAAAAAAAAAAAAAAAAAAA_1_1'),
+);
+const query = fc.oneof(
+  fc.constant(''),
+  fc.constantFrom('?limit=0', '?limit=abc', '?status=NOPE', '?cursor=garbage', '?from=yesterday', '?limit=1&limit=2'),
+  fc
+    .dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ maxLength: 12 }), { maxKeys: 3 })
+    .map((params) => `?${new URLSearchParams(params).toString()}`),
+);
+const path = fc
+  .tuple(fc.constantFrom(...pathTemplates), segment, query)
+  .map(([template, id, q]) => `${template.replace(/\{\w+\}/g, id)}${q}`);
+
+const anyMethod = fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'OPTIONS');
+
+/** Mostly a real route with its own method (so requests reach the handlers), sometimes anything. */
+const target_ = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...ROUTES), segment, query)
+      .map(([route, id, q]) => [route.method, `${route.path.replace(/\{\w+\}/g, id)}${q}`] as const),
+  },
+  { weight: 1, arbitrary: fc.tuple(anyMethod, path) },
+);
+
+const headers = fc.record(
+  {
+    authorization: fc.oneof(
+      fc.constant('valid'),
+      fc.constant('valid'),
+      fc.constantFrom('', 'Bearer', 'Bearer short', 'Basic abc', 'Bearer chronos_notAToken0000000000000000'),
+      fc.string({ maxLength: 60 }).map((s) => `Bearer ${s}`),
+    ),
+    'if-match': fc.oneof(fc.constantFrom('"1"', '1', 'W/"1"', '*', 'garbage'), fc.string({ maxLength: 20 })),
+    'idempotency-key': fc.string({ maxLength: 150 }),
+    'content-type': fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded'),
+  },
+  { requiredKeys: ['authorization'] },
+);
+
+/** Header values fetch can send (Latin-1 without control characters); others are not HTTP at all. */
+const sendable = (value: string) => /^[\t\x20-\x7e\x80-\xff]*$/.test(value);
+
+// ---- the property -----------------------------------------------------------------------------
+
+describe('fuzzing the API', () => {
+  it('answers every random or malformed request with a 4xx in the error shape (never a 5xx) and writes nothing for it', async () => {
+    const jobsBefore = (await allItems(chronos.tables.jobs)).length;
+    const created = new Set<string>();
+    const failures: string[] = [];
+    const statuses = new Map<number, number>();
+
+    await fc.assert(
+      fc.asyncProperty(target_, headers, body, async ([m, p], h, b) => {
+        const sent: Record<string, string> = {};
+        for (const [name, value] of Object.entries(h)) {
+          const actual = name === 'authorization' && value === 'valid' ? `Bearer ${chronos.token}` : value;
+          if (actual !== undefined && sendable(actual)) sent[name] = actual;
+        }
+        const response = await fetch(`${chronos.apiUrl}${p}`, {
+          method: m,
+          headers: sent,
+          ...(b === undefined || m === 'GET' ? {} : { body: b }),
+        });
+        const text = await response.text();
+        const what = `${m} ${p} ${JSON.stringify(sent)} ${String(b).slice(0, 300)} → ${response.status} ${text.slice(0, 300)}`;
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        if (response.status >= 500) failures.push(what);
+        expect(response.status, what).toBeLessThan(500);
+        if (response.status >= 400) {
+          const parsed = JSON.parse(text);
+          expect(typeof parsed.error?.code, what).toBe('string');
+          expect(typeof parsed.error?.message, what).toBe('string');
+          expect(Array.isArray(parsed.error?.details), what).toBe(true);
+        } else if (m === 'POST' && response.status === 201) {
+          created.add(JSON.parse(text).jobId);
+        }
+      }),
+      { numRuns: RUNS, verbose: true },
+    );
+
+    expect(failures).toEqual([]);
+    // The generators reach past the gateway: validation, authentication and routing all answered.
+    console.info('fuzz answers by status', Object.fromEntries(statuses));
+    expect(statuses.get(400) ?? 0).toBeGreaterThan(RUNS / 20);
+    expect(statuses.get(401) ?? 0).toBeGreaterThan(RUNS / 20);
+    expect(statuses.get(404) ?? 0).toBeGreaterThan(RUNS / 20);
+    expect(created.size).toBeGreaterThan(0);
+    const jobs = await allItems(chronos.tables.jobs);
+    expect(jobs.length).toBe(jobsBefore + created.size);
+    const runs = await allItems(chronos.tables.runs);
+    expect(runs.every((run) => created.has(run.jobId as string))).toBe(true);
+  }, 180_000);
+});

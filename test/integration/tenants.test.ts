@@ -1,0 +1,201 @@
+/**
+ * The tenant adapters against DynamoDB Local: tokens (hash lookup, listing, revocation), the
+ * create bucket under concurrency, the active-job quota with its recount, and executor slots
+ * with expiry; and `npm run admin` end to end.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoActiveJobLimiter } from '#adapters/dynamodb/active-job-limiter';
+import { DynamoCreateRateLimiter } from '#adapters/dynamodb/create-rate-limiter';
+import { DynamoRunSlots } from '#adapters/dynamodb/run-slots';
+import { DynamoTenantRepository } from '#adapters/dynamodb/tenant-repository';
+import { ulidIds } from '#adapters/ulid-ids';
+import { tokenHash } from '#core/tenants/api-tokens';
+import { authenticate, createTenant, issueToken, revokeToken } from '#core/tenants/manage-tenants';
+import { type AdminIo, runAdmin } from '../../bin/admin-commands.ts';
+import { type EmulatedAws, startEmulatedAws } from '../support/emulated-aws.ts';
+
+let aws: EmulatedAws;
+let repository: DynamoTenantRepository;
+let table: string;
+const ids = ulidIds();
+
+beforeAll(async () => {
+  aws = await startEmulatedAws();
+  table = aws.resources.tables.tenants;
+  repository = new DynamoTenantRepository(aws.documents, table);
+}, 60_000);
+afterAll(async () => {
+  await aws?.stop();
+});
+
+const deps = () => ({ tenants: repository, ids });
+
+async function endpointOf(emulated: EmulatedAws): Promise<string> {
+  const endpoint = await emulated.dynamodb.config.endpoint?.();
+  if (!endpoint) throw new Error('the emulator client has no endpoint');
+  return `${endpoint.protocol}//${endpoint.hostname}:${endpoint.port}`;
+}
+
+describe('tenant repository', () => {
+  it('finds a token by its hash only, lists prefixes, and revokes by id', async () => {
+    const tenant = await createTenant(deps(), 'team', Date.now());
+    const issued = await issueToken(deps(), tenant.tenantId, Date.now());
+
+    expect(await authenticate(deps(), issued.token)).toEqual({ tenantId: tenant.tenantId, tokenId: issued.tokenId });
+    const scan = await aws.documents.send(new ScanCommand({ TableName: table }));
+    expect(JSON.stringify(scan.Items)).not.toContain(issued.token);
+    expect(JSON.stringify(scan.Items)).toContain(tokenHash(issued.token));
+
+    await revokeToken(deps(), issued.tokenId, 1234);
+    expect(await authenticate(deps(), issued.token)).toBeUndefined();
+    expect(await repository.listTokens(tenant.tenantId)).toEqual([
+      expect.objectContaining({ tokenId: issued.tokenId, prefix: issued.token.slice(0, 16), revokedAt: 1234 }),
+    ]);
+  });
+
+  it('refuses a token for a tenant that does not exist', async () => {
+    await expect(issueToken(deps(), 'no-such-tenant', Date.now())).rejects.toThrow(/not found/);
+  });
+});
+
+describe('create bucket', () => {
+  it('lets exactly `burst` of many concurrent requests through, and tells the others when to retry', async () => {
+    const limiter = new DynamoCreateRateLimiter(aws.documents, table);
+    const now = Date.now();
+
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () => limiter.take('bucket-tenant', { perSecond: 1, burst: 10 }, now)),
+    );
+
+    expect(answers.filter((a) => a.allowed)).toHaveLength(10);
+    const refused = answers.filter((a) => !a.allowed) as Array<{ retryAfterSeconds: number }>;
+    expect(refused.every((a) => a.retryAfterSeconds >= 1)).toBe(true);
+    expect((await limiter.take('bucket-tenant', { perSecond: 1, burst: 10 }, now + 1_000)).allowed).toBe(true);
+  });
+});
+
+describe('active-job quota', () => {
+  const job = (tenantId: string, n: number, status = 'ACTIVE') =>
+    aws.documents.send(
+      new PutCommand({
+        TableName: aws.resources.tables.jobs,
+        Item: { tenantId, jobId: `01J00000000000000000000${String(n).padStart(3, '0')}`, status },
+      }),
+    );
+
+  it('refuses beyond the quota, counting only jobs that can still fire once it is reached', async () => {
+    const tenant = await createTenant(deps(), 'quota', Date.now());
+    const limiter = new DynamoActiveJobLimiter(aws.documents, table, aws.resources.tables.jobs);
+    for (let n = 0; n < 3; n++) {
+      expect(await limiter.reserve(tenant.tenantId, 3, Date.now())).toBe(true);
+      await job(tenant.tenantId, n);
+    }
+
+    const atQuota = await limiter.reserve(tenant.tenantId, 3, Date.now());
+    await job(tenant.tenantId, 0, 'CANCELLED'); // one job ends
+    await new Promise((resolve) => setTimeout(resolve, 2_100)); // recounts are at least 2 s apart
+    const afterEnd = await limiter.reserve(tenant.tenantId, 3, Date.now());
+    const full = await limiter.reserve(tenant.tenantId, 3, Date.now());
+
+    expect([atQuota, afterEnd, full]).toEqual([false, true, false]);
+  });
+
+  it('lets concurrent creates take the room left, overshooting at most by the creates in flight at a recount', async () => {
+    const tenant = await createTenant(deps(), 'race', Date.now());
+    const limiter = new DynamoActiveJobLimiter(aws.documents, table, aws.resources.tables.jobs);
+    for (let n = 0; n < 2; n++) await job(tenant.tenantId, n);
+    for (let n = 0; n < 2; n++) await limiter.reserve(tenant.tenantId, 5, Date.now());
+
+    const reserved = await Promise.all(
+      Array.from({ length: 8 }, () => limiter.reserve(tenant.tenantId, 5, Date.now())),
+    );
+
+    // 3 places were left; the refused ones trigger one recount, which finds the 2 stored jobs and
+    // the 3 new reservations' jobs not yet written: the documented bound is max + creates in flight.
+    expect(reserved.filter(Boolean).length).toBeGreaterThanOrEqual(3);
+    expect(reserved.filter(Boolean).length).toBeLessThanOrEqual(3 + 3);
+  });
+});
+
+describe('executor slots', () => {
+  it('holds at most `cap` slots, frees released ones, and reclaims expired ones', async () => {
+    const slots = new DynamoRunSlots(aws.documents, table);
+    const now = Date.now();
+
+    const taken = await Promise.all(
+      ['r1', 'r2', 'r3', 'r4'].map((run) => slots.acquire('slot-tenant', run, 2, now + 60_000, now)),
+    );
+    expect(taken.filter(Boolean)).toHaveLength(2);
+    const holder = ['r1', 'r2', 'r3', 'r4'][taken.indexOf(true)] as string;
+    await slots.release('slot-tenant', holder);
+    expect(await slots.acquire('slot-tenant', 'r5', 2, now + 60_000, now)).toBe(true);
+    expect(await slots.acquire('slot-tenant', 'r6', 2, now + 60_000, now)).toBe(false);
+    // Past the expiry of every slot (their holders died): taken over.
+    expect(await slots.acquire('slot-tenant', 'r7', 2, now + 200_000, now + 120_000)).toBe(true);
+    expect(await slots.acquire('slot-tenant', 'r8', 2, now + 200_000, now + 120_000)).toBe(true);
+    expect(await slots.acquire('slot-tenant', 'r9', 2, now + 200_000, now + 120_000)).toBe(false);
+  });
+});
+
+describe('npm run admin', () => {
+  function io(): AdminIo & { lines: string[] } {
+    const lines: string[] = [];
+    return {
+      lines,
+      env: { CHRONOS_TENANTS_TABLE: table },
+      out: (text) => lines.push(text),
+      err: () => undefined,
+    };
+  }
+
+  it('creates a tenant and a token that authenticates, lists it by prefix and revokes it', async () => {
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = await endpointOf(aws);
+    process.env.AWS_REGION = 'us-east-1';
+    process.env.AWS_ACCESS_KEY_ID = 'local';
+    process.env.AWS_SECRET_ACCESS_KEY = 'local';
+    const run = async (...argv: string[]) => {
+      const cli = io();
+      expect(await runAdmin(argv, cli)).toBe(0);
+      return JSON.parse(cli.lines.join('\n'));
+    };
+
+    const tenant = await run('tenants', 'create', 'Admin CLI team', '--quota', 'maxActiveJobs=7');
+    const token = await run('tokens', 'create', tenant.tenantId);
+    const listed = await run('tokens', 'list', tenant.tenantId);
+    const tenants = await run('tenants', 'list');
+
+    expect(tenant).toMatchObject({ name: 'Admin CLI team', quotas: { maxActiveJobs: 7 } });
+    expect(await authenticate(deps(), token.token)).toEqual({ tenantId: tenant.tenantId, tokenId: token.tokenId });
+    expect(listed).toEqual([expect.objectContaining({ tokenId: token.tokenId, prefix: token.token.slice(0, 16) })]);
+    expect(JSON.stringify(listed)).not.toContain(token.token);
+    expect(tenants.map((t: { tenantId: string }) => t.tenantId)).toContain(tenant.tenantId);
+
+    await run('tokens', 'revoke', token.tokenId);
+    expect(await authenticate(deps(), token.token)).toBeUndefined();
+  });
+
+  it('works as `npm run admin` in its own process, reading the table from the environment', async () => {
+    const endpoint = await endpointOf(aws);
+    const env = {
+      ...process.env,
+      CHRONOS_TENANTS_TABLE: table,
+      AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    };
+    const exec = promisify(execFile);
+    const created = await exec('npm', ['run', '--silent', 'admin', '--', 'tenants', 'create', 'spawned'], { env });
+    const tenant = JSON.parse(created.stdout);
+    const unknown = await exec('npm', ['run', '--silent', 'admin', '--', 'tokens', 'revoke', 'nope'], { env }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+
+    expect(tenant.name).toBe('spawned');
+    expect(await repository.getTenant(tenant.tenantId)).toMatchObject({ name: 'spawned' });
+    expect(unknown).toMatchObject({ code: 1, stderr: expect.stringContaining('token nope not found') });
+  }, 60_000);
+});
