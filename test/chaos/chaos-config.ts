@@ -1,0 +1,88 @@
+/**
+ * The chaos scenario's numbers in one place. Timings are chosen to be consistent with each other:
+ * the SQS visibility timeout (10 s) exceeds a run's whole lease (timeout 2 s + margin 2 s) plus
+ * dispatch slack, so a live executor's message never comes back while it is still calling, and a
+ * hung call (4 s) always outlives its job's timeout (2 s).
+ */
+export interface ChaosConfig {
+  /** Seeds every random choice: target faults, workload shape, kill times and victims. */
+  seed: number;
+  /** Multiplies the job counts (1 = the issue's 1,000 one-time and 50 recurring jobs). */
+  scale: number;
+  executors: number;
+  /** Parallel SQS pollers per executor process. */
+  executorConcurrency: number;
+  /** One scanner process per entry, each on its own schedule. */
+  scannerIntervalsMs: number[];
+  scanHorizonSeconds: number;
+  leaseMarginSeconds: number;
+  visibilityTimeoutSeconds: number;
+  maxReceiveCount: number;
+  oneTimeJobs: number;
+  recurringJobs: number;
+  /** Share of jobs created with `delivery: at-most-once`. */
+  atMostOnceShare: number;
+  /** Share of one-time jobs due right away (`at` = now); the others are due up to `dueWithinMs` later. */
+  immediateShare: number;
+  dueWithinMs: number;
+  /** One-time jobs are created at an even pace over this long. */
+  feedMs: number;
+  /** Recurring jobs start this long after the workload begins and end within `recurringSpanMs`. */
+  recurringStartMs: number;
+  recurringSpanMs: number;
+  recurringEverySeconds: number[];
+  timeoutSeconds: number;
+  retry: { maxAttempts: number; initialDelaySeconds: number; maxDelaySeconds: number; multiplier: number };
+  /** Target behaviour, decided per run id: shares of calls answered 500, held past the timeout, reset. */
+  faults: { http500: number; hang: number; reset: number };
+  hangMs: number;
+  /** An executor is SIGKILLed every [min, max] ms until `killUntilMs`, then restarted at once. */
+  killEveryMs: [number, number];
+  killUntilMs: number;
+  /** When the designated scanner is armed to be killed in its next scan that sends new runs. */
+  scannerKillArmAtMs: number;
+  /** Latest time (from the workload start) to wait for every occurrence to settle. */
+  settleDeadlineMs: number;
+  /**
+   * Upper bound on the delay between a retry's release time (`nextAttemptAt`) and its call
+   * arriving: the runs stream (DynamoDB Local's slows down as records pile up), the completion
+   * handler, SQS long polls and executors busy or restarting, on a two-core machine shared with
+   * other work (load averages of 8-18 during development runs, peaks near 21 s). Each time the
+   * attempt was held by an executor that was killed adds a visibility timeout.
+   */
+  dispatchSlackMs: number;
+}
+
+export function chaosConfig(overrides: Partial<ChaosConfig> = {}): ChaosConfig {
+  const scale = overrides.scale ?? Number(process.env.CHAOS_SCALE ?? 1);
+  return {
+    seed: Number(process.env.CHAOS_SEED ?? 4),
+    scale,
+    executors: 3,
+    executorConcurrency: 4,
+    scannerIntervalsMs: [2_000, 2_500, 3_000],
+    scanHorizonSeconds: 10,
+    leaseMarginSeconds: 2,
+    visibilityTimeoutSeconds: 10,
+    maxReceiveCount: 5,
+    oneTimeJobs: Math.round(1_000 * scale),
+    recurringJobs: Math.round(50 * scale),
+    atMostOnceShare: 0.2,
+    immediateShare: 0.1,
+    dueWithinMs: 25_000,
+    feedMs: 20_000,
+    recurringStartMs: 3_000,
+    recurringSpanMs: 40_000,
+    recurringEverySeconds: [2, 3, 4, 5],
+    timeoutSeconds: 2,
+    retry: { maxAttempts: 3, initialDelaySeconds: 1, maxDelaySeconds: 4, multiplier: 2 },
+    faults: { http500: 0.2, hang: 0.05, reset: 0.05 },
+    hangMs: 4_000,
+    killEveryMs: [3_000, 8_000],
+    killUntilMs: 45_000,
+    scannerKillArmAtMs: 8_000,
+    settleDeadlineMs: 240_000,
+    dispatchSlackMs: 30_000,
+    ...overrides,
+  };
+}

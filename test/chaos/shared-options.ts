@@ -1,0 +1,60 @@
+/**
+ * The startLocalChronos options every process of the chaos run must agree on: each process
+ * provisions the queues again (idempotently, but with its own attributes), and the horizon, shard
+ * count and lease margin are read by whichever process runs the code that needs them.
+ */
+import type { LocalChronosOptions } from '#local/chronos-local';
+import type { LocalEndpoints } from '#local/emulators/local-clients';
+import type { ChaosConfig } from './chaos-config.ts';
+
+export type SharedOptions = Pick<
+  LocalChronosOptions,
+  | 'endpoints'
+  | 'namePrefix'
+  | 'scanHorizonSeconds'
+  | 'leaseMarginSeconds'
+  | 'visibilityTimeoutSeconds'
+  | 'maxReceiveCount'
+  | 'dueShardCount'
+  | 'quotas'
+>;
+
+export function sharedOptions(config: ChaosConfig, endpoints: LocalEndpoints): SharedOptions {
+  return {
+    endpoints,
+    namePrefix: 'chaos-',
+    scanHorizonSeconds: config.scanHorizonSeconds,
+    leaseMarginSeconds: config.leaseMarginSeconds,
+    visibilityTimeoutSeconds: config.visibilityTimeoutSeconds,
+    maxReceiveCount: config.maxReceiveCount,
+    // Fewer than the default 16: each of the three scanners queries every shard twice a scan.
+    dueShardCount: 4,
+    // One tenant owns the whole workload: its quotas must not be what limits the run. The local
+    // in-flight cap (4) would turn 1,000 jobs into a queue of throttled re-sends.
+    quotas: { maxConcurrentRuns: 1_000, createsPerSecond: 1_000, createBurst: 2_000, maxActiveJobs: 10_000 },
+  };
+}
+
+/** What the coordinator tells a worker process (as its one command-line argument, JSON). */
+export interface WorkerSettings {
+  role: 'executor' | 'scanner';
+  shared: SharedOptions;
+  sqsConcurrency: number;
+  scannerIntervalMs: number;
+}
+
+/** Messages a worker sends to the coordinator. */
+export type WorkerMessage =
+  | { type: 'ready' }
+  | { type: 'batch-start'; id: string; runIds: string[] }
+  | { type: 'batch-end'; id: string }
+  | { type: 'scan-start'; scan: number }
+  | { type: 'scan-end'; scan: number }
+  /**
+   * The armed scanner holds a dispatch send of runs it created in this scan, waiting to be
+   * killed: `heldRunIds` are that send's, `createdRunIds` every run the scan has created so far.
+   */
+  | { type: 'holding'; scan: number; heldRunIds: string[]; createdRunIds: string[] };
+
+/** Messages the coordinator sends to a worker. */
+export type CoordinatorMessage = { type: 'arm' };
