@@ -14,7 +14,7 @@ export interface CheckResult {
   failures: string[];
 }
 
-const MAX_EXAMPLES = 8;
+const MAX_EXAMPLES = 12;
 const TERMINAL = new Set(['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED', 'DEAD_LETTERED']);
 /** The target stamps a call when its coordinator handles it, which may be just after the kill was sent. */
 export const KILL_TOLERANCE_MS = 2_000;
@@ -93,6 +93,8 @@ export function checkOccurrencesTerminal(evidence: Evidence, index: Index = inde
   let terminal = 0;
   let jobsFinished = 0;
   let notCreated = 0;
+  let lostToScannerKill = 0;
+  const killedScanCreated = new Set(evidence.scannerHold?.createdRunIds ?? []);
   const jobsById = new Map(evidence.jobs.map((job) => [job.jobId, job]));
   const runsByJob = groupBy(evidence.runs, (run) => run.jobId);
   for (const plan of evidence.plans) {
@@ -105,9 +107,17 @@ export function checkOccurrencesTerminal(evidence: Evidence, index: Index = inde
     const job = jobsById.get(jobId);
     for (const at of plan.occurrences) {
       expected++;
-      const why = unfinished(index.runsByOccurrence.get(`${jobId}:${at}`));
-      if (why) failures.push(`LOST ${plan.name} (${plan.delivery}) occurrence ${iso(at)}: ${why}; ${jobState(job)}`);
-      else terminal++;
+      const runs = index.runsByOccurrence.get(`${jobId}:${at}`);
+      const why = unfinished(runs);
+      if (!why) {
+        terminal++;
+        continue;
+      }
+      const byKilledScan = (runs ?? []).some((run) => killedScanCreated.has(run.runId));
+      if (byKilledScan) lostToScannerKill++;
+      failures.push(
+        `LOST ${plan.name} (${plan.delivery}) occurrence ${iso(at)}: ${why}; ${jobState(job)}${byKilledScan ? '; created by the killed scan' : ''}`,
+      );
     }
     const stray = (runsByJob.get(jobId) ?? []).filter((run) => !wanted.has(run.scheduledFor));
     for (const run of stray) failures.push(`UNPLANNED ${plan.name}: run ${run.runId} for ${iso(run.scheduledFor)}`);
@@ -119,7 +129,7 @@ export function checkOccurrencesTerminal(evidence: Evidence, index: Index = inde
   return {
     name: 'every occurrence terminal (0 lost)',
     ok: failures.length === 0 && expected > 0,
-    numbers: `${terminal}/${expected} occurrences terminal, ${expected - terminal} lost; ${jobsFinished}/${jobs} jobs finished${notCreated ? `; ${notCreated} jobs not created by the API` : ''}`,
+    numbers: `${terminal}/${expected} occurrences terminal, ${expected - terminal} lost (${lostToScannerKill} created by the killed scan); ${jobsFinished}/${jobs} jobs finished${notCreated ? `; ${notCreated} jobs not created by the API` : ''}`,
     failures: failures
       .slice(0, MAX_EXAMPLES)
       .concat(failures.length > MAX_EXAMPLES ? [`... ${failures.length - MAX_EXAMPLES} more`] : []),
@@ -163,6 +173,11 @@ export function analyseDuplicates(evidence: Evidence, index: Index = indexEviden
     }
     const recoveries = run?.recoveries ?? 0;
     if (recoveries < calls.length - 1) problems.push(`${calls.length} calls but recoveries = ${recoveries}`);
+    if (problems.length > 0 && run) {
+      problems.push(
+        `run ${run.status}${run.errorType ? `/${run.errorType}` : ''}, due ${iso(run.scheduledFor)}, last claimed ${iso(run.claimedAt)} with lease to ${iso(run.leaseExpiresAt)}, recoveries ${recoveries}; calls ${calls.map((c) => `${iso(c.at)} (${c.fault}${c.callerHungUp ? ', caller hung up' : ''})`).join(', ')}`,
+      );
+    }
     if (!run) problems.push('no such run in the runs table');
     verdicts.push({ runId, calls, explained: problems.length === 0 ? explained : 0, problems });
   }
@@ -360,7 +375,7 @@ export function checkScannerKill(evidence: Evidence, index: Index = indexEvidenc
     ok: failures.length === 0,
     numbers:
       kill && hold
-        ? `killed at ${iso(kill.at)} in scan ${hold.scan} (in progress: ${kill.scanInProgress}) while sending ${hold.heldRunIds.length} of the ${created.length} runs it had created; ${finished}/${created.length} of their occurrences terminal`
+        ? `killed at ${iso(kill.at)} in scan ${hold.scan} (in progress: ${kill.scanInProgress}), after it had created ${created.length} runs, while sending a batch of ${hold.heldRunIds.length}; ${finished}/${created.length} of their occurrences terminal`
         : 'no scanner kill',
     failures: failures.slice(0, MAX_EXAMPLES),
   };

@@ -27,6 +27,9 @@ export interface StoredRun {
   nextAttemptAt?: number;
   availableAt?: number;
   recoveries?: number;
+  claimedAt?: number;
+  leaseExpiresAt?: number;
+  startedAt?: number;
   errorType?: string;
   retryAfterSeconds?: number;
 }

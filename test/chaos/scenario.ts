@@ -7,7 +7,7 @@
  * (or the deadline passed) the tables and the target's log are checked (checks.ts).
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +34,7 @@ export interface ChaosOutcome {
   /** The printed table. */
   report: string;
   durationMs: number;
-  /** Worker and coordinator logs of this run. */
+  /** Worker and coordinator logs of this run, and evidence.json: everything the checks read. */
   logDir: string;
 }
 
@@ -153,6 +153,7 @@ export async function runChaos(
       kills: [...fleet.kills],
       scannerHold,
     };
+    writeFileSync(join(logDir, 'evidence.json'), JSON.stringify(evidence));
     const results = runChecks(evidence);
     const durationMs = Date.now() - began;
     const report = `${formatChecks(results)}\n\nchaos run: ${(durationMs / 1000).toFixed(0)} s, seed ${config.seed}, ${settled}; logs in ${logDir}`;
@@ -251,7 +252,7 @@ async function feedWorkload(
     try {
       const jobIds = await createJobsDirectly(tenantId, jobs.length, FEED_PARALLELISM, (i) => {
         const job = jobs[i] as CreatedJob;
-        const { body, occurrences } = jobBody(job, config, targetUrl, start, Date.now());
+        const { body, occurrences } = jobBody(job, config, targetUrl, Date.now());
         job.occurrences = occurrences;
         return body;
       });

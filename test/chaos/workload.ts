@@ -59,8 +59,8 @@ export function planWorkload(config: ChaosConfig): JobPlan[] {
   return [...recurring, ...once];
 }
 
-/** The POST /v1/jobs body of a plan, created at `now` by a workload that began at `start`. */
-export function jobBody(plan: JobPlan, config: ChaosConfig, targetUrl: string, start: number, now: number) {
+/** The POST /v1/jobs body of a plan created at `now`, and the occurrences it must produce. */
+export function jobBody(plan: JobPlan, config: ChaosConfig, targetUrl: string, now: number) {
   const common = {
     name: plan.name,
     target: { url: targetUrl, method: 'POST', body: { job: plan.name } },
@@ -72,7 +72,9 @@ export function jobBody(plan: JobPlan, config: ChaosConfig, targetUrl: string, s
     const at = now + plan.dueAfterMs;
     return { body: { ...common, schedule: { type: 'once', at: new Date(at).toISOString() } }, occurrences: [at] };
   }
-  const startAt = start + config.recurringStartMs;
+  // From the creation time, not the workload start: a job created after its startAt would skip
+  // the slots before its creation, and the plan would no longer be the schedule.
+  const startAt = now + config.recurringStartMs;
   const every = (plan.everySeconds ?? 1) * 1000;
   return {
     body: {
