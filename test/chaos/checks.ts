@@ -116,7 +116,7 @@ export function checkOccurrencesTerminal(evidence: Evidence, index: Index = inde
       const byKilledScan = (runs ?? []).some((run) => killedScanCreated.has(run.runId));
       if (byKilledScan) lostToScannerKill++;
       failures.push(
-        `LOST ${plan.name} (${plan.delivery}) occurrence ${iso(at)}: ${why}; ${jobState(job)}${byKilledScan ? '; created by the killed scan' : ''}`,
+        `LOST ${plan.name} (${plan.delivery}) occurrence ${iso(at)}: ${why}; ${jobState(job)}${byKilledScan ? '; put by the killed scan' : ''}`,
       );
     }
     const stray = (runsByJob.get(jobId) ?? []).filter((run) => !wanted.has(run.scheduledFor));
@@ -129,7 +129,7 @@ export function checkOccurrencesTerminal(evidence: Evidence, index: Index = inde
   return {
     name: 'every occurrence terminal (0 lost)',
     ok: failures.length === 0 && expected > 0,
-    numbers: `${terminal}/${expected} occurrences terminal, ${expected - terminal} lost (${lostToScannerKill} created by the killed scan); ${jobsFinished}/${jobs} jobs finished${notCreated ? `; ${notCreated} jobs not created by the API` : ''}`,
+    numbers: `${terminal}/${expected} occurrences terminal, ${expected - terminal} lost (${lostToScannerKill} put by the killed scan); ${jobsFinished}/${jobs} jobs finished${notCreated ? `; ${notCreated} jobs whose creation failed` : ''}`,
     failures: failures
       .slice(0, MAX_EXAMPLES)
       .concat(failures.length > MAX_EXAMPLES ? [`... ${failures.length - MAX_EXAMPLES} more`] : []),
@@ -351,8 +351,8 @@ function spread(values: number[]): string {
 }
 
 /**
- * The scanner was SIGKILLed once mid-scan: after its scan had created runs and while it was
- * sending them, before the jobs were advanced. Every run that scan created must still finish.
+ * The scanner was SIGKILLed once mid-scan: after its scan had put runs and while it was sending
+ * them, before the jobs were advanced. Every run that scan put must still finish.
  */
 export function checkScannerKill(evidence: Evidence, index: Index = indexEvidence(evidence)): CheckResult {
   const kills = evidence.kills.filter((kill) => kill.role === 'scanner');
@@ -361,12 +361,12 @@ export function checkScannerKill(evidence: Evidence, index: Index = indexEvidenc
   if (kills.length !== 1) failures.push(`${kills.length} scanner kills, expected exactly 1`);
   if (kill && !kill.scanInProgress) failures.push('the scanner was not in a scan when it died');
   const created = evidence.scannerHold?.createdRunIds ?? [];
-  if (created.length === 0) failures.push('the killed scan had created no runs');
+  if (created.length === 0) failures.push('the killed scan had put no runs');
   let finished = 0;
   for (const runId of created) {
     const run = index.runsById.get(runId);
     const why = run ? unfinished(index.runsByOccurrence.get(documentedKey(run))) : 'not in the runs table';
-    if (why) failures.push(`LOST ${runId} (created by the killed scan): ${why}`);
+    if (why) failures.push(`LOST ${runId} (put by the killed scan): ${why}`);
     else finished++;
   }
   const hold = evidence.scannerHold;
@@ -375,7 +375,7 @@ export function checkScannerKill(evidence: Evidence, index: Index = indexEvidenc
     ok: failures.length === 0,
     numbers:
       kill && hold
-        ? `killed at ${iso(kill.at)} in scan ${hold.scan} (in progress: ${kill.scanInProgress}), after it had created ${created.length} runs, while sending a batch of ${hold.heldRunIds.length}; ${finished}/${created.length} of their occurrences terminal`
+        ? `killed at ${iso(kill.at)} in scan ${hold.scan} (in progress: ${kill.scanInProgress}), after putting ${created.length} runs, while sending a batch of ${hold.heldRunIds.length}; ${finished}/${created.length} of their occurrences terminal`
         : 'no scanner kill',
     failures: failures.slice(0, MAX_EXAMPLES),
   };

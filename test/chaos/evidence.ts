@@ -48,7 +48,7 @@ export interface Evidence {
   runs: StoredRun[];
   calls: TargetCall[];
   kills: Kill[];
-  /** What the scanner killed mid-scan had done: the runs its scan created, and those of the send it was in. */
+  /** What the scanner killed mid-scan had done: the runs its scan put, and those of the send it was in. */
   scannerHold?: { scan: number; createdRunIds: string[]; heldRunIds: string[] };
   dispatchSlackMs: number;
   visibilityTimeoutMs: number;

@@ -52,7 +52,8 @@ export type WorkerMessage =
   | { type: 'scan-end'; scan: number }
   /**
    * The armed scanner holds a dispatch send of runs it created in this scan, waiting to be
-   * killed: `heldRunIds` are that send's, `createdRunIds` every run the scan has created so far.
+   * killed: `heldRunIds` are that send's, `createdRunIds` every run the scan has put so far
+   * (created, or in flight: the process does nothing more until the SIGKILL).
    */
   | { type: 'holding'; scan: number; heldRunIds: string[]; createdRunIds: string[] };
 

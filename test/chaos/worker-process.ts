@@ -48,16 +48,31 @@ const executor: SqsHandler = async (event, context) => {
 let scan = 0;
 let scanning = false;
 let armed = false;
+let frozen = false;
+/** Runs whose put succeeded in this scan: the send to hold must carry one of them. */
 const createdInScan = new Set<string>();
+/** Runs this scan has asked to put, including puts still in flight: what the kill may leave behind. */
+const putInScan = new Set<string>();
 process.on('message', (message: CoordinatorMessage) => {
   if (message.type === 'arm') armed = true;
 });
 
-/** Watches the scanner's own AWS calls: run puts that succeed, and dispatch sends to hold once armed. */
+const runIdOfItem = (item: Record<string, { S?: string } | string> | undefined) => {
+  const runId = item?.runId;
+  return runId === undefined ? undefined : typeof runId === 'string' ? runId : runId.S;
+};
+
+/**
+ * Watches the scanner's own AWS calls: the run puts of the current scan and, once armed, the
+ * first dispatch send carrying a run this scan created. That send is held, and from then on
+ * every AWS call of this process hangs, so nothing more happens before the SIGKILL and the
+ * reported puts are exactly what the dead scan left behind.
+ */
 function watchScannerCalls(): void {
   registerClientMiddleware((service, stack) => {
     stack.add(
       (next, context) => async (args) => {
+        if (frozen) return new Promise(() => undefined);
         const input = args.input as {
           Item?: Record<string, { S?: string } | string>;
           Entries?: Array<{ MessageBody?: string }>;
@@ -66,15 +81,16 @@ function watchScannerCalls(): void {
           const runIds = (input.Entries ?? []).map((entry) => String(JSON.parse(entry.MessageBody ?? '{}').runId));
           if (runIds.some((runId) => createdInScan.has(runId))) {
             armed = false;
-            report({ type: 'holding', scan, heldRunIds: runIds, createdRunIds: [...createdInScan] });
+            frozen = true;
+            report({ type: 'holding', scan, heldRunIds: runIds, createdRunIds: [...putInScan] });
             return new Promise(() => undefined); // until the SIGKILL
           }
         }
+        const runId =
+          service === 'DynamoDB' && context.commandName === 'PutItemCommand' ? runIdOfItem(input.Item) : undefined;
+        if (runId && scanning) putInScan.add(runId);
         const result = await next(args);
-        const runId = input.Item?.runId;
-        if (service === 'DynamoDB' && context.commandName === 'PutItemCommand' && runId && scanning) {
-          createdInScan.add(typeof runId === 'string' ? runId : String(runId.S));
-        }
+        if (runId && scanning) createdInScan.add(runId);
         return result;
       },
       { step: 'build', name: 'chaosScannerWatch' },
@@ -87,6 +103,7 @@ const scanner: ScannerHandler = async (event, context) => {
   scan++;
   scanning = true;
   createdInScan.clear();
+  putInScan.clear();
   report({ type: 'scan-start', scan });
   try {
     return await handler(event, context);
