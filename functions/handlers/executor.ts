@@ -11,7 +11,7 @@ import { parseDispatchMessage } from './dispatch-message.ts';
 import { logger } from './logger.ts';
 import { addRunMetric, instrumentedWithMetrics, MetricUnit } from './observability.ts';
 import { deliveryTimingOf, RUN_METRICS, recordCallMetrics } from './run-metrics.ts';
-import { runCapOf, sendBackLater } from './tenant-run-cap.ts';
+import { patientRunSlots, runCapOf, sendBackLater } from './tenant-run-cap.ts';
 import {
   httpInvoker,
   jobRepository,
@@ -39,7 +39,7 @@ function recordHandlerFor(owner: string) {
         clock: systemClock,
         random: Math.random,
         config: { leaseMarginMs: leaseMarginMs(), owner },
-        slots: { slots: runSlots(), capOf: runCapOf },
+        slots: { slots: patientRunSlots(runSlots()), capOf: runCapOf },
         secrets: secretCipher(),
       },
       message,

@@ -98,14 +98,16 @@ export interface LocalChronos {
 
 export const DEFAULT_DEV_TOKEN = 'chronos-local-dev-token';
 /**
- * Local quota defaults: roomy, so tests and demos are not throttled, except the in-flight cap,
- * which stays below the executor's 8 pollers so that one tenant's flood leaves the others room.
+ * Local quota defaults: roomy, so the single dev tenant's tests and demos are not throttled. A
+ * deployed stage must keep maxConcurrentRuns below its executor concurrency (lib/config.ts); here
+ * a tenant is capped below the 8 local executor workers with its own quota
+ * (`tenants create <name> --quota maxConcurrentRuns=4`), as the fairness test does.
  */
 export const LOCAL_DEFAULT_QUOTAS: TenantQuotas = {
   ...DEFAULT_QUOTAS,
   createsPerSecond: 200,
   createBurst: 500,
-  maxConcurrentRuns: 4,
+  maxConcurrentRuns: 32,
 };
 /** Seals secret headers locally; one per process, so every local Chronos here can open what another sealed. */
 const LOCAL_SECRETS_KEY = LocalSecretCipher.generateKey();

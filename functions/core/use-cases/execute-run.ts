@@ -51,6 +51,9 @@ export type ExecuteRunResult =
   /** Another executor holds a live lease: the message must come back later. */
   | { kind: 'leased-elsewhere'; leaseExpiresAt?: number };
 
+/** A slot is taken this long before the due time: enough for the claim and the reads that follow it. */
+export const SLOT_LEAD_MS = 200;
+
 /** Thrown so the message returns to the queue instead of being acknowledged. */
 export class RunBusyError extends Error {
   constructor(runId: string) {
@@ -146,6 +149,9 @@ export async function executeRun(
   // The slot expires with the lease: an executor that dies holding it frees it by then.
   const slots = job ? deps.slots : undefined;
   if (slots) {
+    // A message may arrive up to a second early (SQS delays are whole seconds): wait first, so a
+    // slot is held for the call, not for the wait before it.
+    await deps.clock.sleepUntil(message.scheduledFor - SLOT_LEAD_MS);
     const cap = await slots.capOf(message.tenantId);
     if (!(await slots.slots.acquire(message.tenantId, message.runId, cap, lease.expiresAt, now))) {
       return { kind: 'throttled' };

@@ -5,7 +5,7 @@ import type { HttpRequest, HttpResult } from '#core/ports';
 import { sealSecretHeaders } from '#core/secrets/secret-headers';
 import { fixedSigningKeys } from '#core/signing';
 import { completeRun } from '#core/use-cases/complete-run';
-import { executeRun, outcomeOf } from '#core/use-cases/execute-run';
+import { executeRun, outcomeOf, SLOT_LEAD_MS } from '#core/use-cases/execute-run';
 import { newRun } from '#core/use-cases/new-run';
 import { FakeClock, RecordingDispatcher, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
@@ -251,13 +251,15 @@ describe('per-tenant in-flight cap and secret headers', () => {
     expect((await runs.get(message))?.status).toBe('QUEUED');
   });
 
-  it('holds a slot only while it runs, with the lease as its expiry', async () => {
-    const { deps, message } = await setup();
+  it('holds a slot only while it runs, taken just before the due time, with the lease as its expiry', async () => {
+    const { deps, message, clock } = await setup();
     const slots = new InMemoryRunSlots();
     const expiries: number[] = [];
+    const takenAt: number[] = [];
     const observed = {
       acquire: (...args: Parameters<InMemoryRunSlots['acquire']>) => {
         expiries.push(args[3]);
+        takenAt.push(clock.now());
         return slots.acquire(...args);
       },
       release: (tenantId: string, runId: string) => slots.release(tenantId, runId),
@@ -267,6 +269,8 @@ describe('per-tenant in-flight cap and secret headers', () => {
 
     expect(result.kind).toBe('called');
     expect(expiries).toEqual([DUE + 10_000 + 30_000]);
+    // The message came 400 ms early: the slot is taken SLOT_LEAD_MS before the due time, not on arrival.
+    expect(takenAt).toEqual([DUE - SLOT_LEAD_MS]);
     expect(slots.held.get('t')?.size).toBe(0);
     expect(slots.released).toEqual([message.runId]);
   });
