@@ -137,6 +137,10 @@ export async function executeRun(
   message: DispatchMessage,
   delivery?: DeliveryTiming,
 ): Promise<ExecuteRunResult> {
+  // A message may arrive up to a second early (SQS delays are whole seconds). With a per-tenant
+  // cap, wait first, so that a slot is held for the call, not for the wait before it; the job is
+  // read after the wait, so what the claim decides on is as fresh as without a cap.
+  if (deps.slots) await deps.clock.sleepUntil(message.scheduledFor - SLOT_LEAD_MS);
   const job = await deps.jobs.get(message.tenantId, message.jobId);
   const now = deps.clock.now();
   const timeoutMs = (job?.timeoutSeconds ?? 0) * 1000;
@@ -149,9 +153,6 @@ export async function executeRun(
   // The slot expires with the lease: an executor that dies holding it frees it by then.
   const slots = job ? deps.slots : undefined;
   if (slots) {
-    // A message may arrive up to a second early (SQS delays are whole seconds): wait first, so a
-    // slot is held for the call, not for the wait before it.
-    await deps.clock.sleepUntil(message.scheduledFor - SLOT_LEAD_MS);
     const cap = await slots.capOf(message.tenantId);
     if (!(await slots.slots.acquire(message.tenantId, message.runId, cap, lease.expiresAt, now))) {
       return { kind: 'throttled' };
