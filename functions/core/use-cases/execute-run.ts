@@ -169,10 +169,17 @@ async function claimAndCall(
   deps: ExecuteRunDeps,
   message: DispatchMessage,
   job: Job | undefined,
-  lease: { owner: string; expiresAt: number; now: number; takeOverExpired: boolean },
+  pickedUp: { owner: string; expiresAt: number; now: number; takeOverExpired: boolean },
   delivery: DeliveryTiming | undefined,
 ): Promise<ExecuteRunResult> {
-  const now = lease.now;
+  // The lease starts now, not when the message was picked up: a slot wait or a slow read before
+  // the claim must not eat into the time the call is allowed.
+  const now = deps.clock.now();
+  const lease = {
+    ...pickedUp,
+    now,
+    expiresAt: Math.max(now, message.scheduledFor) + (job?.timeoutSeconds ?? 0) * 1000 + deps.config.leaseMarginMs,
+  };
   const claim = await deps.runs.claim(message, lease);
   if (!claim.claimed) {
     if (!claim.run) return { kind: 'missing' };
@@ -229,6 +236,12 @@ async function claimAndCall(
       });
       return { kind: 'skipped', reason: decision.reason };
     }
+  }
+  if (deps.clock.now() + job.timeoutSeconds * 1000 > lease.expiresAt) {
+    // Stalled between claim and call (an overloaded host): the lease could run out mid-call and
+    // another executor take the run over, calling it twice. Not calling keeps the one-call
+    // promise; the run is recovered once this lease expires.
+    return { kind: 'leased-elsewhere', leaseExpiresAt: lease.expiresAt };
   }
   const result = await deps.invoker.invoke(requestOf(job, message, keys, deps.clock.now(), secretHeaders));
   const outcome = withRetryDecision(job, message.attempt, outcomeOf(result, deps.clock.now()), deps.random());

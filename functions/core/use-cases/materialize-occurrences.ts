@@ -6,19 +6,17 @@
  *  2. send the runs this call created to the dispatch queue, with DelaySeconds up to the due time;
  *  3. advance the job past what was materialized, conditioned on its version.
  *
- * A crash between 1 and 3 leaves the job in the due-index, so the next scan finds it again; a run
- * that exists but is older than STALE_RUN_MS and still QUEUED is sent again then, because its
- * creator may have died before sending. A duplicate message is harmless: the executor's claim is
- * conditional, so only one call is made.
+ * A crash between 1 and 3 leaves the job in the due-index, so the next scan finds it again, and
+ * every run it finds already existing and still QUEUED is sent again: a job that is still due
+ * means whoever created the run never finished, and may have died before sending (the chaos test
+ * kills a scanner exactly there). Nothing else would ever look at that run again. A duplicate
+ * message is harmless: the executor's claim is conditional, so only one call is made.
  */
 import { dispatchDelaySeconds } from '../dispatch-delay.ts';
 import { planFiring } from '../fire-plan.ts';
 import type { DispatchMessage, Run } from '../model.ts';
 import type { DueJob, JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
 import { newRun } from './new-run.ts';
-
-/** A run older than this, still QUEUED, whose job was never advanced, may never have been sent. */
-export const STALE_RUN_MS = 30_000;
 
 export interface MaterializeDeps {
   jobs: JobRepository;
@@ -57,7 +55,7 @@ export async function materializeOccurrences(
         if (result.created) {
           runsCreated++;
           toSend.push(run);
-        } else if (result.existing.status === 'QUEUED' && now - result.existing.createdAt > STALE_RUN_MS) {
+        } else if (result.existing.status === 'QUEUED') {
           toSend.push(result.existing);
         }
       }),

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseCreateJob } from '#core/job-input';
 import { createJob as createJobUseCase } from '#core/use-cases/create-job';
-import { materializeOccurrences, STALE_RUN_MS } from '#core/use-cases/materialize-occurrences';
+import { materializeOccurrences } from '#core/use-cases/materialize-occurrences';
+import { newRun } from '#core/use-cases/new-run';
 import { scanDueJobs } from '#core/use-cases/scan-due-jobs';
 import { RecordingDispatcher, sequentialIds } from '../../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
@@ -100,30 +101,33 @@ describe('scanning', () => {
     expect([...jobs.items.values()].every((j) => j.nextFireAt === undefined)).toBe(true);
   });
 
-  it('re-sends a run whose creator died before advancing the job, once the run is stale', async () => {
+  it('sends again a queued run whose creator died before sending it, however young the run is', async () => {
     const { deps, runs, dispatcher, jobs } = setup();
     const job = await createJob(deps, 'tenant-a', once(NOW + 3_600_000), NOW);
     const due = { ...(await jobs.get('tenant-a', job.jobId)), nextFireAt: NOW + 3_600_000 } as never;
-    // The crashed materializer got as far as the conditional put.
+    // The crashed materializer got as far as the conditional put, a second ago, and never sent it.
     const crashedAt = NOW + 3_600_000 - 60_000;
-    await runs.createIfAbsent({
-      ...runs.all()[0],
-      tenantId: 'tenant-a',
-      jobId: job.jobId,
-      scheduledFor: NOW + 3_600_000,
-      attempt: 1,
-      runId: 'r',
-      status: 'QUEUED',
-      createdAt: crashedAt,
-    });
+    const orphan = newRun({ tenantId: 'tenant-a', jobId: job.jobId }, NOW + 3_600_000, 1, crashedAt, 7);
+    await runs.createIfAbsent(orphan);
 
-    const fresh = await materializeOccurrences(deps, [due], crashedAt + 1_000);
-    expect(fresh.messagesSent).toBe(0);
-    expect(fresh.jobsAdvanced).toBe(1);
-    expect(dispatcher.sent).toHaveLength(0);
+    const result = await materializeOccurrences(deps, [due], crashedAt + 1_000);
 
-    // Same situation, seen after the staleness window: the run is sent again.
-    const again = await materializeOccurrences(deps, [due], crashedAt + STALE_RUN_MS + 1);
-    expect(again.messagesSent).toBe(1);
+    expect(result).toMatchObject({ runsCreated: 0, messagesSent: 1, jobsAdvanced: 1 });
+    expect(dispatcher.sent.map((s) => s.message.runId)).toEqual([orphan.runId]);
+    expect((await jobs.get('tenant-a', job.jobId))?.nextFireAt).toBeUndefined();
+  });
+
+  it('does not send again a run that an executor has already claimed', async () => {
+    const { deps, runs, dispatcher, jobs } = setup();
+    const job = await createJob(deps, 'tenant-a', once(NOW + 3_600_000), NOW);
+    const due = { ...(await jobs.get('tenant-a', job.jobId)), nextFireAt: NOW + 3_600_000 } as never;
+    const claimed = newRun({ tenantId: 'tenant-a', jobId: job.jobId }, NOW + 3_600_000, 1, NOW, 7);
+    await runs.createIfAbsent(claimed);
+    await runs.claim(claimed, { owner: 'e', expiresAt: NOW + 3_700_000, now: NOW + 3_600_000, takeOverExpired: true });
+
+    const result = await materializeOccurrences(deps, [due], NOW + 3_600_000 - 30_000);
+
+    expect(result.messagesSent).toBe(0);
+    expect(dispatcher.sent).toEqual([]);
   });
 });

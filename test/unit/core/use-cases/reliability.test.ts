@@ -254,3 +254,28 @@ describe('paused jobs', () => {
     expect(invoker.requests).toHaveLength(1);
   });
 });
+
+describe('lease safety', () => {
+  it('does not start a call the remaining lease cannot cover, and leaves the run to be recovered', async () => {
+    const { executor, message, runs, invoker, clock } = await world({}, () => ({
+      kind: 'response',
+      status: 200,
+      bodyExcerpt: '',
+      durationMs: 1,
+    }));
+    // A host so stalled that the wait for the due time overshoots the lease margin.
+    const stalled = {
+      now: () => clock.now(),
+      sleepUntil: async (at: number) => {
+        clock.current = Math.max(clock.current, at) + 40_000;
+      },
+    };
+    const deps = { ...executor('e'), clock: stalled };
+
+    const result = await executeRun(deps, message(1));
+
+    expect(result.kind).toBe('leased-elsewhere');
+    expect(invoker.requests).toHaveLength(0);
+    expect(await runs.get(message(1))).toMatchObject({ status: 'RUNNING', leaseOwner: 'e' });
+  });
+});
