@@ -4,13 +4,13 @@
  * success for the rare valid request) — never a 5xx — and nothing may be written for a rejected
  * request: the jobs table grows by exactly the jobs answered 201, and every run belongs to one.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '#handlers/api/routes';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { type HttpTarget, startHttpTarget } from '../support/http-target.ts';
+import { localDocuments } from '../support/local-documents.ts';
 
 const RUNS = 1_500;
 
@@ -21,13 +21,7 @@ let documents: DynamoDBDocument;
 beforeAll(async () => {
   target = await startHttpTarget();
   chronos = await startLocalChronos({ port: 0, scannerIntervalMs: 0, scanHorizonSeconds: 10, log: () => undefined });
-  documents = DynamoDBDocument.from(
-    new DynamoDBClient({
-      endpoint: chronos.endpoints.dynamodb,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-  );
+  documents = localDocuments(chronos.endpoints.dynamodb);
 }, 60_000);
 afterAll(async () => {
   documents?.destroy();

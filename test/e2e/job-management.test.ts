@@ -2,11 +2,11 @@
  * Job management end to end, through the local runtime: listing, upcoming occurrences, PATCH with
  * If-Match, pause/resume, cancel, trigger, and tenant isolation of every endpoint.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { eventually, type HttpTarget, type RecordedCall, startHttpTarget } from '../support/http-target.ts';
+import { localDocuments } from '../support/local-documents.ts';
 
 let chronos: LocalChronos;
 let target: HttpTarget;
@@ -20,13 +20,7 @@ beforeAll(async () => {
     scanHorizonSeconds: 10,
     log: () => undefined,
   });
-  documents = DynamoDBDocument.from(
-    new DynamoDBClient({
-      endpoint: chronos.endpoints.dynamodb,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-  );
+  documents = localDocuments(chronos.endpoints.dynamodb);
 });
 afterAll(async () => {
   documents?.destroy();

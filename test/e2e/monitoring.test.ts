@@ -7,14 +7,14 @@
  * the exact nearest-rank percentile of the runs' start lags lies in that same bucket, i.e.
  * upperBoundOf(bucketOf(exact)) equals the reported value. Counts must match exactly.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketOf, exactPercentile, upperBoundOf } from '#core/metrics/lag-histogram';
 import type { Run } from '#core/model';
 import { dueAtOf } from '#core/run-timing';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { eventually, type HttpTarget, startHttpTarget } from '../support/http-target.ts';
+import { localDocuments } from '../support/local-documents.ts';
 
 const ADMIN_TOKEN = 'chronos-e2e-operator-token';
 let chronos: LocalChronos;
@@ -38,13 +38,7 @@ beforeAll(async () => {
     adminToken: ADMIN_TOKEN,
     log: () => undefined,
   });
-  documents = DynamoDBDocument.from(
-    new DynamoDBClient({
-      endpoint: chronos.endpoints.dynamodb,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-  );
+  documents = localDocuments(chronos.endpoints.dynamodb);
 });
 afterAll(async () => {
   documents?.destroy();

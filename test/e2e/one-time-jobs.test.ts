@@ -2,11 +2,12 @@
  * The whole flow on the emulators, through the local runtime that drives the same handler modules
  * CDK deploys: API → DynamoDB → (scanner) → SQS delay → executor → HTTP target → stream → completion.
  */
-import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { eventually, type HttpTarget, startHttpTarget } from '../support/http-target.ts';
+import { localDocuments } from '../support/local-documents.ts';
 
 const HORIZON_S = 10;
 let chronos: LocalChronos;
@@ -27,13 +28,7 @@ beforeAll(async () => {
     quotas: { maxConcurrentRuns: 80 },
     log: () => undefined,
   });
-  documents = DynamoDBDocument.from(
-    new DynamoDBClient({
-      endpoint: chronos.endpoints.dynamodb,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-  );
+  documents = localDocuments(chronos.endpoints.dynamodb);
 });
 afterAll(async () => {
   documents?.destroy();

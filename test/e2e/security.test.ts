@@ -2,13 +2,13 @@
  * Tenants and security end to end, through the local runtime: tokens (401 with no hint),
  * isolation of every route in ROUTES between tenants, quotas, and secret headers.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeToken } from '#core/tenants/manage-tenants';
 import { ROUTES } from '#handlers/api/routes';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { type HttpTarget, startHttpTarget } from '../support/http-target.ts';
+import { localDocuments } from '../support/local-documents.ts';
 import { type Api, apiAs } from './support/tenant-api.ts';
 
 let chronos: LocalChronos;
@@ -23,13 +23,7 @@ beforeAll(async () => {
     scanHorizonSeconds: 10,
     log: () => undefined,
   });
-  documents = DynamoDBDocument.from(
-    new DynamoDBClient({
-      endpoint: chronos.endpoints.dynamodb,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-  );
+  documents = localDocuments(chronos.endpoints.dynamodb);
 });
 afterAll(async () => {
   documents?.destroy();
