@@ -137,15 +137,24 @@ function collectHeaders(rawHeaders: readonly string[]): Multi {
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i] as string;
     const existing = Object.keys(headers).find((key) => key.toLowerCase() === name.toLowerCase()) ?? name;
-    headers[existing] = [...(headers[existing] ?? []), rawHeaders[i + 1] as string];
+    headers[existing] = [...valuesOf(headers, existing), rawHeaders[i + 1] as string];
   }
   return headers;
 }
 
 function collectQuery(rawQuery: string): Multi {
   const query: Multi = {};
-  for (const [name, value] of new URLSearchParams(rawQuery)) query[name] = [...(query[name] ?? []), value];
+  for (const [name, value] of new URLSearchParams(rawQuery)) query[name] = [...valuesOf(query, name), value];
   return query;
+}
+
+/**
+ * The values collected so far under `name`. Own properties only: a client may send a parameter or
+ * header named `valueOf` or `constructor`, which a plain lookup would find on Object.prototype
+ * (the fuzz test found exactly that).
+ */
+function valuesOf(multi: Multi, name: string): string[] {
+  return Object.hasOwn(multi, name) ? (multi[name] as string[]) : [];
 }
 
 /** API Gateway's single-value maps keep the last value of a repeated name. */

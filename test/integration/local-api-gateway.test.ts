@@ -129,6 +129,17 @@ describe('startApiGateway', () => {
     expect(Math.abs(event.requestContext.requestTimeEpoch - Date.now())).toBeLessThan(60_000);
   });
 
+  it('takes query parameters and headers named like Object.prototype members as plain values', async () => {
+    const response = await fetch(`${gateway.url}/v1/jobs/job-7/runs?valueOf=&constructor=x&constructor=y`, {
+      headers: { Authorization: 'Bearer good', toString: 'z' },
+    });
+    expect(response.status).toBe(201);
+    const event = seen.events.at(-1) as APIGatewayProxyEvent;
+    expect(event.queryStringParameters).toEqual({ valueOf: '', constructor: 'y' });
+    expect(event.multiValueQueryStringParameters).toEqual({ valueOf: [''], constructor: ['x', 'y'] });
+    expect(event.multiValueHeaders.tostring ?? event.multiValueHeaders.toString).toEqual(['z']);
+  });
+
   it('passes the body as a string', async () => {
     const body = JSON.stringify({ target: { url: 'http://example.test' } });
     await fetch(`${gateway.url}/v1/jobs`, {
