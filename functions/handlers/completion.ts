@@ -27,6 +27,8 @@ import {
 export { terminalTransitionOf } from './stream-aggregates.ts';
 
 const processor = new BatchProcessor(EventType.DynamoDBStreams);
+/** Time the aggregates transaction may take, its conflict retries and backoff included. */
+const AGGREGATES_TIME_RESERVE_MS = 5_000;
 
 async function recordHandler(record: DynamoDBRecord): Promise<void> {
   // Only terminal transitions change a job; the queue records only feed the aggregates.
@@ -60,12 +62,21 @@ export async function complete(event: DynamoDBStreamEvent, context: Context): Pr
   const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
   const counted = recordsBeforeFirstFailure(event.Records, failed);
   if (counted.length === 0) return response;
+  const redeliverAll = {
+    batchItemFailures: [{ itemIdentifier: sequenceNumberOf(event.Records[0] as DynamoDBRecord) }],
+  };
+  // A transaction that commits as the invocation times out would be a function error, and the
+  // bisected redelivery would count the second half again: start it only with time to finish.
+  if (context.getRemainingTimeInMillis() < AGGREGATES_TIME_RESERVE_MS) {
+    logger.warn('no time left to write the monitoring aggregates; the batch will be redelivered');
+    return redeliverAll;
+  }
   try {
     await runAggregates().add(aggregateBatchOf(event.Records, counted, Date.now()));
     return response;
   } catch (error) {
     logger.error('monitoring aggregates not written; the batch will be redelivered', { error: error as Error });
-    return { batchItemFailures: [{ itemIdentifier: sequenceNumberOf(event.Records[0] as DynamoDBRecord) }] };
+    return redeliverAll;
   }
 }
 
