@@ -4,7 +4,7 @@
  */
 import type { RetryPolicy } from './retry-policy.ts';
 import type { RunStatus } from './run-state.ts';
-import type { MisfirePolicy, OverlapPolicy, ScheduleSpec } from './schedule/index.ts';
+import type { MisfirePolicy, OverlapPolicy, ScheduleSpec, ScheduleType } from './schedule/index.ts';
 import type { SealedHeaders } from './secrets/secret-headers.ts';
 
 export const JOB_STATUSES = ['ACTIVE', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
@@ -112,6 +112,11 @@ export interface Run extends RunKey {
   slaSeconds?: number;
   /** Made by `POST /v1/jobs/{id}/trigger`, outside the schedule: it runs even while the job is paused. */
   triggered?: boolean;
+  /**
+   * The job's schedule type when the run was made, so completion knows a one-time job without
+   * reading it. Absent on runs made before it was recorded.
+   */
+  scheduleType?: ScheduleType;
 }
 
 export type ErrorType =

@@ -1,17 +1,19 @@
 /**
- * The completion handler: the runs table's stream, filtered to transitions into a terminal state
- * (see completion-filter.ts), drives what happens to the job next.
+ * The completion handler, on the runs table's stream (filter: completion-filter.ts). A run that
+ * has just reached a terminal state drives what happens to its job next; every delivered record
+ * (terminal transitions, and runs entering or leaving QUEUED) feeds the monitoring aggregates.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { sampleOf } from '#core/metrics/run-sample';
-import type { Run } from '#core/model';
-import { isTerminal } from '#core/run-state';
-import { type CompletedRun, completeRun } from '#core/use-cases/complete-run';
+import { completeRun } from '#core/use-cases/complete-run';
 import { logger } from './logger.ts';
 import { instrumented } from './observability.ts';
+import {
+  aggregateBatchOf,
+  recordsBeforeFirstFailure,
+  sequenceNumberOf,
+  terminalTransitionOf,
+} from './stream-aggregates.ts';
 import {
   httpInvoker,
   jobCountsUpdater,
@@ -22,22 +24,14 @@ import {
   schedulingConfig,
 } from './wiring.ts';
 
+export { terminalTransitionOf } from './stream-aggregates.ts';
+
 const processor = new BatchProcessor(EventType.DynamoDBStreams);
-
-function imageOf(record: DynamoDBRecord, which: 'NewImage' | 'OldImage'): Run | undefined {
-  const image = record.dynamodb?.[which];
-  return image ? (unmarshall(image as Record<string, AttributeValue>) as Run) : undefined;
-}
-
-/** The run that just became terminal, or undefined for any other change (the filter's backstop). */
-export function terminalTransitionOf(record: DynamoDBRecord): CompletedRun | undefined {
-  const after = imageOf(record, 'NewImage');
-  const before = imageOf(record, 'OldImage');
-  if (!after || !isTerminal(after.status) || (before && isTerminal(before.status))) return undefined;
-  return { ...after, status: after.status };
-}
+/** Time the aggregates transaction may take, its conflict retries and backoff included. */
+const AGGREGATES_TIME_RESERVE_MS = 5_000;
 
 async function recordHandler(record: DynamoDBRecord): Promise<void> {
+  // Only terminal transitions change a job; the queue records only feed the aggregates.
   const run = terminalTransitionOf(record);
   if (!run) return;
   const change = await completeRun(
@@ -57,25 +51,33 @@ async function recordHandler(record: DynamoDBRecord): Promise<void> {
 }
 
 /**
- * Adds the batch's finished runs to the monitoring aggregates, after their completion was applied.
- * Records that failed are left out (they come back and are counted then); a failure here fails
- * the batch, which is safe to replay: completion and counting are both idempotent.
+ * Completes the batch's runs, then adds the records before the first failure to the aggregates
+ * (stream-aggregates.ts says why exactly those). When the aggregates cannot be written, the whole
+ * batch is reported failed from its first record instead of failing the invocation: Lambda then
+ * redelivers it from that same first record, which the count-once marker recognizes, where a
+ * function error would bisect it into halves the marker could not.
  */
-async function aggregate(records: DynamoDBRecord[], failed: Set<string>): Promise<void> {
-  const now = Date.now();
-  const samples = records
-    .filter((record) => !failed.has(record.dynamodb?.SequenceNumber ?? ''))
-    .flatMap((record) => {
-      const run = terminalTransitionOf(record);
-      return run ? [sampleOf(run, now)] : [];
-    });
-  if (samples.length > 0) await runAggregates().add(samples);
-}
-
 export async function complete(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {
   const response = await processPartialResponse(event, recordHandler, processor, { context });
-  await aggregate(event.Records, new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier)));
-  return response;
+  const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+  const counted = recordsBeforeFirstFailure(event.Records, failed);
+  if (counted.length === 0) return response;
+  const redeliverAll = {
+    batchItemFailures: [{ itemIdentifier: sequenceNumberOf(event.Records[0] as DynamoDBRecord) }],
+  };
+  // A transaction that commits as the invocation times out would be a function error, and the
+  // bisected redelivery would count the second half again: start it only with time to finish.
+  if (context.getRemainingTimeInMillis() < AGGREGATES_TIME_RESERVE_MS) {
+    logger.warn('no time left to write the monitoring aggregates; the batch will be redelivered');
+    return redeliverAll;
+  }
+  try {
+    await runAggregates().add(aggregateBatchOf(event.Records, counted, Date.now()));
+    return response;
+  } catch (error) {
+    logger.error('monitoring aggregates not written; the batch will be redelivered', { error: error as Error });
+    return redeliverAll;
+  }
 }
 
 export const handler = instrumented(complete);

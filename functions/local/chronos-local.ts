@@ -244,7 +244,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           pollIntervalMs: options.streamPollIntervalMs ?? 150,
           // As the deployed mapping (lib/constructs/completion-handler.ts), minus its 1 s batching window:
           // locally latency matters more than invocation count.
-          batchSize: 25,
+          batchSize: 100,
           maxRetries: 5,
           bisectBatchOnError: true,
           onFailure: (failure) =>

@@ -3,7 +3,9 @@
  * after their parent is drained, so per-item order holds), a short poll interval for low latency,
  * the mapping's filter patterns applied before invoking, and Lambda's partial-batch rules: retry
  * from the first reported failure, a bounded number of times, then hand the rest to `onFailure`
- * (Lambda's on-failure destination) and move on.
+ * (Lambda's on-failure destination) and move on. As on AWS, a batch holds records of one shard in
+ * stream order, and a retry starts with the first failed record: the completion handler's
+ * count-once aggregates rely on both (functions/handlers/stream-aggregates.ts).
  */
 import {
   type _Record,

@@ -27,8 +27,10 @@ export interface CompletionHandlerProps {
 
 /**
  * The completion handler: reacts to runs entering a terminal state (stream filter): creates and
- * sends the next attempt of a failed run, and updates its job. A poison record is isolated by bisecting, retried a bounded number of times, and
- * then its stream coordinates go to a failure queue so the shard keeps moving.
+ * sends the next attempt of a failed run, and updates its job; and keeps the monitoring
+ * aggregates, from those records and from runs entering and leaving QUEUED. A poison record is
+ * isolated by bisecting, retried a bounded number of times, and then its stream coordinates go to
+ * a failure queue so the shard keeps moving.
  */
 export class CompletionHandler extends Construct {
   public readonly function: ChronosFunction;
@@ -52,7 +54,9 @@ export class CompletionHandler extends Construct {
       .bindTable({ table: props.metricsTable, access: 'readWrite', envName: OBSERVABILITY_ENV.metricsTable });
     this.eventSource = new DynamoEventSource(props.runsTable, {
       startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-      batchSize: 25,
+      // Three records per run reach the handler (created, claimed, finished): large batches keep
+      // invocations, and the count-once transactions of the aggregates (one per batch), few.
+      batchSize: 100,
       maxBatchingWindow: Duration.seconds(1),
       reportBatchItemFailures: true,
       bisectBatchOnError: true,

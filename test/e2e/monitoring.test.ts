@@ -1,6 +1,7 @@
 /**
  * Monitoring end to end through the local runtime: per-run timings on the run history, stats that
- * match the runs table, the system view of the dispatch queue, and the deep health check.
+ * match the runs table (finished runs, and runs due but not started), the system view of the
+ * dispatch queue, and the deep health check.
  *
  * Percentile tolerance: the stats keep latencies as histogram counts (fixed bucket bounds), so a
  * percentile is reported as the upper bound of the bucket it falls in. "Matches the runs" means:
@@ -15,8 +16,10 @@ import { dueAtOf } from '#core/run-timing';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { eventually, type HttpTarget, startHttpTarget } from '../support/http-target.ts';
 import { localDocuments } from '../support/local-documents.ts';
+import { apiAs } from './support/tenant-api.ts';
 
 const ADMIN_TOKEN = 'chronos-e2e-operator-token';
+const HOLD_MS = 10_000;
 let chronos: LocalChronos;
 let target: HttpTarget;
 let documents: DynamoDBDocument;
@@ -29,6 +32,8 @@ beforeAll(async () => {
     if (path.startsWith('/fail')) return { status: 500 };
     if (path.startsWith('/flaky')) return n === 1 ? { status: 503 } : { status: 200 };
     if (path.startsWith('/slow')) return { status: 200, delayMs: 300 };
+    // The first call holds its tenant's only slot for a while; the runs after it wait, queued.
+    if (path.startsWith('/hold')) return n === 1 ? { status: 200, delayMs: HOLD_MS } : { status: 200 };
     return { status: 200 };
   });
   chronos = await startLocalChronos({
@@ -62,9 +67,9 @@ async function createJob(body: Record<string, unknown>): Promise<string> {
   return job.jobId;
 }
 
-async function allRuns(): Promise<Run[]> {
+async function allRuns(tenantId = chronos.tenantId): Promise<Run[]> {
   const { Items = [] } = await documents.scan({ TableName: chronos.tables.runs });
-  return (Items as Run[]).filter((r) => r.tenantId === chronos.tenantId && r.runId !== undefined);
+  return (Items as Run[]).filter((r) => r.tenantId === tenantId && r.runId !== undefined);
 }
 
 const jobIds: string[] = [];
@@ -125,6 +130,8 @@ describe('stats after a mix of succeeding, failing and retried jobs', () => {
     expect(runs).toHaveLength(8);
     expect(Object.fromEntries(Object.entries(stats.runs.byStatus).filter(([, n]) => n !== 0))).toEqual(expected);
     expect(stats.runs.retried).toBe(runs.filter((r) => r.nextAttemptAt !== undefined).length);
+    expect(stats.runs.dueNotStarted).toBe(runs.filter((r) => r.status === 'QUEUED').length);
+    expect(stats.runs.dueNotStarted).toBe(0);
     expect(stats.runs.successRate).toBe(Math.round(((expected.SUCCEEDED ?? 0) / runs.length) * 10_000) / 10_000);
 
     const lags = runs.filter((r) => r.startedAt !== undefined).map((r) => (r.startedAt as number) - dueAtOf(r));
@@ -160,6 +167,8 @@ describe('stats after a mix of succeeding, failing and retried jobs', () => {
 
     expect(all.body.scope).toBe('*');
     expect(all.body.runs.byStatus).toEqual(mine.body.runs.byStatus);
+    // Summed over the tenants' own counters (only the dev tenant has jobs so far).
+    expect(all.body.jobs.byStatus).toEqual(mine.body.jobs.byStatus);
     expect((await api('GET', '/v1/monitoring/stats?window=5m&tenantId=x')).status).toBe(400);
     expect((await api('GET', '/v1/monitoring/stats?window=2d')).status).toBe(400);
     expect((await api('GET', '/v1/monitoring/system')).status).toBe(403);
@@ -200,4 +209,47 @@ describe('system view and health', () => {
     expect(Date.parse(body.scanner.lastRunAt)).not.toBeNaN();
     expect(typeof body.executor.inFlight).toBe('number');
   });
+});
+
+describe('runs due but not started', () => {
+  it("counts a tenant's queued due runs exactly while its only slot is taken, and none once they ran", async () => {
+    const { tenant, token } = await chronos.tenants.create('queued', { maxConcurrentRuns: 1 });
+    const apiQ = apiAs(chronos.apiUrl, token.token);
+    const stats = async (as = apiQ, query = '') =>
+      (await as('GET', `/v1/monitoring/stats?window=5m${query}`)).body.runs.dueNotStarted as number;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const created = await apiQ('POST', '/v1/jobs', {
+        target: { url: target.url('/hold') },
+        schedule: { type: 'once' },
+        timeoutSeconds: 30,
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      ids.push(created.body.jobId);
+    }
+    // One run holds the slot (its call takes HOLD_MS); the other two are due and wait, QUEUED.
+    await target.waitForCalls('/hold', 1, 10_000);
+
+    expect(await eventually(stats, (n) => n === 2, 5_000)).toBe(2);
+    const queued = (await allRuns(tenant.tenantId)).filter((r) => r.status === 'QUEUED');
+    expect(queued).toHaveLength(2);
+    const asAdmin = apiAs(chronos.apiUrl, ADMIN_TOKEN);
+    expect(await stats(asAdmin, `&tenantId=${tenant.tenantId}`)).toBe(2);
+
+    await eventually(
+      async () => Promise.all(ids.map(async (id) => (await apiQ('GET', `/v1/jobs/${id}`)).body.status)),
+      (statuses) => statuses.every((s) => s === 'COMPLETED'),
+      45_000,
+    );
+    expect(await eventually(stats, (n) => n === 0, 5_000)).toBe(0);
+    expect((await allRuns(tenant.tenantId)).map((r) => r.status)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
+    // Every tenant's runs have run by now (the delayed burst above included): none due for all tenants either.
+    expect(
+      await eventually(
+        () => stats(asAdmin),
+        (n) => n === 0,
+        20_000,
+      ),
+    ).toBe(0);
+  }, 90_000);
 });

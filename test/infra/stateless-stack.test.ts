@@ -274,11 +274,16 @@ describe('executor', () => {
 });
 
 describe('completion handler', () => {
-  it('reads the runs stream from the start, filtered to terminal transitions, with bounded retries', () => {
+  it('reads the runs stream from the start, filtered to terminal and queue transitions, with bounded retries', () => {
     const { completion } = chronos.stateless;
+    // Lambda's default quota of filters per event source mapping.
+    expect(COMPLETION_FILTER_PATTERNS.length).toBeLessThanOrEqual(5);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::ImportValue': Match.stringLikeRegexp(runsStream.source) },
       StartingPosition: 'TRIM_HORIZON',
+      // Three records per run: large batches, each counted in one aggregates transaction.
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 1,
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: 5,
       FunctionResponseTypes: ['ReportBatchItemFailures'],

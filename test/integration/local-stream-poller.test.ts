@@ -1,4 +1,4 @@
-import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
@@ -111,7 +111,7 @@ describe('startStreamPoller', () => {
     expect([...sequence].sort((x, y) => (x < y ? -1 : 1))).toEqual(sequence);
   });
 
-  it('passes only transitions into a terminal state through the completion filter', async () => {
+  it('passes terminal transitions and moves into and out of QUEUED through the completion filter', async () => {
     const { table, streamArn } = await newRunsTable();
     const delivered: DynamoDBRecord[][] = [];
     poller = startStreamPoller({
@@ -123,20 +123,34 @@ describe('startStreamPoller', () => {
     });
     await putRun(table, 'a', 'QUEUED');
     await setStatus(table, 'a', 'RUNNING');
+    await setStatus(table, 'a', 'RUNNING', 'heartbeat');
     await setStatus(table, 'a', 'FAILED');
     await setStatus(table, 'a', 'FAILED', 'rewritten');
     await putRun(table, 'b', 'QUEUED');
     await setStatus(table, 'b', 'CANCELLED');
-    await putRun(table, 'marker', 'QUEUED');
-    await setStatus(table, 'marker', 'RUNNING');
+    await putRun(table, 'c', 'QUEUED');
+    await setStatus(table, 'c', 'QUEUED', 'still queued');
+    await clients.dynamodb.send(new DeleteItemCommand({ TableName: table, Key: { pk: { S: 't#j' }, sk: { S: 'c' } } }));
+    await putRun(table, 'd', 'RUNNING');
+    await setStatus(table, 'd', 'QUEUED');
+    await putRun(table, 'e', 'RUNNING');
+    await clients.dynamodb.send(new DeleteItemCommand({ TableName: table, Key: { pk: { S: 't#j' }, sk: { S: 'e' } } }));
+    await putRun(table, 'marker', 'RUNNING');
     await setStatus(table, 'marker', 'SUCCEEDED');
 
     await expect
       .poll(() => delivered.flat().some((r) => r.dynamodb?.Keys?.sk?.S === 'marker'), { timeout: 5000 })
       .toBe(true);
     expect(delivered.flat().map(describeRecord)).toEqual([
+      'INSERT a ->QUEUED',
+      'MODIFY a QUEUED>RUNNING',
       'MODIFY a RUNNING>FAILED',
+      'INSERT b ->QUEUED',
       'MODIFY b QUEUED>CANCELLED',
+      'INSERT c ->QUEUED',
+      'MODIFY c QUEUED>QUEUED',
+      'REMOVE c QUEUED>undefined',
+      'MODIFY d RUNNING>QUEUED',
       'MODIFY marker RUNNING>SUCCEEDED',
     ]);
   });

@@ -1,10 +1,12 @@
 /** The metrics table adapters against DynamoDB Local: count-once aggregates, job counters, heartbeats. */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoJobStatusCounts } from '#adapters/dynamodb/job-status-counts';
+import { batchMarkerKey, jobCountsKey } from '#adapters/dynamodb/metrics-keys';
 import { DynamoRunAggregates } from '#adapters/dynamodb/run-aggregates';
 import { DynamoScannerHeartbeats } from '#adapters/dynamodb/scanner-heartbeats';
 import { bucketOf } from '#core/metrics/lag-histogram';
-import { ALL_TENANTS } from '#core/metrics/ports';
+import { type AggregateBatch, type AggregateEntry, ALL_TENANTS } from '#core/metrics/ports';
 import { minuteOf, type RunSample } from '#core/metrics/run-sample';
 import { type EmulatedAws, startEmulatedAws } from '../support/emulated-aws.ts';
 
@@ -19,14 +21,14 @@ beforeAll(async () => {
   aws = await startEmulatedAws();
   const table = aws.resources.tables.metrics;
   aggregates = new DynamoRunAggregates(aws.documents, table);
-  jobCounts = new DynamoJobStatusCounts(aws.documents, table);
+  // The tenant list the all-tenants read sums over (the tenants table, in the handlers' wiring).
+  jobCounts = new DynamoJobStatusCounts(aws.documents, table, async () => ['jt', 'other', 'nobody']);
   heartbeats = new DynamoScannerHeartbeats(aws.documents, table);
 });
 afterAll(() => aws?.stop());
 
-const sample = (tenantId: string, runId: string, over: Partial<RunSample> = {}): RunSample => ({
+const sample = (tenantId: string, over: Partial<RunSample> = {}): RunSample => ({
   tenantId,
-  runId,
   status: 'SUCCEEDED',
   minute: MINUTE,
   retried: false,
@@ -35,45 +37,122 @@ const sample = (tenantId: string, runId: string, over: Partial<RunSample> = {}):
   durationBucket: bucketOf(300),
   ...over,
 });
+const finished = (position: string | number, tenantId: string, over: Partial<RunSample> = {}): AggregateEntry => ({
+  position: String(position),
+  finished: sample(tenantId, over),
+  queue: [],
+});
+const queued = (position: string | number, tenantId: string, direction: 'in' | 'out', minute = MINUTE) => ({
+  position: String(position),
+  queue: [{ tenantId, minute, direction }],
+});
+let batches = 0;
+const batchId = () => `batch-${++batches}-${Date.now()}`;
 
 describe('run aggregates', () => {
-  it('counts every run once however often it is added, per tenant and for all tenants', async () => {
-    const batch = [
-      sample('t1', 'r1'),
-      sample('t1', 'r2', { status: 'FAILED', retried: true, startLagBucket: bucketOf(7_000) }),
-      sample('t2', 'r3', { minute: MINUTE + 60_000, slaMissed: true }),
+  it('counts a batch once per tenant and for all tenants, however often it is delivered', async () => {
+    const id = batchId();
+    const entries = [
+      finished(101, 't1'),
+      finished(102, 't1', { status: 'FAILED', retried: true, startLagBucket: bucketOf(7_000) }),
+      finished(103, 't2', { minute: MINUTE + 60_000, slaMissed: true }),
     ];
 
-    expect(await aggregates.add(batch)).toBe(3);
-    // A redelivered stream batch, partly overlapping with new runs.
-    expect(await aggregates.add([...batch, sample('t1', 'r4', { status: 'DEAD_LETTERED' })])).toBe(1);
-    expect(await aggregates.add(batch)).toBe(0);
+    expect(await aggregates.add({ id, entries })).toBe(3);
+    expect(await aggregates.add({ id, entries })).toBe(0);
 
     const t1 = await aggregates.read('t1', MINUTE, MINUTE + 60_000);
     expect(t1).toHaveLength(1);
-    expect(t1[0]?.counts).toMatchObject({ SUCCEEDED: 1, FAILED: 1, DEAD_LETTERED: 1 });
+    expect(t1[0]?.counts).toMatchObject({ SUCCEEDED: 1, FAILED: 1 });
     expect(t1[0]?.retried).toBe(1);
-    expect(t1[0]?.startLag[bucketOf(20)]).toBe(2);
+    expect(t1[0]?.startLag[bucketOf(20)]).toBe(1);
     expect(t1[0]?.startLag[bucketOf(7_000)]).toBe(1);
     const all = await aggregates.read(ALL_TENANTS, MINUTE, MINUTE + 60_000);
-    expect(all.map((b) => [b.minute, b.counts.SUCCEEDED, b.slaMissed])).toEqual([
-      [MINUTE, 1, 0],
-      [MINUTE + 60_000, 1, 1],
+    expect(all.map((b) => [b.minute, b.counts.SUCCEEDED, b.counts.FAILED, b.slaMissed])).toEqual([
+      [MINUTE, 1, 1, 0],
+      [MINUTE + 60_000, 1, 0, 1],
     ]);
+  });
+
+  it('keeps one marker per batch, holding the position of the last record counted', async () => {
+    const id = batchId();
+    await aggregates.add({ id, entries: [finished(5, 'tm'), queued(8, 'tm', 'in')] });
+    const { Item } = await aws.documents.send(
+      new GetCommand({ TableName: aws.resources.tables.metrics, Key: batchMarkerKey(id) }),
+    );
+    expect(Item).toMatchObject({ lastCounted: '8' });
+    expect(Item?.expiresAt).toBeGreaterThan(Date.now() / 1000);
+  });
+
+  it('counts, on a redelivery of the same batch, only the records after the last one counted', async () => {
+    const id = batchId();
+    // The first delivery counted up to 9 (a later record failed); the redelivery brings more.
+    expect(await aggregates.add({ id, entries: [finished(8, 'r1'), finished(9, 'r1')] })).toBe(2);
+    // Positions compare as numbers: "10" is after "9" although it sorts before it as text.
+    const redelivered = [finished(8, 'r1'), finished(9, 'r1'), finished(10, 'r1'), finished(11, 'r1')];
+    expect(await aggregates.add({ id, entries: redelivered })).toBe(2);
+    expect(await aggregates.add({ id, entries: redelivered })).toBe(0);
+
+    const [bucket] = await aggregates.read('r1', MINUTE, MINUTE);
+    expect(bucket?.counts.SUCCEEDED).toBe(4);
+  });
+
+  it('counts the records from a partial failure on in their own batch, named after the failed record', async () => {
+    // Delivery 1: records 20..23, 22 failed: only 20 and 21 are counted under its name.
+    const first = [finished(20, 'p1'), finished(21, 'p1'), finished(22, 'p1'), finished(23, 'p1')];
+    expect(await aggregates.add({ id: batchId(), entries: first.slice(0, 2) })).toBe(2);
+    // Lambda goes on from 22: a batch of its own, then delivered twice.
+    const retry = { id: batchId(), entries: first.slice(2) };
+    expect(await aggregates.add(retry)).toBe(2);
+    expect(await aggregates.add(retry)).toBe(0);
+
+    const [bucket] = await aggregates.read('p1', MINUTE, MINUTE);
+    expect(bucket?.counts.SUCCEEDED).toBe(4);
+  });
+
+  it('keeps the queued counters: in by due minute, out of that same minute', async () => {
+    const later = MINUTE + 120_000;
+    await aggregates.add({
+      id: batchId(),
+      entries: [queued(1, 'q1', 'in'), queued(2, 'q1', 'in'), queued(3, 'q1', 'in', later), queued(4, 'q1', 'out')],
+    });
+    const buckets = await aggregates.read('q1', MINUTE, later);
+    expect(buckets.map((b) => [b.minute, b.queuedIn, b.queuedOut])).toEqual([
+      [MINUTE, 2, 1],
+      [later, 1, 0],
+    ]);
+    const [all] = await aggregates.read(ALL_TENANTS, MINUTE, MINUTE);
+    expect(all?.queuedIn).toBeGreaterThanOrEqual(2);
+  });
+
+  it('splits a batch whose buckets exceed one transaction, and still counts it once', async () => {
+    // 60 records due in 60 different minutes: 120 buckets (tenant and all tenants), over the 99 a
+    // transaction holds next to the marker.
+    const entries = Array.from({ length: 60 }, (_, i) => queued(1_000 + i, 'big', 'in', MINUTE + i * 60_000));
+    const id = batchId();
+    expect(await aggregates.add({ id, entries })).toBe(60);
+    expect(await aggregates.add({ id, entries })).toBe(0);
+
+    const buckets = await aggregates.read('big', MINUTE, MINUTE + 59 * 60_000);
+    expect(buckets).toHaveLength(60);
+    expect(buckets.every((b) => b.queuedIn === 1)).toBe(true);
   });
 
   it('reads only the minutes asked for', async () => {
-    await aggregates.add([sample('t3', 'r10', { minute: MINUTE - 120_000 }), sample('t3', 'r11')]);
+    await aggregates.add({
+      id: batchId(),
+      entries: [finished(1, 't3', { minute: MINUTE - 120_000 }), finished(2, 't3')],
+    });
     expect((await aggregates.read('t3', MINUTE - 60_000, MINUTE)).map((b) => b.minute)).toEqual([MINUTE]);
   });
 
-  it('counts each run once when concurrent batches race on the same bucket', async () => {
-    const runs = Array.from({ length: 40 }, (_, i) => sample('t4', `race-${i}`));
-    const added = await Promise.all([
-      aggregates.add(runs.slice(0, 25)),
-      aggregates.add(runs.slice(15, 40)),
-      aggregates.add(runs.slice(5, 30)),
-    ]);
+  it('counts exactly when concurrent batches race on the same bucket, and a batch racing with itself once', async () => {
+    const batch = (n: number) => ({
+      id: batchId(),
+      entries: Array.from({ length: 10 }, (_, i) => finished(n * 100 + i, 't4')),
+    });
+    const racing = [batch(1), batch(2), batch(3), batch(4)];
+    const added = await Promise.all([...racing, racing[0] as AggregateBatch].map((b) => aggregates.add(b)));
     expect(added.reduce((a, b) => a + b, 0)).toBe(40);
     const [bucket] = await aggregates.read('t4', MINUTE, MINUTE);
     expect(bucket?.counts.SUCCEEDED).toBe(40);
@@ -81,7 +160,7 @@ describe('run aggregates', () => {
 });
 
 describe('job-status counters', () => {
-  it('moves a job between statuses for its tenant and for all tenants', async () => {
+  it("moves a job between statuses in its tenant's counters, and sums the tenants for all of them", async () => {
     await jobCounts.shift('jt', undefined, 'ACTIVE');
     await jobCounts.shift('jt', undefined, 'ACTIVE');
     await jobCounts.shift('jt', 'ACTIVE', 'PAUSED');
@@ -89,8 +168,20 @@ describe('job-status counters', () => {
     await jobCounts.shift('other', undefined, 'ACTIVE');
 
     expect(await jobCounts.read('jt')).toEqual({ ACTIVE: 1, PAUSED: 0, COMPLETED: 0, FAILED: 0, CANCELLED: 1 });
-    expect((await jobCounts.read(ALL_TENANTS)).ACTIVE).toBe(2);
+    expect(await jobCounts.read(ALL_TENANTS)).toEqual({ ACTIVE: 2, PAUSED: 0, COMPLETED: 0, FAILED: 0, CANCELLED: 1 });
     expect((await jobCounts.read('nobody')).ACTIVE).toBe(0);
+    // One write per status change: no all-tenants item.
+    const { Item } = await aws.documents.send(
+      new GetCommand({ TableName: aws.resources.tables.metrics, Key: jobCountsKey(ALL_TENANTS) }),
+    );
+    expect(Item).toBeUndefined();
+  });
+
+  it('sums more tenants than one BatchGetItem holds', async () => {
+    const many = Array.from({ length: 130 }, (_, i) => `many-${i}`);
+    for (const tenant of many) await jobCounts.shift(tenant, undefined, 'COMPLETED');
+    const counts = new DynamoJobStatusCounts(aws.documents, aws.resources.tables.metrics, async () => many);
+    expect((await counts.read(ALL_TENANTS)).COMPLETED).toBe(130);
   });
 });
 

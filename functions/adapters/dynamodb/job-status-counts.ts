@@ -1,19 +1,32 @@
 /**
- * Jobs by status without reading the jobs: one counter item per tenant and one for all tenants,
- * moved with atomic ADDs where a job's status changes (create, pause, resume, cancel, finish).
- * Each move follows a conditional write that succeeds once, so a retried request or a redelivered
- * stream record does not move the counters again; a process that dies between the status write
- * and the ADD leaves them one off, which is why the stats show them as counters, not as a census.
+ * Jobs by status without reading the jobs: one counter item per tenant, moved with atomic ADDs
+ * where a job's status changes (create, pause, resume, cancel, finish). Each move follows a
+ * conditional write that succeeds once, so a retried request or a redelivered stream record does
+ * not move the counters again; a process that dies between the status write and the ADD leaves
+ * them one off, which is why the stats show them as counters, not as a census.
+ *
+ * No all-tenants item: it doubled the write of every status change for a view only the operator
+ * asks for. The all-tenants read sums the tenants' items instead, from the tenant list (a Scan of
+ * the small tenants table, cheaper than finding the counters among the metrics table's buckets)
+ * and one BatchGetItem per 100 tenants: paid per admin request, which is rare.
  */
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ALL_TENANTS, type JobStatusCounts } from '#core/metrics/ports';
 import { JOB_STATUSES, type JobStatus } from '#core/model';
 import { jobCountsKey } from './metrics-keys.ts';
+
+/** BatchGetItem's limit of keys per request. */
+const KEYS_PER_BATCH_GET = 100;
+const UNPROCESSED_RETRIES = 5;
+
+type Counts = Record<JobStatus, number>;
 
 export class DynamoJobStatusCounts implements JobStatusCounts {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** Every tenant's id, for the all-tenants read. */
+    private readonly tenantIds: () => Promise<string[]> = async () => [],
   ) {}
 
   async shift(tenantId: string, from: JobStatus | undefined, to: JobStatus): Promise<void> {
@@ -26,27 +39,56 @@ export class DynamoJobStatusCounts implements JobStatusCounts {
       values[':down'] = -1;
       expression += ', #from :down';
     }
-    await Promise.all(
-      [tenantId, ALL_TENANTS].map((scope) =>
-        this.client.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: jobCountsKey(scope),
-            UpdateExpression: expression,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          }),
-        ),
-      ),
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: jobCountsKey(tenantId),
+        UpdateExpression: expression,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
     );
   }
 
   async read(scope: string): Promise<Partial<Record<JobStatus, number>>> {
+    if (scope === ALL_TENANTS) return this.readAllTenants();
     const { Item = {} } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: jobCountsKey(scope) }),
     );
-    return Object.fromEntries(
-      JOB_STATUSES.map((status) => [status, typeof Item[status] === 'number' ? Item[status] : 0]),
-    );
+    return countsOf(Item);
   }
+
+  private async readAllTenants(): Promise<Counts> {
+    const total = countsOf({});
+    const ids = [...new Set(await this.tenantIds())];
+    for (let i = 0; i < ids.length; i += KEYS_PER_BATCH_GET) {
+      for (const item of await this.batchGet(ids.slice(i, i + KEYS_PER_BATCH_GET))) {
+        const counts = countsOf(item);
+        for (const status of JOB_STATUSES) total[status] += counts[status];
+      }
+    }
+    return total;
+  }
+
+  /** The counter items of these tenants (missing ones: none yet), unprocessed keys asked again. */
+  private async batchGet(tenantIds: string[]): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let keys: Record<string, unknown>[] = tenantIds.map(jobCountsKey);
+    for (let attempt = 0; keys.length > 0; attempt++) {
+      if (attempt > UNPROCESSED_RETRIES) throw new Error(`job counters: ${keys.length} keys left unprocessed`);
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+      const { Responses, UnprocessedKeys } = await this.client.send(
+        new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys } } }),
+      );
+      items.push(...(Responses?.[this.tableName] ?? []));
+      keys = (UnprocessedKeys?.[this.tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+    }
+    return items;
+  }
+}
+
+function countsOf(item: Record<string, unknown>): Counts {
+  return Object.fromEntries(
+    JOB_STATUSES.map((status) => [status, typeof item[status] === 'number' ? item[status] : 0]),
+  ) as Counts;
 }

@@ -6,10 +6,17 @@ export function bucketKey(scope: string, minute: number): { pk: string; sk: stri
   return { pk: `runs#${scope}`, sk: String(minute).padStart(13, '0') };
 }
 
-/** The marker that says a run was counted: one small item per run id, so partitions spread. */
-export function countedKey(runId: string): { pk: string; sk: string } {
-  return { pk: `counted#${runId}`, sk: 'run' };
+/**
+ * The marker of one stream delivery that was counted, keyed by its first record (the batch id):
+ * one small item per batch, holding the position of the last record counted. Keys spread over
+ * partitions as the record ids do.
+ */
+export function batchMarkerKey(batchId: string): { pk: string; sk: string } {
+  return { pk: `batch#${batchId}`, sk: 'counted' };
 }
+
+/** The marker's attribute: the stream position of the last record counted. */
+export const MARKER_LAST_COUNTED = 'lastCounted';
 
 /** A scope's job-status counters: one item, one number attribute per status. */
 export function jobCountsKey(scope: string): { pk: string; sk: string } {
@@ -18,17 +25,23 @@ export function jobCountsKey(scope: string): { pk: string; sk: string } {
 
 export const HEARTBEAT_PK = 'heartbeat#scanner';
 
-/** Attribute names inside a bucket item: counts by status, retried, SLA misses, histogram cells. */
+/** Attribute names inside a bucket item: counts by status, retried, SLA misses, histogram cells, queued in/out. */
 export const BUCKET_ATTRIBUTES = {
   status: (status: string) => `c_${status}`,
   retried: 'retried',
   slaMissed: 'slaMissed',
+  queuedIn: 'queuedIn',
+  queuedOut: 'queuedOut',
   startLag: (i: number) => `l${i}`,
   duration: (i: number) => `d${i}`,
 };
 
 export const HISTOGRAM_CELLS = Array.from({ length: LAG_BUCKET_COUNT }, (_, i) => i);
 
-/** Buckets live past the longest window (24 h); markers past the longest stream retry (24 h retention). */
+/**
+ * Buckets live past the longest window (24 h) after their minute (a due minute can be days ahead,
+ * a parked retry's: its bucket lives 3 days past that); markers past the longest stream retry
+ * (24 h retention).
+ */
 export const BUCKET_TTL_SECONDS = 3 * 24 * 3600;
 export const MARKER_TTL_SECONDS = 2 * 24 * 3600;

@@ -1,4 +1,7 @@
-/** A tenant's (or all tenants') counters for one minute, as the stats endpoint reads them back. */
+/**
+ * A tenant's (or all tenants') counters for one minute, as the stats endpoint reads them back: runs
+ * that finished in it, and runs due in it that entered and left QUEUED.
+ */
 import type { TerminalRunStatus } from '../run-state.ts';
 import type { Histogram } from './lag-histogram.ts';
 
@@ -9,4 +12,7 @@ export interface MinuteBucket {
   slaMissed: number;
   startLag: Histogram;
   duration: Histogram;
+  /** Runs due in this minute that entered QUEUED, and that left it (queue-shift.ts). */
+  queuedIn: number;
+  queuedOut: number;
 }

@@ -1,7 +1,7 @@
 /**
  * GET /v1/monitoring/stats: a window of minute buckets merged into counts, rates and latency
- * percentiles. Two reads whatever the traffic: the window's buckets (one Query) and the job
- * counters (one GetItem).
+ * percentiles, and the runs due but not yet started. Two reads whatever the traffic: the window's
+ * buckets (one Query) and the job counters.
  */
 import type { JobStatus } from '../model.ts';
 import { TERMINAL_RUN_STATUSES, type TerminalRunStatus } from '../run-state.ts';
@@ -42,6 +42,11 @@ export interface MonitoringStats {
     successRate: number | null;
     errorRate: number | null;
     deadLetters: number;
+    /**
+     * Runs still QUEUED that are due by the end of the current minute (and not before the window):
+     * the queued counters of the window's buckets, `in − out`. Minute-granular.
+     */
+    dueNotStarted: number;
   };
   startLagMs: LatencySummary;
   durationMs: LatencySummary;
@@ -81,10 +86,13 @@ export function statsOf(
   const byStatus = Object.fromEntries(TERMINAL_RUN_STATUSES.map((s) => [s, 0])) as Record<TerminalRunStatus, number>;
   let retried = 0;
   let slaMissed = 0;
+  let dueNotStarted = 0;
   for (const bucket of buckets) {
     for (const status of TERMINAL_RUN_STATUSES) byStatus[status] += bucket.counts[status] ?? 0;
     retried += bucket.retried;
     slaMissed += bucket.slaMissed;
+    // Buckets after the window's last minute hold runs not due yet; the read never returns them.
+    if (bucket.minute <= range.toMinute) dueNotStarted += bucket.queuedIn - bucket.queuedOut;
   }
   const outcomes = OUTCOMES.reduce((sum, s) => sum + byStatus[s], 0);
   const errors = ERRORS.reduce((sum, s) => sum + byStatus[s], 0);
@@ -102,6 +110,7 @@ export function statsOf(
       successRate: ratio(byStatus.SUCCEEDED, outcomes),
       errorRate: ratio(errors, outcomes),
       deadLetters: byStatus.DEAD_LETTERED,
+      dueNotStarted,
     },
     startLagMs: summarize(mergeHistograms(buckets.map((b) => b.startLag))),
     durationMs: summarize(mergeHistograms(buckets.map((b) => b.duration))),

@@ -4,17 +4,39 @@
  */
 import type { JobStatus } from '../model.ts';
 import type { MinuteBucket } from './minute-bucket.ts';
+import type { QueueShift } from './queue-shift.ts';
 import type { RunSample } from './run-sample.ts';
 
 /** The scope that aggregates every tenant (the admin view). */
 export const ALL_TENANTS = '*';
 
+/** What one stream record adds to the aggregates. */
+export interface AggregateEntry {
+  /** The record's position in its stream shard (a decimal sequence number): replays are told apart by it. */
+  position: string;
+  /** The run that finished with this change, if it did. */
+  finished?: RunSample;
+  /** The run's moves into and out of QUEUED. */
+  queue: QueueShift[];
+}
+
+/**
+ * The records of one delivery from a stream shard, in stream order, that the aggregates should
+ * count: `id` names the delivery by its first record, so a redelivery of it (same first record)
+ * finds what was already counted.
+ */
+export interface AggregateBatch {
+  id: string;
+  entries: AggregateEntry[];
+}
+
 export interface RunAggregates {
   /**
-   * Adds each sample to its tenant's and to the all-tenants minute bucket, exactly once per run id
-   * however often it is given (stream records can be delivered twice). Returns how many were new.
+   * Adds each entry to its tenant's and to the all-tenants minute buckets, exactly once however
+   * often the batch is given: a batch with the same id counts only the entries positioned after
+   * the last one it counted before. Returns how many entries were new.
    */
-  add(samples: RunSample[]): Promise<number>;
+  add(batch: AggregateBatch): Promise<number>;
   /** The buckets of `scope` (a tenant id or ALL_TENANTS) from `fromMinute` to `toMinute`, inclusive. */
   read(scope: string, fromMinute: number, toMinute: number): Promise<MinuteBucket[]>;
 }
@@ -22,7 +44,7 @@ export interface RunAggregates {
 export interface JobStatusCounts {
   /** Moves one job of the tenant from `from` (undefined: a new job) to `to`. */
   shift(tenantId: string, from: JobStatus | undefined, to: JobStatus): Promise<void>;
-  /** Jobs by status of `scope` (a tenant id or ALL_TENANTS). */
+  /** Jobs by status of `scope` (a tenant id, or ALL_TENANTS: the sum over every tenant). */
   read(scope: string): Promise<Partial<Record<JobStatus, number>>>;
 }
 

@@ -11,8 +11,6 @@ export const MINUTE_MS = 60_000;
 
 export interface RunSample {
   tenantId: string;
-  /** Counting is idempotent by run id: a stream record delivered twice counts once. */
-  runId: string;
   status: TerminalRunStatus;
   /** Start of the minute the run finished in (epoch ms). */
   minute: number;
@@ -31,13 +29,12 @@ export function minuteOf(ms: number): number {
 
 /** The sample of a run that has just reached a terminal state at `now` (its completedAt when known). */
 export function sampleOf(
-  run: TimedRun & Pick<Run, 'tenantId' | 'runId' | 'completedAt' | 'nextAttemptAt'> & { status: TerminalRunStatus },
+  run: TimedRun & Pick<Run, 'tenantId' | 'completedAt' | 'nextAttemptAt'> & { status: TerminalRunStatus },
   now: number,
 ): RunSample {
   const timing = runTiming(run);
   return {
     tenantId: run.tenantId,
-    runId: run.runId,
     status: run.status,
     minute: minuteOf(run.completedAt ?? now),
     retried: run.nextAttemptAt !== undefined,

@@ -39,6 +39,7 @@ export type CompletedRun = Pick<
   | 'error'
   | 'errorType'
   | 'completedAt'
+  | 'scheduleType'
 > & { status: TerminalRunStatus };
 
 export type CompletionChange = 'retry-scheduled' | 'job-completed' | 'job-failed' | 'occurrence-failed' | 'unchanged';
@@ -97,8 +98,9 @@ export async function completeRun(deps: CompleteRunDeps, run: CompletedRun, now:
     const job = await deps.jobs.get(run.tenantId, run.jobId);
     if (job?.onFailureUrl) await notifyFailure(deps, job.onFailureUrl, run);
   }
-  // A recurring job ends when its schedule is exhausted, whatever its last run did.
-  if (await deps.jobs.completeExhausted(run.tenantId, run.jobId, now)) {
+  // A recurring job ends when its schedule is exhausted, whatever its last run did. Never a
+  // one-time job: for its runs the conditional write would only fail, and still be paid for.
+  if (run.scheduleType !== 'once' && (await deps.jobs.completeExhausted(run.tenantId, run.jobId, now))) {
     await deps.jobCounts?.shift(run.tenantId, 'ACTIVE', 'COMPLETED');
     return 'job-completed';
   }

@@ -3,15 +3,25 @@ import { runIdOf } from '../run-id.ts';
 
 const DAY_MS = 86_400_000;
 
-/** A fresh QUEUED attempt of one occurrence, expiring (TTL) `retentionDays` after its due time. */
+/** What a run is made from: its job, or an earlier attempt of the same occurrence (retries). */
+export type RunSource = Pick<Job, 'tenantId' | 'jobId'> & {
+  schedule?: Pick<Job['schedule'], 'type'>;
+  scheduleType?: Run['scheduleType'];
+};
+
+/**
+ * A fresh QUEUED attempt of one occurrence, expiring (TTL) `retentionDays` after its due time. It
+ * carries the schedule type of its job (or of the attempt before it), when known.
+ */
 export function newRun(
-  job: Pick<Job, 'tenantId' | 'jobId'>,
+  job: RunSource,
   scheduledFor: number,
   attempt: number,
   now: number,
   retentionDays: number,
 ): Run & { expiresAt: number } {
   const key = { tenantId: job.tenantId, jobId: job.jobId, scheduledFor, attempt };
+  const scheduleType = job.schedule?.type ?? job.scheduleType;
   return {
     ...key,
     runId: runIdOf(key),
@@ -19,5 +29,6 @@ export function newRun(
     createdAt: now,
     enqueuedAt: now,
     expiresAt: Math.ceil((Math.max(now, scheduledFor) + retentionDays * DAY_MS) / 1000),
+    ...(scheduleType ? { scheduleType } : {}),
   };
 }

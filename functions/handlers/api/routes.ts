@@ -129,7 +129,8 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/monitoring/stats',
     handler: 'monitoring-stats',
     authorized: true,
-    access: { metrics: 'read' },
+    // The tenants table lists the tenants whose job counters the admin view sums.
+    access: { metrics: 'read', tenants: 'read' },
   },
   {
     method: 'GET',

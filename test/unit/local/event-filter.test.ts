@@ -16,15 +16,27 @@ describe('matchesAnyPattern with the completion filter', () => {
     expect(matchesAnyPattern(modify('QUEUED', 'DEAD_LETTERED'), COMPLETION_FILTER_PATTERNS)).toBe(true);
   });
 
-  it('drops a change between two non-terminal states', () => {
-    expect(matchesAnyPattern(modify('QUEUED', 'RUNNING'), COMPLETION_FILTER_PATTERNS)).toBe(false);
+  it('passes a run leaving QUEUED, whatever for, and a run put back into it', () => {
+    expect(matchesAnyPattern(modify('QUEUED', 'RUNNING'), COMPLETION_FILTER_PATTERNS)).toBe(true);
+    expect(matchesAnyPattern(modify('RUNNING', 'QUEUED'), COMPLETION_FILTER_PATTERNS)).toBe(true);
+    const removed = { eventName: 'REMOVE', dynamodb: { OldImage: { status: { S: 'QUEUED' } } } };
+    expect(matchesAnyPattern(removed, COMPLETION_FILTER_PATTERNS)).toBe(true);
+  });
+
+  it('passes a run created QUEUED', () => {
+    const insert = { eventName: 'INSERT', dynamodb: { NewImage: { status: { S: 'QUEUED' } } } };
+    expect(matchesAnyPattern(insert, COMPLETION_FILTER_PATTERNS)).toBe(true);
+  });
+
+  it('drops a change of a running run that stays running (lease renewal, takeover)', () => {
+    expect(matchesAnyPattern(modify('RUNNING', 'RUNNING'), COMPLETION_FILTER_PATTERNS)).toBe(false);
   });
 
   it('drops a rewrite of an already terminal run', () => {
     expect(matchesAnyPattern(modify('SUCCEEDED', 'SUCCEEDED'), COMPLETION_FILTER_PATTERNS)).toBe(false);
   });
 
-  it('drops inserts and removes even with a terminal image', () => {
+  it('drops inserts and removes of runs that are not queued', () => {
     const insert = { eventName: 'INSERT', dynamodb: { NewImage: { status: { S: 'FAILED' } } } };
     expect(matchesAnyPattern(insert, COMPLETION_FILTER_PATTERNS)).toBe(false);
     expect(matchesAnyPattern({ ...modify('RUNNING', 'FAILED'), eventName: 'REMOVE' }, COMPLETION_FILTER_PATTERNS)).toBe(

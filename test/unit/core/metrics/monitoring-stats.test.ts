@@ -9,7 +9,7 @@ const NOW = Date.UTC(2026, 5, 1, 12, 30, 42);
 function bucket(minute: number, counts: MinuteBucket['counts'], lags: number[] = []): MinuteBucket {
   const startLag = emptyHistogram();
   for (const lag of lags) startLag[bucketOf(lag)] = (startLag[bucketOf(lag)] ?? 0) + 1;
-  return { minute, counts, retried: 0, slaMissed: 0, startLag, duration: emptyHistogram() };
+  return { minute, counts, retried: 0, slaMissed: 0, startLag, duration: emptyHistogram(), queuedIn: 0, queuedOut: 0 };
 }
 
 describe('monitoring stats', () => {
@@ -40,9 +40,29 @@ describe('monitoring stats', () => {
     expect(stats.jobs.byStatus).toEqual({ ACTIVE: 4, FAILED: 1 });
   });
 
+  it('counts runs due but not started as the queued in − out of the buckets up to the current minute', () => {
+    const range = windowMinutes('5m', NOW);
+    const queued = (minute: number, queuedIn: number, queuedOut: number) => ({
+      ...bucket(minute, {}),
+      queuedIn,
+      queuedOut,
+    });
+    const stats = statsOf(
+      't',
+      '5m',
+      range,
+      [queued(range.fromMinute, 3, 3), queued(range.toMinute - 60_000, 4, 1), queued(range.toMinute, 2, 0)],
+      {},
+    );
+    expect(stats.runs.dueNotStarted).toBe(5);
+    // A bucket after the window (runs not due yet) never counts, should a read return it.
+    const withFuture = statsOf('t', '5m', range, [queued(range.toMinute + 60_000, 7, 0)], {});
+    expect(withFuture.runs.dueNotStarted).toBe(0);
+  });
+
   it('reports no rates or percentiles for an empty window', () => {
     const stats = statsOf('t', '5m', windowMinutes('5m', NOW), [], {});
-    expect(stats.runs).toMatchObject({ total: 0, successRate: null, errorRate: null });
+    expect(stats.runs).toMatchObject({ total: 0, successRate: null, errorRate: null, dueNotStarted: 0 });
     expect(stats.durationMs).toMatchObject({ count: 0, p50: null });
   });
 
@@ -50,7 +70,6 @@ describe('monitoring stats', () => {
     const sample = sampleOf(
       {
         tenantId: 't',
-        runId: 'r',
         status: 'FAILED',
         scheduledFor: NOW - 10_000,
         startedAt: NOW - 9_000,
@@ -63,7 +82,6 @@ describe('monitoring stats', () => {
     );
     expect(sample).toEqual({
       tenantId: 't',
-      runId: 'r',
       status: 'FAILED',
       minute: minuteOf(NOW),
       retried: true,

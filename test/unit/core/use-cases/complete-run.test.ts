@@ -1,0 +1,99 @@
+/** Completion of one-time jobs without the write that can only fail: the run carries its schedule type. */
+import { describe, expect, it, vi } from 'vitest';
+import type { Job } from '#core/model';
+import { type CompletedRun, completeRun } from '#core/use-cases/complete-run';
+import { newRun } from '#core/use-cases/new-run';
+import { FakeClock, RecordingDispatcher, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
+import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
+import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
+
+const DUE = Date.parse('2026-06-01T12:00:00Z');
+
+const oneTime: Job = {
+  tenantId: 't',
+  jobId: 'J1',
+  target: { url: 'https://example.com/hook', method: 'POST', headers: {} },
+  schedule: { type: 'once', at: DUE },
+  policies: { misfire: 'fire_once', overlap: 'allow' },
+  retry: { maxAttempts: 3, initialDelaySeconds: 1, maxDelaySeconds: 300, multiplier: 2 },
+  delivery: 'at-least-once',
+  timeoutSeconds: 10,
+  status: 'ACTIVE',
+  version: 1,
+  createdAt: DUE - 60_000,
+  updatedAt: DUE - 60_000,
+  occurrenceCount: 1,
+};
+
+async function setup(job: Job = oneTime) {
+  const jobs = new InMemoryJobRepository();
+  await jobs.create(job);
+  const runs = new InMemoryRunRepository();
+  const exhausted = vi.spyOn(jobs, 'completeExhausted');
+  const clock = new FakeClock(DUE);
+  const deps = {
+    jobs,
+    runs,
+    dispatcher: new RecordingDispatcher(),
+    invoker: new ScriptedInvoker(clock, () => ({ kind: 'response', status: 200, bodyExcerpt: '', durationMs: 1 })),
+    config: { retentionDays: 7 },
+  };
+  return { jobs, runs, exhausted, deps };
+}
+
+const finished = (job: Job, over: Partial<CompletedRun> = {}): CompletedRun => ({
+  ...newRun(job, DUE, 1, DUE - 60_000, 7),
+  status: 'SUCCEEDED',
+  completedAt: DUE + 10,
+  ...over,
+});
+
+describe('the schedule type on a run', () => {
+  it("is the job's, and a retry keeps it", async () => {
+    const { runs, deps } = await setup();
+    expect(newRun(oneTime, DUE, 1, DUE, 7).scheduleType).toBe('once');
+    const recurring = { ...oneTime, schedule: { type: 'interval' as const, everySeconds: 5, startAt: DUE } };
+    expect(newRun(recurring, DUE, 1, DUE, 7).scheduleType).toBe('interval');
+
+    await completeRun(deps, finished(oneTime, { status: 'FAILED', nextAttemptAt: DUE + 1_000 }), DUE);
+    expect((await runs.get({ tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 2 }))?.scheduleType).toBe('once');
+  });
+});
+
+describe('completing a one-time job', () => {
+  it('finishes it without trying to complete an exhausted recurring schedule', async () => {
+    const { jobs, exhausted, deps } = await setup();
+
+    expect(await completeRun(deps, finished(oneTime), DUE + 20)).toBe('job-completed');
+    expect(exhausted).not.toHaveBeenCalled();
+    expect((await jobs.get('t', 'J1'))?.status).toBe('COMPLETED');
+  });
+
+  it('fails it on a failed run, and a skipped run changes nothing, still without that write', async () => {
+    const { jobs, exhausted, deps } = await setup();
+    expect(await completeRun(deps, finished(oneTime, { status: 'SKIPPED' }), DUE + 20)).toBe('unchanged');
+    expect(await completeRun(deps, finished(oneTime, { status: 'FAILED' }), DUE + 20)).toBe('job-failed');
+    expect(exhausted).not.toHaveBeenCalled();
+    expect((await jobs.get('t', 'J1'))?.status).toBe('FAILED');
+  });
+
+  it('still works for a run made before runs carried their schedule type', async () => {
+    const { jobs, exhausted, deps } = await setup();
+    const { scheduleType: _, ...old } = finished(oneTime);
+
+    expect(await completeRun(deps, old, DUE + 20)).toBe('job-completed');
+    expect(exhausted).toHaveBeenCalledOnce();
+    expect((await jobs.get('t', 'J1'))?.status).toBe('COMPLETED');
+  });
+});
+
+describe('completing a recurring job', () => {
+  it('completes it once its schedule is exhausted', async () => {
+    const recurring: Job = { ...oneTime, schedule: { type: 'interval', everySeconds: 5, startAt: DUE, maxRuns: 1 } };
+    const { jobs, exhausted, deps } = await setup(recurring);
+
+    expect(await completeRun(deps, finished(recurring), DUE + 20)).toBe('job-completed');
+    expect(exhausted).toHaveBeenCalledOnce();
+    expect((await jobs.get('t', 'J1'))?.status).toBe('COMPLETED');
+  });
+});
