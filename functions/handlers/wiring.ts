@@ -13,6 +13,8 @@ import { DynamoRunAggregates } from '#adapters/dynamodb/run-aggregates';
 import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
 import { DynamoRunSlots } from '#adapters/dynamodb/run-slots';
 import { DynamoScannerHeartbeats } from '#adapters/dynamodb/scanner-heartbeats';
+import { JOBS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { probeTable } from '#adapters/dynamodb/table-probe';
 import { DynamoTenantRepository } from '#adapters/dynamodb/tenant-repository';
 import { ENV, intEnv, requiredEnv } from '#adapters/environment';
 import { FetchHttpInvoker } from '#adapters/http/invoker';
@@ -99,6 +101,16 @@ export const monitoredQueueStats = once(() => ({
   dispatch: () => queueStats(sqsClient(), requiredEnv(OBSERVABILITY_ENV.monitoredDispatchQueueUrl)),
   deadLetter: () => queueStats(sqsClient(), requiredEnv(OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl)),
 }));
+/** Reachability of the tables the executor and the scanner need (GET /v1/health). */
+export const tableProbes = once(() => {
+  const probe = (name: string, keys: { partitionKey: string; sortKey: string }) => (signal?: AbortSignal) =>
+    probeTable(documentClient(), { name: requiredEnv(name), ...keys }, signal);
+  return {
+    jobs: probe(ENV.jobsTable, JOBS_TABLE),
+    runs: probe(ENV.runsTable, RUNS_TABLE),
+    tenants: probe(ENV.tenantsTable, TENANTS_TABLE),
+  };
+});
 
 // Tenants (TENANTS_TABLE): tokens for the authorizer, quotas, executor slots; secret headers.
 const tenantsTable = () => requiredEnv(ENV.tenantsTable);

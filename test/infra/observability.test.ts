@@ -70,6 +70,18 @@ describe('metrics table', () => {
   );
 });
 
+describe('health check', () => {
+  it('may read every table the executor and the scanner use, and the dispatch queue attributes', () => {
+    const fn = chronos.stateless.apiHandlers.functions.get('health');
+    const grants = grantsOf(template, logicalIdOf(fn?.executionRole as never));
+    const { jobsTable, runsTable, tenantsTable, metricsTable, dispatchQueue } = chronos.stateful;
+    for (const table of [jobsTable, runsTable, tenantsTable, metricsTable]) {
+      expect(actionsOn(grants, new RegExp(`${logicalIdOf(table)}Arn`)), table.node.id).toEqual(READ);
+    }
+    expect(actionsOn(grants, new RegExp(`${logicalIdOf(dispatchQueue)}Arn`))).toEqual(['sqs:GetQueueAttributes']);
+  });
+});
+
 describe('alarms', () => {
   it('notify an SNS topic that mails the configured address', () => {
     template.hasResourceProperties('AWS::SNS::Subscription', {

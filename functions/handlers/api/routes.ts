@@ -65,8 +65,9 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/health',
     handler: 'health',
     authorized: false,
-    // `?deep=true` also reads the scanner heartbeats and the dispatch queue's attributes.
-    access: { jobs: 'read', metrics: 'read', readQueueAttributes: true },
+    // Probes every table the executor and the scanner use, the dispatch queue's attributes and
+    // the scanner heartbeats (metrics table).
+    access: { jobs: 'read', runs: 'read', tenants: 'read', metrics: 'read', readQueueAttributes: true },
   },
   {
     method: 'GET',
