@@ -4,7 +4,7 @@
  * resources it actually uses.
  */
 
-import { createDocumentClient, createSqsClient } from '#adapters/aws-clients';
+import { createCloudWatchClient, createDocumentClient, createSqsClient } from '#adapters/aws-clients';
 import { DynamoActiveJobLimiter } from '#adapters/dynamodb/active-job-limiter';
 import { DynamoCreateRateLimiter } from '#adapters/dynamodb/create-rate-limiter';
 import { DynamoJobRepository } from '#adapters/dynamodb/job-repository';
@@ -22,6 +22,7 @@ import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { outboundRulesFromEnv } from '#adapters/outbound-rules';
 import { secretCipherFromEnv } from '#adapters/secrets/secret-cipher-from-env';
 import { signingKeysFromEnv } from '#adapters/signing-keys';
+import { oldestMessageAges, queueNameOf } from '#adapters/sqs/oldest-message-age';
 import { queueStats } from '#adapters/sqs/queue-stats';
 import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
 import { defaultQuotasFromEnv } from '#adapters/tenant-quotas';
@@ -101,6 +102,15 @@ export const monitoredQueueStats = once(() => ({
   dispatch: () => queueStats(sqsClient(), requiredEnv(OBSERVABILITY_ENV.monitoredDispatchQueueUrl)),
   deadLetter: () => queueStats(sqsClient(), requiredEnv(OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl)),
 }));
+const cloudWatchClient = once(createCloudWatchClient);
+/** Oldest-message age of the same two queues, from CloudWatch (named after their URLs). */
+export const monitoredQueueAges = once(() => {
+  const names = {
+    dispatch: queueNameOf(requiredEnv(OBSERVABILITY_ENV.monitoredDispatchQueueUrl)),
+    deadLetter: queueNameOf(requiredEnv(OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl)),
+  };
+  return { read: () => oldestMessageAges(cloudWatchClient(), names) };
+});
 /** Reachability of the tables the executor and the scanner need (GET /v1/health). */
 export const tableProbes = once(() => {
   const probe = (name: string, keys: { partitionKey: string; sortKey: string }) => (signal?: AbortSignal) =>
