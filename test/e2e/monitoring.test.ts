@@ -2,6 +2,9 @@
  * Monitoring end to end through the local runtime: per-run timings on the run history, stats that
  * match the runs table, the system view of the dispatch queue, and the health check.
  *
+ * The executor runs in a second local Chronos on the same emulators (same names and settings, so
+ * the same handler environment), which the last test stops to leave released messages pending.
+ *
  * Percentile tolerance: the stats keep latencies as histogram counts (fixed bucket bounds), so a
  * percentile is reported as the upper bound of the bucket it falls in. "Matches the runs" means:
  * the exact nearest-rank percentile of the runs' start lags lies in that same bucket, i.e.
@@ -18,6 +21,7 @@ import { localDocuments } from '../support/local-documents.ts';
 
 const ADMIN_TOKEN = 'chronos-e2e-operator-token';
 let chronos: LocalChronos;
+let executor: LocalChronos;
 let target: HttpTarget;
 let documents: DynamoDBDocument;
 const hits = new Map<string, number>();
@@ -31,17 +35,23 @@ beforeAll(async () => {
     if (path.startsWith('/slow')) return { status: 200, delayMs: 300 };
     return { status: 200 };
   });
+  const shared = { scanHorizonSeconds: 20, adminToken: ADMIN_TOKEN, log: () => undefined };
   chronos = await startLocalChronos({
+    ...shared,
     port: 0,
     scannerIntervalMs: 3_600_000,
-    scanHorizonSeconds: 20,
-    adminToken: ADMIN_TOKEN,
-    log: () => undefined,
+    components: { executor: false },
+  });
+  executor = await startLocalChronos({
+    ...shared,
+    endpoints: chronos.endpoints,
+    components: { api: false, scanner: false, completion: false, deadLetters: false },
   });
   documents = localDocuments(chronos.endpoints.dynamodb);
 });
 afterAll(async () => {
   documents?.destroy();
+  await executor?.stop();
   await chronos?.stop();
   await target?.close();
 });
@@ -206,5 +216,33 @@ describe('system view and health', () => {
     expect(body.scanner.shards[0]).toMatchObject({ shard: 'due#00', durationMs: expect.any(Number) });
     expect(Date.parse(body.scanner.lastRunAt)).not.toBeNaN();
     expect(typeof body.executor.inFlight).toBe('number');
+  });
+
+  it('shows the dispatch queue’s oldest-message age while released messages wait for an executor', async () => {
+    const before = await api('GET', '/v1/monitoring/system', undefined, ADMIN_TOKEN);
+    // The local CloudWatch answers for every existing queue: an empty DLQ reads 0, from a datapoint.
+    expect(before.body.deadLetterQueue).toMatchObject({
+      depth: 0,
+      oldestMessageAgeSeconds: 0,
+      oldestMessageAge: { source: 'cloudwatch', at: expect.any(String) },
+    });
+
+    await executor.stop();
+    const createdAt = Date.now();
+    await Promise.all(Array.from({ length: 3 }, (_, i) => createJob({ target: { url: target.url(`/pending/${i}`) } })));
+
+    // Ages are whole seconds: a message released now reads 1 after a second.
+    const { body } = await eventually(
+      () => api('GET', '/v1/monitoring/system', undefined, ADMIN_TOKEN),
+      (r) => r.body.dispatchQueue.oldestMessageAgeSeconds >= 1,
+      10_000,
+    );
+    // At least one of them still released and unreceived (a receive cut off by the stop may hold one).
+    expect(body.dispatchQueue.visible).toBeGreaterThan(0);
+    expect(body.dispatchQueue.oldestMessageAge).toEqual({ source: 'cloudwatch', at: expect.any(String) });
+    expect(Date.now() - Date.parse(body.dispatchQueue.oldestMessageAge.at)).toBeLessThan(60_000);
+    expect(body.dispatchQueue.oldestMessageAgeSeconds).toBeGreaterThan(0);
+    // Measured from each message's release: no older than the whole test file.
+    expect(body.dispatchQueue.oldestMessageAgeSeconds).toBeLessThan((Date.now() - createdAt) / 1000 + 120);
   });
 });
