@@ -29,6 +29,7 @@ Chronos is running.
   Token      ${chronos.token}   (tenant ${chronos.tenantId})
   DynamoDB   ${chronos.endpoints.dynamodb}   tables ${Object.values(chronos.tables).join(', ')}
   SQS        ${chronos.endpoints.sqs}   queue ${chronos.queues.dispatch.url}
+  CloudWatch ${chronos.endpoints.cloudwatch}   GetMetricData of the queues' oldest-message age only
   Targets    loopback targets allowed; calls are signed with secret ${chronos.signingSecret}
 
 Create a job that calls a URL once, now:

@@ -5,6 +5,7 @@
  * `-c chronos:<key>=<value>` so that secrets-ish values stay out of the repository.
  */
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { DEFAULT_SLA_SECONDS } from '#core/run-timing';
 import { DEFAULT_QUOTAS, QUOTA_KEYS, type TenantQuotas } from '#core/tenants/quotas';
 
 export interface ApiThrottle {
@@ -12,6 +13,22 @@ export interface ApiThrottle {
   rateLimit: number;
   /** Largest burst of concurrent requests. */
   burstLimit: number;
+}
+
+/** Where each CloudWatch alarm (lib/constructs/observability.ts) fires; see the README's table. */
+export interface AlarmThresholds {
+  /** Dead letters visible in the dispatch DLQ above which it alarms (0: any dead letter). */
+  deadLetterMessages: number;
+  /** Age (s) of the oldest dispatch message above which it alarms (2 of 3 minutes). */
+  oldestMessageSeconds: number;
+  /** Start-lag p99 (ms) above which it alarms (2 of 3 five-minute periods). */
+  startLagP99Ms: number;
+  /** Minutes without a finished scanner pass before the heartbeat alarm fires. */
+  scannerSilenceMinutes: number;
+  /** Percent of a function's invocations failing within 5 minutes above which it alarms. */
+  functionErrorRatePercent: number;
+  /** Completion stream iterator age (ms) above which it alarms (2 of 3 minutes). */
+  streamIteratorAgeMs: number;
 }
 
 export interface ChronosConfig {
@@ -49,6 +66,8 @@ export interface ChronosConfig {
   retainData: boolean;
   /** Alarm notifications (lib/constructs/observability.ts) go to this address; unset: the topic has no subscriber. */
   alarmEmail?: string;
+  /** Alarm thresholds; a stage block may set any subset (`alarms: { oldestMessageSeconds: 30 }`). */
+  alarms: AlarmThresholds;
   /** Adds a per-tenant copy of the run metrics (one CloudWatch series per tenant and metric: mind the cost). */
   metricsTenantDimension: boolean;
   /** Hex SHA-256 of the operator token (admin scope of the monitoring API); unset: no admin token. */
@@ -79,6 +98,16 @@ export const DEFAULT_CONFIG: Omit<ChronosConfig, 'stage'> = {
   apiThrottle: { rateLimit: 50, burstLimit: 100 },
   corsAllowOrigins: [],
   retainData: false,
+  // The values the alarms were built with before they became configurable: the default run SLA
+  // for the queue age and the start lag.
+  alarms: {
+    deadLetterMessages: 0,
+    oldestMessageSeconds: DEFAULT_SLA_SECONDS,
+    startLagP99Ms: DEFAULT_SLA_SECONDS * 1000,
+    scannerSilenceMinutes: 3,
+    functionErrorRatePercent: 5,
+    streamIteratorAgeMs: 60_000,
+  },
   metricsTenantDimension: false,
   quotas: DEFAULT_QUOTAS,
 };
@@ -169,6 +198,7 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
     corsAllowOrigins: corsAllowOrigins as string[],
     retainData,
     ...(alarmEmail === undefined ? {} : { alarmEmail: alarmEmail as string }),
+    alarms: requireAlarmThresholds(raw),
     metricsTenantDimension: raw.metricsTenantDimension,
     ...(adminTokenSha256 === undefined ? {} : { adminTokenSha256: (adminTokenSha256 as string).toLowerCase() }),
     quotas: requireQuotas(raw, executorMaxConcurrency),
@@ -194,6 +224,32 @@ function requireQuotas(raw: Record<string, unknown>, executorMaxConcurrency: num
     );
   }
   return quotas;
+}
+
+/**
+ * `alarms`: any subset of the thresholds over the defaults. Ranges keep each alarm meaningful:
+ * the evaluation windows are minutes, so a queue age past a day or a silence past an hour
+ * would never alarm in time.
+ */
+function requireAlarmThresholds(raw: Record<string, unknown>): AlarmThresholds {
+  const given = raw.alarms ?? {};
+  if (!isRecord(given)) throw new ConfigError('alarms must be an object of alarm thresholds');
+  const defaults = DEFAULT_CONFIG.alarms;
+  for (const key of Object.keys(given)) {
+    if (!(key in defaults)) {
+      throw new ConfigError(`Unknown alarm threshold "${key}" (known: ${Object.keys(defaults).join(', ')})`);
+    }
+  }
+  const merged: Record<string, unknown> = { ...defaults, ...given };
+  const p = 'alarms.';
+  return {
+    deadLetterMessages: requireInt(merged, 'deadLetterMessages', 0, 100_000, p),
+    oldestMessageSeconds: requireInt(merged, 'oldestMessageSeconds', 1, 86_400, p),
+    startLagP99Ms: requireInt(merged, 'startLagP99Ms', 1, 3_600_000, p),
+    scannerSilenceMinutes: requireInt(merged, 'scannerSilenceMinutes', 1, 60, p),
+    functionErrorRatePercent: requireInt(merged, 'functionErrorRatePercent', 0, 99, p),
+    streamIteratorAgeMs: requireInt(merged, 'streamIteratorAgeMs', 1_000, 86_400_000, p),
+  };
 }
 
 function requireInt(raw: Record<string, unknown>, key: string, min: number, max: number, prefix = ''): number {

@@ -2,6 +2,7 @@
  * AWS SDK clients for every function. Endpoints come only from the standard AWS_ENDPOINT_URL*
  * variables, so the same code talks to AWS, LocalStack or the local emulators.
  */
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -9,7 +10,7 @@ import type { MiddlewareStack } from '@smithy/types';
 import { traced } from './tracer.ts';
 
 /** The services Chronos' functions talk to. */
-export type AwsService = 'DynamoDB' | 'SQS';
+export type AwsService = 'DynamoDB' | 'SQS' | 'CloudWatch';
 
 /**
  * Adds middleware to the stack of a client just created for `service`. Nothing is registered in
@@ -29,7 +30,7 @@ export function registerClientMiddleware(hook: ClientMiddlewareHook): () => void
   };
 }
 
-function endpointFor(service: 'DYNAMODB' | 'SQS'): string | undefined {
+function endpointFor(service: 'DYNAMODB' | 'SQS' | 'CLOUDWATCH'): string | undefined {
   return process.env[`AWS_ENDPOINT_URL_${service}`] ?? process.env.AWS_ENDPOINT_URL;
 }
 
@@ -52,5 +53,13 @@ export function createSqsClient(): SQSClient {
   const endpoint = endpointFor('SQS');
   const client = new SQSClient(endpoint ? { endpoint } : {});
   for (const hook of clientHooks) hook('SQS', client.middlewareStack);
+  return traced(client);
+}
+
+/** A CloudWatch client (metric reads: the queues' oldest-message age). */
+export function createCloudWatchClient(): CloudWatchClient {
+  const endpoint = endpointFor('CLOUDWATCH');
+  const client = new CloudWatchClient(endpoint ? { endpoint } : {});
+  for (const hook of clientHooks) hook('CloudWatch', client.middlewareStack);
   return traced(client);
 }

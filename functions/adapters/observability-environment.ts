@@ -6,7 +6,7 @@
 export const OBSERVABILITY_ENV = {
   /** The metrics table: run aggregates, job-status counters, scanner heartbeats. */
   metricsTable: 'METRICS_TABLE_NAME',
-  /** Queues whose attributes GET /v1/monitoring/system and the deep health check read. */
+  /** Queues whose attributes GET /v1/monitoring/system and GET /v1/health read. */
   monitoredDispatchQueueUrl: 'MONITORED_DISPATCH_QUEUE_URL',
   monitoredDeadLetterQueueUrl: 'MONITORED_DEAD_LETTER_QUEUE_URL',
   /** Stage name: a default dimension of every metric. */
@@ -15,6 +15,6 @@ export const OBSERVABILITY_ENV = {
   metricsTenantDimension: 'METRICS_TENANT_DIMENSION',
   /** Hex SHA-256 of the operator token; its bearer gets the admin scope (all tenants). Unset: no admin. */
   adminTokenSha256: 'ADMIN_TOKEN_SHA256',
-  /** A scanner heartbeat older than this (seconds) makes the deep health check fail. */
+  /** A scanner heartbeat older than this (seconds) makes GET /v1/health fail. */
   heartbeatMaxAgeSeconds: 'SCANNER_HEARTBEAT_MAX_AGE_SECONDS',
 } as const;

@@ -1,7 +1,7 @@
 /**
  * The scanner: EventBridge invokes it every minute to materialize due occurrences, and to sweep
  * runs stuck past their lease or parked beyond the SQS delay limit. Every pass leaves a heartbeat
- * per shard in the metrics table (GET /v1/monitoring/system, the deep health check, the alarm on
+ * per shard in the metrics table (GET /v1/monitoring/system, GET /v1/health, the alarm on
  * a missing heartbeat) and its duration, output and lag as metrics.
  */
 import { scanDueJobs } from '#core/use-cases/scan-due-jobs';

@@ -4,7 +4,7 @@
  * resources it actually uses.
  */
 
-import { createDocumentClient, createSqsClient } from '#adapters/aws-clients';
+import { createCloudWatchClient, createDocumentClient, createSqsClient } from '#adapters/aws-clients';
 import { DynamoActiveJobLimiter } from '#adapters/dynamodb/active-job-limiter';
 import { DynamoCreateRateLimiter } from '#adapters/dynamodb/create-rate-limiter';
 import { DynamoJobRepository } from '#adapters/dynamodb/job-repository';
@@ -13,6 +13,8 @@ import { DynamoRunAggregates } from '#adapters/dynamodb/run-aggregates';
 import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
 import { DynamoRunSlots } from '#adapters/dynamodb/run-slots';
 import { DynamoScannerHeartbeats } from '#adapters/dynamodb/scanner-heartbeats';
+import { JOBS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { probeTable } from '#adapters/dynamodb/table-probe';
 import { DynamoTenantRepository } from '#adapters/dynamodb/tenant-repository';
 import { ENV, intEnv, requiredEnv } from '#adapters/environment';
 import { FetchHttpInvoker } from '#adapters/http/invoker';
@@ -20,6 +22,7 @@ import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { outboundRulesFromEnv } from '#adapters/outbound-rules';
 import { secretCipherFromEnv } from '#adapters/secrets/secret-cipher-from-env';
 import { signingKeysFromEnv } from '#adapters/signing-keys';
+import { oldestMessageAges, queueNameOf } from '#adapters/sqs/oldest-message-age';
 import { queueStats } from '#adapters/sqs/queue-stats';
 import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
 import { defaultQuotasFromEnv } from '#adapters/tenant-quotas';
@@ -104,6 +107,25 @@ export const monitoredQueueStats = once(() => ({
   dispatch: () => queueStats(sqsClient(), requiredEnv(OBSERVABILITY_ENV.monitoredDispatchQueueUrl)),
   deadLetter: () => queueStats(sqsClient(), requiredEnv(OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl)),
 }));
+const cloudWatchClient = once(createCloudWatchClient);
+/** Oldest-message age of the same two queues, from CloudWatch (named after their URLs). */
+export const monitoredQueueAges = once(() => {
+  const names = {
+    dispatch: queueNameOf(requiredEnv(OBSERVABILITY_ENV.monitoredDispatchQueueUrl)),
+    deadLetter: queueNameOf(requiredEnv(OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl)),
+  };
+  return { read: () => oldestMessageAges(cloudWatchClient(), names) };
+});
+/** Reachability of the tables the executor and the scanner need (GET /v1/health). */
+export const tableProbes = once(() => {
+  const probe = (name: string, keys: { partitionKey: string; sortKey: string }) => (signal?: AbortSignal) =>
+    probeTable(documentClient(), { name: requiredEnv(name), ...keys }, signal);
+  return {
+    jobs: probe(ENV.jobsTable, JOBS_TABLE),
+    runs: probe(ENV.runsTable, RUNS_TABLE),
+    tenants: probe(ENV.tenantsTable, TENANTS_TABLE),
+  };
+});
 
 // Tenants (TENANTS_TABLE): tokens for the authorizer, quotas, executor slots; secret headers.
 const tenantsTable = () => requiredEnv(ENV.tenantsTable);

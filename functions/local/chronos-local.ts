@@ -11,6 +11,7 @@ import { DEFAULT_QUOTAS, type TenantQuotas } from '#core/tenants/quotas';
 import { ROUTES } from '#handlers/api/routes';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
 import { type RunningApiGateway, startApiGateway } from './api-gateway.ts';
+import { startCloudWatchMetrics } from './emulators/cloudwatch-metrics.ts';
 import { type RunningEmulator, startDynamoDbLocal } from './emulators/dynamodb-local.ts';
 import { startSqsEmulator } from './emulators/fauxqs.ts';
 import { createLocalClients, type LocalEndpoints } from './emulators/local-clients.ts';
@@ -141,7 +142,13 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
   };
 
   try {
-    const endpoints = options.endpoints ?? (await startEmulators((emulator) => cleanups.push(() => emulator.stop())));
+    const onStarted = (emulator: RunningEmulator) => cleanups.push(() => emulator.stop());
+    const emulators = options.endpoints ?? (await startEmulators(onStarted));
+    // Only the API (GET /v1/monitoring/system) reads CloudWatch: a local one is started for it if none is given.
+    const endpoints =
+      emulators.cloudwatch !== undefined || options.components?.api === false
+        ? emulators
+        : { ...emulators, cloudwatch: await startLocalCloudWatch(emulators.sqs, onStarted) };
     const clients = createLocalClients(endpoints);
     cleanups.push(() => clients.destroy());
 
@@ -319,4 +326,10 @@ async function startEmulators(onStarted: (emulator: RunningEmulator) => void): P
   if (dynamodb.status === 'rejected') throw dynamodb.reason;
   if (sqs.status === 'rejected') throw sqs.reason;
   return { dynamodb: dynamodb.value.endpoint, sqs: sqs.value.endpoint };
+}
+
+async function startLocalCloudWatch(sqsEndpoint: string, onStarted: (emulator: RunningEmulator) => void) {
+  const cloudwatch = await startCloudWatchMetrics({ sqsEndpoint });
+  onStarted(cloudwatch);
+  return cloudwatch.endpoint;
 }

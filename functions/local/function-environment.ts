@@ -42,6 +42,9 @@ export function functionEnvironment(settings: FunctionSettings): Record<string, 
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: settings.endpoints.dynamodb,
     AWS_ENDPOINT_URL_SQS: settings.endpoints.sqs,
+    ...(settings.endpoints.cloudwatch === undefined
+      ? {}
+      : { AWS_ENDPOINT_URL_CLOUDWATCH: settings.endpoints.cloudwatch }),
     // Many invocations share this process: tell Powertools to keep per-invocation state apart.
     [MAX_CONCURRENCY_ENV]: String(settings.concurrency),
     [ENV.jobsTable]: settings.resources.tables.jobs,

@@ -44,7 +44,16 @@ export class ApiHandlers extends Construct {
         timeout: API_TIMEOUT,
         ...props.shared,
       });
-      const { jobs, runs, sendToDispatchQueue, metrics, readQueueAttributes, tenants, sealSecrets } = route.access;
+      const {
+        jobs,
+        runs,
+        sendToDispatchQueue,
+        metrics,
+        readQueueAttributes,
+        readQueueAgeMetric,
+        tenants,
+        sealSecrets,
+      } = route.access;
       // Routes do not say which indexes they query, so a route may query every declared index of a
       // table it reads (named one by one, never index/*).
       if (jobs) fn.bindTable({ table: props.jobsTable, access: jobs, envName: ENV.jobsTable, indexes: jobsIndexes });
@@ -59,6 +68,8 @@ export class ApiHandlers extends Construct {
         fn.bindQueueAttributes(props.dispatchQueue, OBSERVABILITY_ENV.monitoredDispatchQueueUrl);
         fn.bindQueueAttributes(props.dispatchDeadLetterQueue, OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl);
       }
+      // The oldest-message age is a CloudWatch metric of those queues, not a queue attribute.
+      if (readQueueAgeMetric) fn.bindMetricDataRead();
       Validations.of(fn).acknowledge({
         id: 'Serverless::Serverless-LambdaDLQ',
         reason:

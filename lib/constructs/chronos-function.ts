@@ -145,6 +145,21 @@ export class ChronosFunction extends NodejsFunction {
   }
 
   /**
+   * Grants cloudwatch:GetMetricData, which supports no resource-level permissions and no condition
+   * key (Resource '*'; it reads metrics only), and states that on the role's cdk-nag finding.
+   */
+  bindMetricDataRead(): this {
+    iam.Grant.addToPrincipal({ grantee: this, actions: ['cloudwatch:GetMetricData'], resourceArns: ['*'] });
+    // Same finding as the constructor acknowledges for X-Ray, restated with the second action.
+    Validations.of(this.executionRole).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+      reason:
+        "X-Ray trace writes and cloudwatch:GetMetricData (the queues' ApproximateAgeOfOldestMessage) support no resource-level permissions",
+    });
+    return this;
+  }
+
+  /**
    * Grants kms:GenerateDataKey on the key (sealing with envelope encryption) and sets its ARN in
    * `envName`. Through the role only: the key's default policy delegates to IAM.
    */

@@ -7,6 +7,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { AlarmThresholds } from '../config.ts';
 
 /** Names of the custom metrics the handlers emit (namespace Chronos, dimensions service and stage). */
 export const CHRONOS_METRICS = {
@@ -31,19 +32,15 @@ export interface ObservabilityProps {
   dispatchQueue: sqs.IQueue;
   dispatchDeadLetterQueue: sqs.IQueue;
   tables: ReadonlyMap<string, dynamodb.ITable>;
-  /** Start-lag target (ms) of the p99 alarm, and the oldest-message age (s) the queue may reach. */
-  slaSeconds: number;
-  /** Percent of a function's invocations that may fail in five minutes before it alarms. */
-  functionErrorRatePercent?: number;
-  /** Stream iterator age (ms) above which the completion handler is falling behind. */
-  iteratorAgeMs?: number;
+  /** Where each alarm fires: the stage's `alarms` configuration (lib/config.ts). */
+  thresholds: AlarmThresholds;
 }
 
 /**
  * Chronos' CloudWatch dashboard and alarms. Alarms notify one SNS topic (email from config):
- * a dead letter, a queue message older than the SLA, a start-lag p99 above it, a missing scanner
- * heartbeat (no scan metric for three minutes), a function failing too often, a stream consumer
- * falling behind.
+ * dead letters, a queue message waiting too long, a start-lag p99 too high, a missing scanner
+ * heartbeat (no scan metric for some minutes), a function failing too often, a stream consumer
+ * falling behind. Every threshold comes from the stage configuration.
  */
 export class Observability extends Construct {
   public readonly topic: sns.Topic;
@@ -59,6 +56,7 @@ export class Observability extends Construct {
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
+    const thresholds = props.thresholds;
     this.topic = new sns.Topic(this, 'Alarms', {
       displayName: `Chronos ${props.stage} alarms`,
       enforceSSL: true,
@@ -85,8 +83,11 @@ export class Observability extends Construct {
         period: Duration.minutes(1),
         statistic: 'Maximum',
       }),
-      alarmDescription: 'A dispatch message was dead-lettered: GET /v1/dead-letters, then re-drive or fix the target',
-      threshold: 0,
+      alarmDescription:
+        thresholds.deadLetterMessages === 0
+          ? 'A dispatch message was dead-lettered: GET /v1/dead-letters, then re-drive or fix the target'
+          : `More than ${thresholds.deadLetterMessages} dispatch messages were dead-lettered: GET /v1/dead-letters, then re-drive or fix the target`,
+      threshold: thresholds.deadLetterMessages,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
@@ -96,8 +97,8 @@ export class Observability extends Construct {
         period: Duration.minutes(1),
         statistic: 'Maximum',
       }),
-      alarmDescription: `A due run waited in the dispatch queue longer than the ${props.slaSeconds} s SLA: executors are short or failing`,
-      threshold: props.slaSeconds,
+      alarmDescription: `A due run waited in the dispatch queue longer than ${thresholds.oldestMessageSeconds} s: executors are short or failing`,
+      threshold: thresholds.oldestMessageSeconds,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
@@ -105,33 +106,34 @@ export class Observability extends Construct {
     });
     const startLagP99 = alarm('StartLagP99', {
       metric: custom(CHRONOS_METRICS.startLag, 'p99', Duration.minutes(5)),
-      alarmDescription: `p99 start lag above the ${props.slaSeconds} s SLA: runs start late (Chronos' side, not the targets')`,
-      threshold: props.slaSeconds * 1000,
+      alarmDescription: `p99 start lag above ${thresholds.startLagP99Ms} ms: runs start late (Chronos' side, not the targets')`,
+      threshold: thresholds.startLagP99Ms,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    // Every pass emits ScannerDurationMs: no sample for three minutes means no pass finished.
+    // Every pass emits ScannerDurationMs: no sample for N minutes means no pass finished.
+    const silence = thresholds.scannerSilenceMinutes;
     const scannerHeartbeat = alarm('ScannerHeartbeat', {
       metric: custom(CHRONOS_METRICS.scannerDuration, 'SampleCount'),
-      alarmDescription: 'No scanner pass finished for 3 minutes: due jobs are not being materialized',
+      alarmDescription: `No scanner pass finished for ${silence} minute${silence === 1 ? '' : 's'}: due jobs are not being materialized`,
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-      evaluationPeriods: 3,
+      evaluationPeriods: silence,
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
     });
     const iteratorAge = alarm('StreamIteratorAge', {
       metric: props.completionFunction.metric('IteratorAge', { period: Duration.minutes(1), statistic: 'Maximum' }),
       alarmDescription:
         'The completion handler is falling behind the runs stream: retries and job completions are late',
-      threshold: props.iteratorAgeMs ?? 60_000,
+      threshold: thresholds.streamIteratorAgeMs,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    const errorRate = props.functionErrorRatePercent ?? 5;
+    const errorRate = thresholds.functionErrorRatePercent;
     const functionErrors = new Map<string, cloudwatch.Alarm>();
     for (const [name, fn] of props.functions) {
       const period = Duration.minutes(5);

@@ -8,7 +8,6 @@ import type { Construct } from 'constructs';
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { quotaEnvironment } from '#adapters/tenant-quotas';
-import { DEFAULT_SLA_SECONDS } from '#core/run-timing';
 import { ROUTES } from '#handlers/api/routes';
 import type { ChronosConfig } from '../config.ts';
 import { ApiAuthorizer } from '../constructs/api-authorizer.ts';
@@ -147,7 +146,7 @@ export class StatelessStack extends Stack {
         ['metrics', metricsTable],
         ['tenants', tenantsTable],
       ]),
-      slaSeconds: DEFAULT_SLA_SECONDS,
+      thresholds: config.alarms,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the Chronos API stage' });
   }

@@ -80,6 +80,14 @@ describe('cdk-nag', () => {
     expect(completion?.reason).toMatch(/ListStreams/);
   });
 
+  it('states the GetMetricData reason on the system view role, and on no other', () => {
+    const suppressed = report.pluginReports.flatMap((r) => r.suppressedViolations ?? []);
+    const metricReaders = suppressed.filter(
+      (s) => s.ruleName === 'AwsSolutions-IAM5[Resource::*]' && s.reason.includes('cloudwatch:GetMetricData'),
+    );
+    expect(metricReaders.map((s) => s.acknowledgedAt)).toEqual([expect.stringContaining('MonitoringSystem')]);
+  });
+
   it('catches a non-compliant resource (the packs are really on)', () => {
     const app = new App();
     const stack = new Stack(app, 'Bad');

@@ -83,6 +83,14 @@ describe('validateConfig', () => {
       { executorMaxConcurrency: 10, executorReservedConcurrency: 5 },
       /executorReservedConcurrency must be an integer from 10 to 1000, got 5/,
     ],
+    [{ alarms: [] }, /alarms must be an object of alarm thresholds/],
+    [{ alarms: { oldestMessage: 30 } }, /Unknown alarm threshold "oldestMessage" \(known: deadLetterMessages, /],
+    [{ alarms: { oldestMessageSeconds: 0 } }, /alarms.oldestMessageSeconds must be an integer from 1 to 86400, got 0/],
+    [{ alarms: { startLagP99Ms: '5000' } }, /alarms.startLagP99Ms must be an integer from 1 to 3600000, got "5000"/],
+    [{ alarms: { scannerSilenceMinutes: 61 } }, /alarms.scannerSilenceMinutes must be an integer from 1 to 60/],
+    [{ alarms: { functionErrorRatePercent: 100 } }, /alarms.functionErrorRatePercent must be an integer from 0 to 99/],
+    [{ alarms: { streamIteratorAgeMs: 500 } }, /alarms.streamIteratorAgeMs must be an integer from 1000/],
+    [{ alarms: { deadLetterMessages: -1 } }, /alarms.deadLetterMessages must be an integer from 0/],
   ])('rejects %o', (change, message) => {
     expect(() => validateConfig({ ...valid, ...change })).toThrow(ConfigError);
     expect(() => validateConfig({ ...valid, ...change })).toThrow(message);
@@ -92,6 +100,22 @@ describe('validateConfig', () => {
     const config = validateConfig({ ...valid, executorMaxConcurrency: 10, executorReservedConcurrency: 10 });
     expect(config.executorReservedConcurrency).toBe(10);
     expect('executorReservedConcurrency' in validateConfig(valid)).toBe(false);
+  });
+
+  it('keeps the thresholds the alarms had before they were configurable', () => {
+    expect(validateConfig(valid).alarms).toEqual({
+      deadLetterMessages: 0,
+      oldestMessageSeconds: 5,
+      startLagP99Ms: 5_000,
+      scannerSilenceMinutes: 3,
+      functionErrorRatePercent: 5,
+      streamIteratorAgeMs: 60_000,
+    });
+  });
+
+  it('fills alarm thresholds the stage leaves out with the defaults', () => {
+    const config = loadConfig(stageContext({ alarms: { oldestMessageSeconds: 30, functionErrorRatePercent: 0 } }));
+    expect(config.alarms).toEqual({ ...DEFAULT_CONFIG.alarms, oldestMessageSeconds: 30, functionErrorRatePercent: 0 });
   });
 
   it('fills quotas the stage leaves out with the defaults', () => {

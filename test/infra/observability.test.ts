@@ -6,7 +6,13 @@ import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { ROUTES } from '#handlers/api/routes';
 import type { ChronosApp } from '../../lib/app.ts';
 import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/constructs/chronos-function.ts';
-import { actionsOn, buildChronosAppForProperties, grantsOf, logicalIdOf } from './support/chronos-app.ts';
+import {
+  actionsOn,
+  buildChronosAppForProperties,
+  CDK_JSON_CONTEXT,
+  grantsOf,
+  logicalIdOf,
+} from './support/chronos-app.ts';
 
 const READ = [...TABLE_READ_ACTIONS].sort();
 const READ_WRITE = [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS].sort();
@@ -62,6 +68,18 @@ describe('metrics table', () => {
       expect(OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl in env).toBe(Boolean(route.access.readQueueAttributes));
     },
   );
+});
+
+describe('health check', () => {
+  it('may read every table the executor and the scanner use, and the dispatch queue attributes', () => {
+    const fn = chronos.stateless.apiHandlers.functions.get('health');
+    const grants = grantsOf(template, logicalIdOf(fn?.executionRole as never));
+    const { jobsTable, runsTable, tenantsTable, metricsTable, dispatchQueue } = chronos.stateful;
+    for (const table of [jobsTable, runsTable, tenantsTable, metricsTable]) {
+      expect(actionsOn(grants, new RegExp(`${logicalIdOf(table)}Arn`)), table.node.id).toEqual(READ);
+    }
+    expect(actionsOn(grants, new RegExp(`${logicalIdOf(dispatchQueue)}Arn`))).toEqual(['sqs:GetQueueAttributes']);
+  });
 });
 
 describe('alarms', () => {
@@ -144,6 +162,42 @@ describe('alarms', () => {
         '100 * errors / MAX([invocations, 1])',
       );
     }
+  });
+});
+
+describe('alarm thresholds from the stage configuration', () => {
+  const configured = {
+    deadLetterMessages: 3,
+    oldestMessageSeconds: 45,
+    startLagP99Ms: 2_500,
+    scannerSilenceMinutes: 5,
+    functionErrorRatePercent: 12,
+    streamIteratorAgeMs: 120_000,
+  };
+  let custom: ChronosApp;
+  // biome-ignore lint/suspicious/noExplicitAny: CloudFormation JSON
+  let customAlarms: Record<string, any>;
+
+  beforeAll(() => {
+    const stages = CDK_JSON_CONTEXT['chronos:stages'] as Record<string, Record<string, unknown>>;
+    custom = buildChronosAppForProperties({
+      'chronos:stage': 'dev',
+      'chronos:stages': { ...stages, dev: { ...stages.dev, alarms: configured } },
+    });
+    customAlarms = Template.fromStack(custom.stateless).findResources('AWS::CloudWatch::Alarm');
+  }, 60_000);
+
+  const props = (construct: object) => customAlarms[logicalIdOf(construct as never)]?.Properties;
+
+  it('land in the alarms built from them', () => {
+    const built = custom.stateless.observability.alarms;
+    expect(props(built.deadLetters)).toMatchObject({ Threshold: 3 });
+    expect(props(built.oldestMessage)).toMatchObject({ MetricName: 'ApproximateAgeOfOldestMessage', Threshold: 45 });
+    expect(props(built.startLagP99)).toMatchObject({ MetricName: 'StartLagMs', Threshold: 2_500 });
+    expect(props(built.scannerHeartbeat)).toMatchObject({ EvaluationPeriods: 5, Threshold: 1 });
+    expect(props(built.scannerHeartbeat).AlarmDescription).toContain('5 minutes');
+    expect(props(built.iteratorAge)).toMatchObject({ MetricName: 'IteratorAge', Threshold: 120_000 });
+    for (const alarm of built.functionErrors.values()) expect(props(alarm).Threshold).toBe(12);
   });
 });
 

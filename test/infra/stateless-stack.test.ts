@@ -3,6 +3,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { ENV } from '#adapters/environment';
+import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { ROUTES } from '#handlers/api/routes';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
 import type { ChronosApp } from '../../lib/app.ts';
@@ -67,6 +68,13 @@ describe('API functions', () => {
       ];
       expect(indexesIn(grants)).toEqual(expectedIndexes.sort());
       expect(actionsOn(grants, tenantsArn)).toEqual(expected(route.access.tenants));
+      // GetMetricData takes no resource: '*' (CDK merges it with X-Ray's '*' statement), and only
+      // where the route reads the queues' age.
+      const metricGrants = grants.filter((g) => g.actions.some((a) => a.startsWith('cloudwatch:')));
+      expect(metricGrants.flatMap((g) => g.actions.filter((a) => a.startsWith('cloudwatch:')))).toEqual(
+        route.access.readQueueAgeMetric ? ['cloudwatch:GetMetricData'] : [],
+      );
+      for (const grant of metricGrants) expect(grant.resources).toEqual(['"*"']);
       // Sealing routes may only generate data keys: never Decrypt, never Encrypt with the key itself.
       expect(grants.flatMap((g) => g.actions).filter((a) => a.startsWith('kms:'))).toEqual(
         route.access.sealSecrets ? ['kms:GenerateDataKey'] : [],
@@ -82,6 +90,21 @@ describe('API functions', () => {
       expect(env[ENV.dueShardCount]).toBe(String(chronos.config.dueShardCount));
     },
   );
+
+  it('lets only the system view read CloudWatch metrics, and gives it the queue URLs the metric is named after', () => {
+    const readers = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) =>
+        policy.Properties.PolicyDocument.Statement.some((statement: { Action: string | string[] }) =>
+          ([] as string[]).concat(statement.Action).some((action) => action.startsWith('cloudwatch:')),
+        ),
+      )
+      .flatMap((policy) => policy.Properties.Roles);
+    const system = chronos.stateless.apiHandlers.functions.get('monitoring-system');
+    expect(readers).toEqual([{ Ref: logicalIdOf(system?.executionRole as never) }]);
+    const env = functionResource(system).Properties.Environment.Variables;
+    expect(env[OBSERVABILITY_ENV.monitoredDispatchQueueUrl]).toBeDefined();
+    expect(env[OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl]).toBeDefined();
+  });
 
   it('wires one method per route, behind the authorizer exactly when the route says so', () => {
     for (const route of ROUTES) {

@@ -63,6 +63,9 @@ describe('startLocalChronos', () => {
     expect(envWhileRunning).toBe('wiring-jobs');
     expect(chronos.tables).toMatchObject({ jobs: 'wiring-jobs', runs: 'wiring-runs' });
     expect(process.env.AWS_ENDPOINT_URL_DYNAMODB).toBe(chronos.endpoints.dynamodb);
+    // Started next to the API: the system view reads the queues' oldest-message age from it.
+    expect(process.env.AWS_ENDPOINT_URL_CLOUDWATCH).toBe(chronos.endpoints.cloudwatch);
+    expect(chronos.endpoints.cloudwatch).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(process.env[ENV.dispatchQueueUrl]).toBe(chronos.queues.dispatch.url);
     expect(process.env[ENV.allowLoopbackTargets]).toBe('true');
     expect(process.env[ENV.signingSecretCurrent]).toBe(chronos.signingSecret);
@@ -152,6 +155,8 @@ describe('startLocalChronos', () => {
     });
     await expect(dynamodb.send(new ListTablesCommand({}))).rejects.toThrow();
     dynamodb.destroy();
+    await expect(fetch(endpoints.cloudwatch as string, { method: 'POST' })).rejects.toThrow();
     expect(process.env[ENV.jobsTable]).toBeUndefined();
+    expect(process.env.AWS_ENDPOINT_URL_CLOUDWATCH).toBeUndefined();
   });
 });

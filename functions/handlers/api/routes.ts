@@ -23,6 +23,11 @@ export interface Route {
     metrics?: TableAccess;
     /** sqs:GetQueueAttributes on the dispatch queue and its dead-letter queue (depths), nothing else. */
     readQueueAttributes?: boolean;
+    /**
+     * cloudwatch:GetMetricData: those two queues' AWS/SQS ApproximateAgeOfOldestMessage (named
+     * after the URLs readQueueAttributes sets). GetMetricData takes no resource, so this is Resource '*'.
+     */
+    readQueueAgeMetric?: boolean;
     /** The tenants table (quotas; create-rate bucket and active-job counter when readWrite). */
     tenants?: TableAccess;
     /** kms:GenerateDataKey on the secrets key: the route seals secret target headers. */
@@ -65,8 +70,9 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/health',
     handler: 'health',
     authorized: false,
-    // `?deep=true` also reads the scanner heartbeats and the dispatch queue's attributes.
-    access: { jobs: 'read', metrics: 'read', readQueueAttributes: true },
+    // Probes every table the executor and the scanner use, the dispatch queue's attributes and
+    // the scanner heartbeats (metrics table).
+    access: { jobs: 'read', runs: 'read', tenants: 'read', metrics: 'read', readQueueAttributes: true },
   },
   {
     method: 'GET',
@@ -137,6 +143,6 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/monitoring/system',
     handler: 'monitoring-system',
     authorized: true,
-    access: { metrics: 'read', readQueueAttributes: true },
+    access: { metrics: 'read', readQueueAttributes: true, readQueueAgeMetric: true },
   },
 ];

@@ -9,6 +9,11 @@ export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local
 export interface LocalEndpoints {
   dynamodb: string;
   sqs: string;
+  /**
+   * The local CloudWatch (cloudwatch-metrics.ts: the queues' oldest-message age, read from the
+   * fauxqs at `sqs`). Optional: startLocalChronos starts one next to its API when not given.
+   */
+  cloudwatch?: string;
 }
 
 export interface LocalClients {
