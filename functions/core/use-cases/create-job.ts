@@ -2,6 +2,7 @@
  * Creates a job. The job is written with its first occurrence in the due-index first, so that it
  * can never be lost: if it is due within the scan horizon it is then materialized at once (no
  * waiting for the next scan), and should that fail half-way, the scanner finishes the work.
+ * The answer is the job as that materialization left it, computed rather than read back.
  */
 import { dueShardOf } from '../due-shard.ts';
 import { firstFireAt } from '../fire-plan.ts';
@@ -9,7 +10,7 @@ import type { NewJobFields } from '../job-input.ts';
 import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { Job } from '../model.ts';
 import type { IdGenerator } from '../ports.ts';
-import { type MaterializeDeps, materializeOccurrences } from './materialize-occurrences.ts';
+import { type AdvancedJob, type MaterializeDeps, materializeOccurrences } from './materialize-occurrences.ts';
 
 export interface CreateJobDeps extends MaterializeDeps {
   ids: IdGenerator;
@@ -42,6 +43,22 @@ export async function createJob(
 
   if (nextFireAt === undefined || nextFireAt > now + deps.config.horizonMs) return job;
   const dueJob = { ...job, nextFireAt };
-  await materializeOccurrences(deps, [dueJob], now);
+  const { advanced } = await materializeOccurrences(deps, [dueJob], now);
+  const [moved] = advanced;
+  // Our own advance succeeded: the stored job is exactly this, no read back needed. Otherwise a
+  // racing scanner moved it first, and only a read tells what it looks like now.
+  if (moved) return advancedJob(job, moved, now);
   return (await deps.jobs.get(tenantId, jobId)) ?? job;
+}
+
+/** `job` as JobRepository.advance leaves it. */
+function advancedJob(job: Job, moved: AdvancedJob, now: number): Job {
+  const { nextFireAt: _previous, dueShard, ...rest } = job;
+  return {
+    ...rest,
+    version: job.version + 1,
+    occurrenceCount: job.occurrenceCount + moved.materialized,
+    updatedAt: now,
+    ...(moved.nextFireAt === undefined ? {} : { nextFireAt: moved.nextFireAt, ...(dueShard ? { dueShard } : {}) }),
+  };
 }

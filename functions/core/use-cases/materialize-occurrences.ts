@@ -29,6 +29,15 @@ export interface MaterializeResult {
   runsCreated: number;
   messagesSent: number;
   jobsAdvanced: number;
+  /** The jobs this call advanced, with what it wrote: the caller knows them without reading them back. */
+  advanced: AdvancedJob[];
+}
+
+/** A job this call moved past the occurrences it materialized (its version went up by one). */
+export interface AdvancedJob {
+  jobId: string;
+  nextFireAt?: number;
+  materialized: number;
 }
 
 function messageOf(run: Run): DispatchMessage {
@@ -67,11 +76,12 @@ export async function materializeOccurrences(
   );
 
   const advanced = await Promise.all(
-    planned.map(({ job, occurrences, nextFireAt }) => {
-      if (nextFireAt === job.nextFireAt) return false;
-      return deps.jobs.advance(job, { nextFireAt, materialized: occurrences.length, now });
+    planned.map(async ({ job, occurrences, nextFireAt }): Promise<AdvancedJob[]> => {
+      if (nextFireAt === job.nextFireAt) return [];
+      const moved = await deps.jobs.advance(job, { nextFireAt, materialized: occurrences.length, now });
+      return moved ? [{ jobId: job.jobId, nextFireAt, materialized: occurrences.length }] : [];
     }),
   );
 
-  return { runsCreated, messagesSent: toSend.length, jobsAdvanced: advanced.filter(Boolean).length };
+  return { runsCreated, messagesSent: toSend.length, jobsAdvanced: advanced.flat().length, advanced: advanced.flat() };
 }

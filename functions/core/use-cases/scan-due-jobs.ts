@@ -19,7 +19,7 @@ export interface ShardPass {
   durationMs: number;
 }
 
-export interface ScanResult extends MaterializeResult {
+export interface ScanResult extends Omit<MaterializeResult, 'advanced'> {
   jobsFound: number;
   shards: number;
   perShard: ShardPass[];

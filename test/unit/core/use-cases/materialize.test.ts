@@ -56,6 +56,41 @@ describe('creating a job', () => {
     expect(job.occurrenceCount).toBe(1);
   });
 
+  it('answers with the job exactly as stored after materializing, without reading it back', async () => {
+    const { deps, jobs } = setup();
+    let reads = 0;
+    const get = jobs.get.bind(jobs);
+    jobs.get = (tenantId, jobId) => {
+      reads++;
+      return get(tenantId, jobId);
+    };
+    const recurring = {
+      target: { url: 'https://example.com/hook' },
+      schedule: { type: 'interval' as const, everySeconds: 30, startAt: iso(NOW) },
+    };
+
+    for (const input of [once(), recurring]) {
+      const job = await createJob(deps, 'tenant-a', input, NOW);
+      expect(job).toEqual(await get('tenant-a', job.jobId));
+    }
+    expect(reads).toBe(0);
+  });
+
+  it('reads the job back when a racing scanner advanced it first', async () => {
+    const { deps, jobs } = setup();
+    const advance = jobs.advance.bind(jobs);
+    jobs.advance = async (job, change) => {
+      // The scanner got there first: it advanced the job, so this advance finds a newer version.
+      await advance(job, change);
+      return false;
+    };
+
+    const job = await createJob(deps, 'tenant-a', once(), NOW);
+
+    expect(job).toEqual(await jobs.get('tenant-a', job.jobId));
+    expect(job.version).toBe(2);
+  });
+
   it('delays the message of a job due within the horizon until its due second', async () => {
     const { deps, dispatcher } = setup();
 
