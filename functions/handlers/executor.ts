@@ -1,10 +1,14 @@
 /**
  * The executor: consumes the dispatch queue in batches, one record per run. Records are processed
  * in parallel and failures are reported per item, so one slow or failing target never holds up or
- * replays the others.
+ * replays the others. Once a record's run is claimed, its message is hidden until the lease ends
+ * (one ChangeMessageVisibilityBatch per invocation): if this executor dies, the message comes back
+ * then and the next executor takes the run over or records it as lost.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { BatchLeaseVisibility } from '#adapters/sqs/batch-lease-visibility';
 import { systemClock } from '#adapters/system-clock';
 import { executeRun, RunBusyError } from '#core/use-cases/execute-run';
 import { parseDispatchMessage } from './dispatch-message.ts';
@@ -16,6 +20,7 @@ import {
   httpInvoker,
   jobRepository,
   leaseMarginMs,
+  leaseVisibilityOf,
   runRepository,
   runSlots,
   secretCipher,
@@ -24,51 +29,70 @@ import {
 
 const processor = new BatchProcessor(EventType.SQS);
 
-function recordHandlerFor(owner: string) {
+function recordHandlerFor(owner: string, visibility: BatchLeaseVisibility) {
   return async (record: SQSRecord) => {
-    const message = parseDispatchMessage(record);
-    const ids = { tenantId: message.tenantId, jobId: message.jobId, runId: message.runId, attempt: message.attempt };
-    // Records run in parallel: each gets its own child logger, so keys never leak between runs.
-    const log = logger.createChild({ persistentKeys: ids });
-    const result = await executeRun(
-      {
-        jobs: jobRepository(),
-        runs: runRepository(),
-        invoker: httpInvoker(),
-        signingKeys: signingKeys(),
-        clock: systemClock,
-        random: Math.random,
-        config: { leaseMarginMs: leaseMarginMs(), owner },
-        slots: { slots: patientRunSlots(runSlots()), capOf: runCapOf },
-        secrets: secretCipher(),
-      },
-      message,
-      deliveryTimingOf(record),
+    let log: Logger | undefined;
+    const redelivery = visibility.forMessage(record, (reason) =>
+      log?.warn('message not hidden until the lease ends: a crash is recovered after the queue visibility timeout', {
+        reason,
+      }),
     );
-    if (result.kind === 'leased-elsewhere') throw new RunBusyError(message.runId);
-    if (result.kind === 'throttled') {
-      // The tenant is at its in-flight cap: back to the queue for a second or two.
-      await sendBackLater(message);
-      log.debug('run deferred: tenant at its in-flight cap');
-      return;
-    }
-    if (result.kind === 'called') {
-      recordCallMetrics(result.run, result.outcome);
-      log.info('run finished', {
-        status: result.outcome.status,
-        httpStatus: result.outcome.httpStatus,
-        durationMs: result.outcome.durationMs,
-      });
-    } else {
-      if (result.kind === 'skipped') addRunMetric(RUN_METRICS.skipped, MetricUnit.Count, 1, message.tenantId);
-      if (result.kind === 'lost') addRunMetric(RUN_METRICS.failed, MetricUnit.Count, 1, message.tenantId);
-      log.info(`run not called: ${result.kind}`);
+    try {
+      const message = parseDispatchMessage(record);
+      const ids = { tenantId: message.tenantId, jobId: message.jobId, runId: message.runId, attempt: message.attempt };
+      // Records run in parallel: each gets its own child logger, so keys never leak between runs.
+      log = logger.createChild({ persistentKeys: ids });
+      const result = await executeRun(
+        {
+          jobs: jobRepository(),
+          runs: runRepository(),
+          invoker: httpInvoker(),
+          signingKeys: signingKeys(),
+          clock: systemClock,
+          random: Math.random,
+          config: { leaseMarginMs: leaseMarginMs(), owner },
+          slots: { slots: patientRunSlots(runSlots()), capOf: runCapOf },
+          secrets: secretCipher(),
+          redelivery,
+        },
+        message,
+        deliveryTimingOf(record),
+      );
+      if (result.kind === 'leased-elsewhere') throw new RunBusyError(message.runId);
+      if (result.kind === 'throttled') {
+        // The tenant is at its in-flight cap: back to the queue for a second or two.
+        await sendBackLater(message);
+        log.debug('run deferred: tenant at its in-flight cap');
+        return;
+      }
+      if (result.kind === 'called') {
+        recordCallMetrics(result.run, result.outcome);
+        log.info('run finished', {
+          status: result.outcome.status,
+          httpStatus: result.outcome.httpStatus,
+          durationMs: result.outcome.durationMs,
+        });
+      } else {
+        if (result.kind === 'skipped') addRunMetric(RUN_METRICS.skipped, MetricUnit.Count, 1, message.tenantId);
+        if (result.kind === 'lost') addRunMetric(RUN_METRICS.failed, MetricUnit.Count, 1, message.tenantId);
+        log.info(`run not called: ${result.kind}`);
+      }
+    } finally {
+      redelivery.settle();
     }
   };
 }
 
 export async function execute(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  return processPartialResponse(event, recordHandlerFor(context.awsRequestId), processor, { context });
+  const visibility = leaseVisibilityOf(event.Records);
+  try {
+    return await processPartialResponse(event, recordHandlerFor(context.awsRequestId, visibility), processor, {
+      context,
+    });
+  } finally {
+    // The change is made in the background while the calls run; the invocation must not end first.
+    await visibility.done();
+  }
 }
 
 export const handler = instrumentedWithMetrics(execute);

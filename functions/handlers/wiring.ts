@@ -20,6 +20,7 @@ import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { outboundRulesFromEnv } from '#adapters/outbound-rules';
 import { secretCipherFromEnv } from '#adapters/secrets/secret-cipher-from-env';
 import { signingKeysFromEnv } from '#adapters/signing-keys';
+import { BatchLeaseVisibility, type BatchMessage } from '#adapters/sqs/batch-lease-visibility';
 import { queueStats } from '#adapters/sqs/queue-stats';
 import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
 import { defaultQuotasFromEnv } from '#adapters/tenant-quotas';
@@ -46,6 +47,9 @@ export const runRepository = once(
   () => new DynamoRunRepository(documentClient(), requiredEnv(ENV.runsTable), schedulingConfig().shardCount),
 );
 export const runDispatcher = once(() => new SqsRunDispatcher(sqsClient(), requiredEnv(ENV.dispatchQueueUrl)));
+/** Hides an executor batch's messages while their runs are leased (one instance per invocation). */
+export const leaseVisibilityOf = (messages: BatchMessage[]) =>
+  new BatchLeaseVisibility(sqsClient(), requiredEnv(ENV.dispatchQueueUrl), messages);
 /** Which targets may be called (loopback only with ALLOW_LOOPBACK_TARGETS=true): job creation and calls agree. */
 export const outboundRules = once(outboundRulesFromEnv);
 export const httpInvoker = once(

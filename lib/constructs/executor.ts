@@ -56,6 +56,8 @@ export class Executor extends Construct {
       reportBatchItemFailures: true,
       maxConcurrency: props.maxConcurrency,
     });
+    // The event source grants sqs:ChangeMessageVisibility on the queue (with receive and delete): the
+    // executor hides a claimed run's message until its lease ends (adapters/sqs/batch-lease-visibility.ts).
     this.function.addEventSource(this.eventSource);
     const reason =
       'SQS-driven: a message that keeps failing moves to the dispatch queue dead-letter queue through its redrive policy (Lambda supports no on-failure destination for SQS event sources)';

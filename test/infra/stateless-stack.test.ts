@@ -264,6 +264,8 @@ describe('executor', () => {
     // A run of a tenant at its in-flight cap is sent again with a short delay (tenant-run-cap.ts).
     expect(actionsOn(grants, dispatchArn)).toContain('sqs:SendMessage');
     expect(actionsOn(grants, dispatchArn)).toContain('sqs:ReceiveMessage');
+    // A claimed run's message is hidden until its lease ends (batch-lease-visibility.ts).
+    expect(actionsOn(grants, dispatchArn)).toContain('sqs:ChangeMessageVisibility');
     expect(grants.flatMap((g) => g.actions).filter((a) => a.startsWith('kms:'))).toEqual(['kms:Decrypt']);
     expect(indexesIn(grants)).toEqual([]);
     expect(functionResource(executor.function).Properties.Timeout).toBe(EXECUTOR_TIMEOUT.toSeconds());

@@ -6,11 +6,21 @@
  * A redelivered or duplicate message finds the run finished (acknowledged, no call) or under a
  * live lease (handed back to the queue, so that it is retried after the lease would have
  * expired, in case its holder died). A run whose lease expired is taken over (at-least-once,
- * counted as a recovery) or ends FAILED as `lost` (at-most-once: never a second call).
+ * counted as a recovery) or ends FAILED as `lost` (at-most-once: never a second call). The
+ * message of a claimed run comes back when the lease ends (`redelivery`): that is how a run whose
+ * executor died is found again.
  */
 import { type DeliveryTiming, deliveryStamp } from '../delivery-stamp.ts';
 import type { DispatchMessage, Job, Run } from '../model.ts';
-import type { Clock, HttpInvoker, HttpResult, JobRepository, RunOutcome, RunRepository } from '../ports.ts';
+import type {
+  Clock,
+  HttpInvoker,
+  HttpResult,
+  JobRepository,
+  RunOutcome,
+  RunRedelivery,
+  RunRepository,
+} from '../ports.ts';
 import { nextAttemptAt } from '../retry-policy.ts';
 import { idempotencyKeyOf } from '../run-id.ts';
 import { isTerminal } from '../run-state.ts';
@@ -37,6 +47,8 @@ export interface ExecuteRunDeps {
   slots?: { slots: RunSlots; capOf: (tenantId: string) => number | Promise<number> };
   /** Opens secret target headers right before the call. */
   secrets?: SecretCipher;
+  /** Brings the message back when the lease of a claimed run ends, should this executor die first. */
+  redelivery?: RunRedelivery;
 }
 
 export type ExecuteRunResult =
@@ -181,6 +193,7 @@ async function claimAndCall(
     expiresAt: Math.max(now, message.scheduledFor) + (job?.timeoutSeconds ?? 0) * 1000 + deps.config.leaseMarginMs,
   };
   const claim = await deps.runs.claim(message, lease);
+  if (claim.claimed) deps.redelivery?.afterLease(lease.expiresAt);
   if (!claim.claimed) {
     if (!claim.run) return { kind: 'missing' };
     if (isTerminal(claim.run.status)) return { kind: 'already-finished' };

@@ -297,3 +297,30 @@ describe('per-tenant in-flight cap and secret headers', () => {
     expect(invoker.requests[0]?.headers).toMatchObject({ 'x-team': 'a', Authorization: 'Bearer target-secret' });
   });
 });
+
+describe('the message of a claimed run', () => {
+  it('is to come back when the lease ends, told once, before the call', async () => {
+    const { deps, message, invoker } = await setup();
+    const told: Array<{ leaseExpiresAt: number; callsSoFar: number }> = [];
+    const redelivery = {
+      afterLease: (leaseExpiresAt: number) => told.push({ leaseExpiresAt, callsSoFar: invoker.requests.length }),
+    };
+
+    expect((await executeRun({ ...deps('exec-1'), redelivery }, message)).kind).toBe('called');
+
+    expect(told).toEqual([{ leaseExpiresAt: DUE + 10_000 + 30_000, callsSoFar: 0 }]);
+  });
+
+  it('is left alone when the run cannot be claimed (finished, or leased by a live executor)', async () => {
+    const { deps, message, runs } = await setup();
+    const told: number[] = [];
+    const redelivery = { afterLease: (at: number) => told.push(at) };
+    await runs.claim(message, { owner: 'other', expiresAt: DUE + 60_000, now: DUE - 400, takeOverExpired: true });
+
+    expect((await executeRun({ ...deps('exec-1'), redelivery }, message)).kind).toBe('leased-elsewhere');
+    await runs.complete(message, 'other', { status: 'SUCCEEDED', completedAt: DUE });
+    expect((await executeRun({ ...deps('exec-1'), redelivery }, message)).kind).toBe('already-finished');
+
+    expect(told).toEqual([]);
+  });
+});
