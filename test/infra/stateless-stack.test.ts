@@ -232,10 +232,10 @@ describe('scanner', () => {
 });
 
 describe('executor', () => {
-  it('consumes the dispatch queue in small batches with partial failures and bounded concurrency', () => {
+  it('consumes the dispatch queue in batches of ten with partial failures and bounded concurrency', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::ImportValue': Match.stringLikeRegexp(dispatchArn.source) },
-      BatchSize: 5,
+      BatchSize: 10,
       MaximumBatchingWindowInSeconds: 1,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: chronos.config.executorMaxConcurrency },
