@@ -17,6 +17,7 @@ import { addRunMetric, instrumentedWithMetrics, MetricUnit } from './observabili
 import { deliveryTimingOf, RUN_METRICS, recordCallMetrics } from './run-metrics.ts';
 import { patientRunSlots, runCapOf, sendBackLater } from './tenant-run-cap.ts';
 import {
+  executorMaxCallsInFlight,
   httpInvoker,
   jobRepository,
   leaseMarginMs,
@@ -51,7 +52,11 @@ function recordHandlerFor(owner: string, visibility: BatchLeaseVisibility) {
           clock: systemClock,
           random: Math.random,
           config: { leaseMarginMs: leaseMarginMs(), owner },
-          slots: { slots: patientRunSlots(runSlots()), capOf: runCapOf },
+          slots: {
+            slots: patientRunSlots(runSlots()),
+            capOf: runCapOf,
+            fleetMaxCallsInFlight: executorMaxCallsInFlight(),
+          },
           secrets: secretCipher(),
           redelivery,
         },

@@ -116,6 +116,8 @@ export const admissionDeps = once(
     activeJobs: new DynamoActiveJobLimiter(documentClient(), tenantsTable(), requiredEnv(ENV.jobsTable)),
   }),
 );
+/** The most calls the executor fleet can have in flight; unset: no bound, every run takes its slot. */
+export const executorMaxCallsInFlight = once(() => intEnv(ENV.executorMaxCallsInFlight, Number.POSITIVE_INFINITY));
 /** Per-tenant in-flight slots (executor). */
 export const runSlots = once(() => new DynamoRunSlots(documentClient(), tenantsTable()));
 /** Seals (create, update) and opens (executor) secret target headers. */

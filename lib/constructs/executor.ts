@@ -61,6 +61,8 @@ export class Executor extends Construct {
     // The event source grants sqs:ChangeMessageVisibility on the queue (with receive and delete): the
     // executor hides a claimed run's message until its lease ends (adapters/sqs/batch-lease-visibility.ts).
     this.function.addEventSource(this.eventSource);
+    // A tenant whose in-flight cap is at least this many calls can never be capped: it takes no slot.
+    this.function.addEnvironment(ENV.executorMaxCallsInFlight, String(props.maxConcurrency * EXECUTOR_BATCH_SIZE));
     const reason =
       'SQS-driven: a message that keeps failing moves to the dispatch queue dead-letter queue through its redrive policy (Lambda supports no on-failure destination for SQS event sources)';
     Validations.of(this.function).acknowledge(

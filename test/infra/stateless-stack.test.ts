@@ -273,6 +273,19 @@ describe('executor', () => {
     expect(ENV.dispatchQueueUrl in env).toBe(true);
     expect(env[ENV.quotaMaxConcurrentRuns]).toBe(String(chronos.config.quotas.maxConcurrentRuns));
   });
+
+  it('tells the executor the most calls its fleet can have in flight: maximum concurrency × batch size', () => {
+    const env = functionResource(chronos.stateless.executor.function).Properties.Environment.Variables;
+    expect(env[ENV.executorMaxCallsInFlight]).toBe(String(chronos.config.executorMaxConcurrency * 10));
+    const devBlock = (CDK_JSON_CONTEXT['chronos:stages'] as Record<string, object>).dev;
+    const larger = buildChronosAppForProperties({
+      'chronos:stages': { dev: { ...devBlock, executorMaxConcurrency: 40 } },
+    });
+    Template.fromStack(larger.stateless).hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('executor'),
+      Environment: { Variables: Match.objectLike({ [ENV.executorMaxCallsInFlight]: '400' }) },
+    });
+  }, 60_000);
 });
 
 describe('completion handler', () => {

@@ -28,6 +28,7 @@ import { decideOverlap } from '../schedule/index.ts';
 import type { SecretCipher } from '../secrets/secret-cipher.ts';
 import { openSecretHeaders } from '../secrets/secret-headers.ts';
 import { type SigningKeySet, type SigningKeys, signatureHeaders } from '../signing.ts';
+import { inFlightCapCanBind } from '../tenants/in-flight-cap.ts';
 import type { RunSlots } from '../tenants/ports.ts';
 
 export interface ExecuteRunDeps {
@@ -42,9 +43,15 @@ export interface ExecuteRunDeps {
   config: { leaseMarginMs: number; owner: string };
   /**
    * Per-tenant cap on calls in flight (the tenant's maxConcurrentRuns): a run whose tenant is at
-   * its cap is not claimed ('throttled') and its message must come back shortly.
+   * its cap is not claimed ('throttled') and its message must come back shortly. A cap of at least
+   * `fleetMaxCallsInFlight` (the executors' concurrency × batch size; unset: no bound) can never
+   * bind, and its runs take no slot.
    */
-  slots?: { slots: RunSlots; capOf: (tenantId: string) => number | Promise<number> };
+  slots?: {
+    slots: RunSlots;
+    capOf: (tenantId: string) => number | Promise<number>;
+    fleetMaxCallsInFlight?: number;
+  };
   /** Opens secret target headers right before the call. */
   secrets?: SecretCipher;
   /** Brings the message back when the lease of a claimed run ends, should this executor die first. */
@@ -149,10 +156,15 @@ export async function executeRun(
   message: DispatchMessage,
   delivery?: DeliveryTiming,
 ): Promise<ExecuteRunResult> {
+  const cap = deps.slots ? await deps.slots.capOf(message.tenantId) : undefined;
+  const capped =
+    deps.slots && cap !== undefined && inFlightCapCanBind(cap, deps.slots.fleetMaxCallsInFlight ?? Infinity)
+      ? { slots: deps.slots.slots, cap }
+      : undefined;
   // A message may arrive up to a second early (SQS delays are whole seconds). With a per-tenant
   // cap, wait first, so that a slot is held for the call, not for the wait before it; the job is
   // read after the wait, so what the claim decides on is as fresh as without a cap.
-  if (deps.slots) await deps.clock.sleepUntil(message.scheduledFor - SLOT_LEAD_MS);
+  if (capped) await deps.clock.sleepUntil(message.scheduledFor - SLOT_LEAD_MS);
   const job = await deps.jobs.get(message.tenantId, message.jobId);
   const now = deps.clock.now();
   const timeoutMs = (job?.timeoutSeconds ?? 0) * 1000;
@@ -163,17 +175,14 @@ export async function executeRun(
     takeOverExpired: job?.delivery !== 'at-most-once',
   };
   // The slot expires with the lease: an executor that dies holding it frees it by then.
-  const slots = job ? deps.slots : undefined;
-  if (slots) {
-    const cap = await slots.capOf(message.tenantId);
-    if (!(await slots.slots.acquire(message.tenantId, message.runId, cap, lease.expiresAt, now))) {
-      return { kind: 'throttled' };
-    }
+  const slot = job ? capped : undefined;
+  if (slot && !(await slot.slots.acquire(message.tenantId, message.runId, slot.cap, lease.expiresAt, now))) {
+    return { kind: 'throttled' };
   }
   try {
     return await claimAndCall(deps, message, job, lease, delivery);
   } finally {
-    await slots?.slots.release(message.tenantId, message.runId);
+    await slot?.slots.release(message.tenantId, message.runId);
   }
 }
 

@@ -285,6 +285,28 @@ describe('per-tenant in-flight cap and secret headers', () => {
     expect(result.kind).toBe('called');
   });
 
+  it('takes no slot when the cap is at least what the executor fleet can have in flight, one below it does', async () => {
+    const { deps, message, invoker } = await setup();
+    const slots = new InMemoryRunSlots();
+    // Full for any cap of 1: a slot taken would have been refused.
+    await slots.acquire('t', 'someone-else-run', 1, DUE + 60_000, DUE - 400);
+
+    const atBound = await executeRun(
+      { ...deps('exec-1'), slots: { slots, capOf: () => 80, fleetMaxCallsInFlight: 80 } },
+      message,
+    );
+    expect(atBound.kind).toBe('called');
+    expect(invoker.requests).toHaveLength(1);
+    expect(slots.released).toEqual([]);
+
+    const { deps: deps2, message: message2 } = await setup();
+    const capped = await executeRun(
+      { ...deps2('exec-2'), slots: { slots, capOf: () => 1, fleetMaxCallsInFlight: 2 } },
+      message2,
+    );
+    expect(capped.kind).toBe('throttled');
+  });
+
   it('opens secret headers for the call only', async () => {
     const { deps, message, invoker, jobs } = await setup();
     const cipher = new LocalSecretCipher(LocalSecretCipher.generateKey());
