@@ -1,3 +1,5 @@
+import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
 import { dueShardOf } from '#core/due-shard';
@@ -36,6 +38,37 @@ describe('leases and the sweep index', () => {
 
     await runs.complete(run, 'b', { status: 'SUCCEEDED', completedAt: NOW + 51_000 });
     expect(await runs.findSweepable(shard, NOW + 1e9, 10)).toEqual([]);
+  });
+
+  it('writes no index entry for a claim, a takeover or a completion of an ordinary run', async () => {
+    const indexWrites: number[] = [];
+    const counted = DynamoDBDocumentClient.from(aws.dynamodb, { marshallOptions: { removeUndefinedValues: true } });
+    counted.middlewareStack.add(
+      (next) => async (args) => {
+        (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'INDEXES';
+        const result = await next(args);
+        const capacity = (result.output as { ConsumedCapacity?: ConsumedCapacity }).ConsumedCapacity;
+        if (capacity?.GlobalSecondaryIndexes)
+          indexWrites.push(...Object.values(capacity.GlobalSecondaryIndexes).map((c) => c.CapacityUnits ?? 0));
+        return result;
+      },
+      { step: 'initialize', name: 'consumedIndexCapacity' },
+    );
+    const countedRuns = new DynamoRunRepository(counted, aws.resources.tables.runs, SHARDS);
+    const run = newRun({ tenantId: 't', jobId: 'J-units' }, NOW, 1, NOW, 7);
+    await countedRuns.createIfAbsent(run);
+
+    await countedRuns.claim(run, lease('a', NOW + 40_000, NOW));
+    await countedRuns.claim(run, lease('b', NOW + 90_000, NOW + 50_000));
+    await countedRuns.complete(run, 'b', { status: 'SUCCEEDED', completedAt: NOW + 51_000 });
+
+    expect(indexWrites.filter((units) => units > 0)).toEqual([]);
+    // The same counter sees an index write when there is one: a parked retry leaving the sweep index.
+    const parked = { ...newRun({ tenantId: 't', jobId: 'J-units' }, NOW, 2, NOW, 7), availableAt: NOW + 60_000 };
+    await countedRuns.createIfAbsent(parked, { sweepAt: NOW + 1_000 });
+    indexWrites.length = 0;
+    await countedRuns.claim(parked, lease('c', NOW + 100_000, NOW + 60_000));
+    expect(indexWrites.filter((units) => units > 0)).not.toEqual([]);
   });
 
   it('takes a parked retry out of the sweep index when it is claimed', async () => {
