@@ -176,14 +176,14 @@ export interface RunDispatcher {
 }
 
 /**
- * The queue message that brought a run to this executor. Once the run is claimed, the message is
+ * The queue message that brought a run to this executor. As the run is claimed, the message is
  * kept out of sight until the lease ends, and no longer: should this executor die holding the run,
  * the message comes back then, and the next executor takes the run over (at-least-once) or records
  * it as lost (at-most-once). The lease, not the message, decides who may call; the message only
  * decides when someone looks again.
  */
 export interface RunRedelivery {
-  /** The run is claimed until `leaseExpiresAt` (epoch ms). Never blocks: the message is told in the background. */
+  /** The run is being claimed until `leaseExpiresAt` (epoch ms). Never blocks: the message is told in the background. */
   afterLease(leaseExpiresAt: number): void;
 }
 

@@ -1,9 +1,9 @@
 /**
  * The executor: consumes the dispatch queue in batches, one record per run. Records are processed
  * in parallel and failures are reported per item, so one slow or failing target never holds up or
- * replays the others. Once a record's run is claimed, its message is hidden until the lease ends
- * (one ChangeMessageVisibilityBatch per invocation): if this executor dies, the message comes back
- * then and the next executor takes the run over or records it as lost.
+ * replays the others. As a record's run is claimed, its message is hidden until the lease ends
+ * (usually one ChangeMessageVisibilityBatch per invocation): if this executor dies, the message
+ * comes back then and the next executor takes the run over or records it as lost.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';

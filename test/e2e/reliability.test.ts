@@ -35,6 +35,9 @@ beforeAll(async () => {
     scanHorizonSeconds: 10,
     visibilityTimeoutSeconds: 3,
     maxReceiveCount: 2,
+    // Short leases: a message handed back for another executor's live lease returns when a lease
+    // like its own would have ended (the poison-message test waits out two of them).
+    leaseMarginSeconds: 5,
     log: () => undefined,
   });
   documents = DynamoDBDocument.from(
@@ -166,6 +169,7 @@ describe('crash recovery and dead letters', () => {
     // Due far beyond the horizon: the test plants the run itself.
     return createJob({
       target: { url: target.url(path) },
+      timeoutSeconds: 1,
       schedule: { type: 'once', at: new Date(Date.now() + 3_600_000).toISOString() },
     });
   }
@@ -207,7 +211,7 @@ describe('crash recovery and dead letters', () => {
   it('keeps a claimed run message hidden for its lease, however short the queue visibility timeout', async () => {
     // The queue here hides a message for 3 s and dead-letters it on its third receive: a call of 7 s
     // whose message came back every 3 s would be dead-lettered mid-call. Hidden until the lease
-    // ends (15 s + the 30 s margin), it is received once and deleted when the call is done.
+    // ends (15 s + the 5 s margin), it is received once and deleted when the call is done.
     const jobId = await createJob({
       target: { url: target.url('/slower-than-two-visibility-timeouts') },
       timeoutSeconds: 15,
@@ -226,14 +230,15 @@ describe('crash recovery and dead letters', () => {
 
   it('records a poison message as a DEAD_LETTERED run, lists it, and re-drives it on request', async () => {
     const jobId = await futureJob('/redriven');
-    // A run held under a live lease forever: every delivery of its message is handed back.
+    // A run held under a live lease for an hour: every delivery of its message is handed back, and
+    // comes back once a lease of its own (1 s + the 5 s margin) would have ended.
     const run = await plantRunningRun(jobId, Date.now() + 3_600_000);
     await sqs.send(new SendMessageCommand({ QueueUrl: chronos.queues.dispatch.url, MessageBody: JSON.stringify(run) }));
 
     const [dead] = await eventually(
       () => runsOf(jobId),
       (runs) => runs[0]?.status === 'DEAD_LETTERED',
-      20_000,
+      35_000,
     );
     expect(dead).toMatchObject({ errorType: 'dead_letter' });
     expect(dead?.error).toMatch(/^dispatch message moved to the dead-letter queue .*\(receive count [2-9]\)$/);
@@ -246,5 +251,5 @@ describe('crash recovery and dead letters', () => {
     await target.waitForCalls('/redriven', 1, 5_000);
     expect((await api('POST', `/v1/runs/${run.runId}/retry`)).status).toBe(409);
     expect((await api('POST', '/v1/runs/not-a-run/retry')).status).toBe(404);
-  }, 40_000);
+  }, 60_000);
 });

@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BatchLeaseVisibility, VISIBILITY_SLACK_SECONDS } from '#adapters/sqs/batch-lease-visibility';
+import { BatchLeaseVisibility, COALESCE_MS, VISIBILITY_SLACK_SECONDS } from '#adapters/sqs/batch-lease-visibility';
 import type { RunningEmulator } from '#local/emulators/dynamodb-local';
 import { startSqsEmulator } from '#local/emulators/fauxqs';
 import { createLocalClients, type LocalClients } from '#local/emulators/local-clients';
@@ -99,7 +99,7 @@ describe('hiding claimed runs messages until their lease ends', () => {
   }, 20_000);
 });
 
-describe('one visibility change per batch', () => {
+describe('one visibility change per batch, as a rule', () => {
   type Input = ChangeMessageVisibilityBatchCommand['input'];
   function recordingClient(failIds: string[] = []) {
     const calls: Input[] = [];
@@ -143,6 +143,26 @@ describe('one visibility change per batch', () => {
           { Id: '2', ReceiptHandle: 'h4', VisibilityTimeout: seconds },
         ],
       },
+    ]);
+  });
+
+  it('does not hold claimed messages back for a record slow to claim, and extends them with its later lease', async () => {
+    const { client, calls } = recordingClient();
+    const visibility = new BatchLeaseVisibility(client, 'queue-url', [record(1), record(2)], () => NOW);
+    const [a, slow] = [1, 2].map((n) => visibility.forMessage(record(n), () => undefined));
+
+    a?.afterLease(NOW + 10_000);
+    await new Promise((resolve) => setTimeout(resolve, COALESCE_MS + 30));
+    expect(calls.map((c) => c.Entries)).toEqual([
+      [{ Id: '0', ReceiptHandle: 'h1', VisibilityTimeout: 10 + VISIBILITY_SLACK_SECONDS }],
+    ]);
+
+    slow?.afterLease(NOW + 30_000);
+    await visibility.done();
+    expect(calls.map((c) => c.Entries)).toHaveLength(2);
+    expect(calls[1]?.Entries).toEqual([
+      { Id: '0', ReceiptHandle: 'h1', VisibilityTimeout: 30 + VISIBILITY_SLACK_SECONDS },
+      { Id: '1', ReceiptHandle: 'h2', VisibilityTimeout: 30 + VISIBILITY_SLACK_SECONDS },
     ]);
   });
 

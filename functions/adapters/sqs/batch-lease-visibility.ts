@@ -3,12 +3,15 @@
  * and no longer: the queue's own visibility timeout (six times the executor's timeout, AWS's advice
  * for event sources) would otherwise hide a dead executor's runs for half an hour.
  *
- * One ChangeMessageVisibilityBatch per invocation, made once every record of the batch has either
- * claimed its run or finished without one. All messages get the same timeout, the latest lease of
- * the batch plus a little slack: the event source mapping deletes a batch's messages only when the
- * whole invocation returns, so a message given its own, shorter lease would come back while a
- * slower neighbour still holds the invocation, and cost a receive that finds its run finished.
- * A record that finished before the call needs no change: its message is deleted with the batch.
+ * Usually one ChangeMessageVisibilityBatch per invocation: the claims of a batch are made within
+ * milliseconds of each other, and the call goes out, alongside them, once every record has come to
+ * its claim or finished without one. A record that is slow to claim (a throttled read, a tenant slot it waits
+ * for) does not hold the others' change back: claims wait at most `COALESCE_MS` for company, and a
+ * later claim makes another call. All held messages get the same timeout, the latest lease among
+ * them plus a little slack: the event source mapping deletes a batch's messages only when the whole
+ * invocation returns, so a message given its own, shorter lease would come back while a slower
+ * neighbour still holds the invocation, and cost a receive that finds its run finished. A record
+ * that finished before a call needs no change: its message is deleted with the batch.
  *
  * Best effort: a failed change leaves the queue's timeout in force (slower recovery, never a
  * second call: the lease decides who may call), so it is reported, not thrown.
@@ -18,6 +21,8 @@ import type { RunRedelivery } from '#core/ports';
 
 /** After the lease: room for the outcome's write and the event source mapping's delete. */
 export const VISIBILITY_SLACK_SECONDS = 2;
+/** How long a claim waits for the rest of its batch before its message is hidden anyway. */
+export const COALESCE_MS = 20;
 /** SQS's ceiling for a visibility timeout (12 hours). */
 const MAX_VISIBILITY_SECONDS = 43_200;
 const ENTRIES_PER_CALL = 10;
@@ -34,11 +39,14 @@ export interface MessageLease extends RunRedelivery {
 }
 
 export class BatchLeaseVisibility {
-  /** Records that have neither claimed nor settled: the call waits for them. */
+  /** Records that have neither claimed nor settled. */
   private readonly unreported = new Set<string>();
-  /** Claimed and still running: the messages the call hides, with their lease ends. */
-  private readonly held = new Map<string, { receiptHandle: string; leaseExpiresAt: number; onFailure: Failure }>();
-  private call: Promise<void> = Promise.resolve();
+  /** Claimed and still running: the messages a call hides, with their lease ends. */
+  private readonly held = new Map<string, Held>();
+  /** A claim not yet covered by a call. */
+  private claimedSinceCall = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private calls: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly client: SQSClient,
@@ -55,6 +63,7 @@ export class BatchLeaseVisibility {
       afterLease: (leaseExpiresAt) => {
         if (!this.unreported.has(message.messageId)) return;
         this.held.set(message.messageId, { receiptHandle: message.receiptHandle, leaseExpiresAt, onFailure });
+        this.claimedSinceCall = true;
         this.reported(message.messageId);
       },
       settle: () => {
@@ -64,17 +73,27 @@ export class BatchLeaseVisibility {
     };
   }
 
-  /** Resolves once the change (if any) has been made: the invocation must not end before. */
+  /** Resolves once every change has been made: the invocation must not end before. */
   done(): Promise<void> {
-    return this.call;
+    return this.calls;
   }
 
   private reported(messageId: string): void {
-    if (!this.unreported.delete(messageId) || this.unreported.size > 0 || this.held.size === 0) return;
-    this.call = this.hide([...this.held.values()]);
+    if (!this.unreported.delete(messageId) || !this.claimedSinceCall) return;
+    if (this.unreported.size === 0) this.hideHeld();
+    else this.timer ??= setTimeout(() => this.hideHeld(), COALESCE_MS);
   }
 
-  private async hide(held: Array<{ receiptHandle: string; leaseExpiresAt: number; onFailure: Failure }>) {
+  private hideHeld(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.claimedSinceCall = false;
+    // Every message still held, including ones hidden by an earlier call: the latest lease may have grown.
+    const held = [...this.held.values()];
+    if (held.length > 0) this.calls = this.calls.then(() => this.hide(held));
+  }
+
+  private async hide(held: Held[]): Promise<void> {
     const latest = Math.max(...held.map((h) => h.leaseExpiresAt));
     const seconds = Math.min(
       MAX_VISIBILITY_SECONDS,
@@ -102,3 +121,4 @@ export class BatchLeaseVisibility {
 }
 
 type Failure = (reason: string) => void;
+type Held = { receiptHandle: string; leaseExpiresAt: number; onFailure: Failure };

@@ -7,8 +7,8 @@
  * live lease (handed back to the queue, so that it is retried after the lease would have
  * expired, in case its holder died). A run whose lease expired is taken over (at-least-once,
  * counted as a recovery) or ends FAILED as `lost` (at-most-once: never a second call). The
- * message of a claimed run comes back when the lease ends (`redelivery`): that is how a run whose
- * executor died is found again.
+ * message is hidden until the lease ends as the claim is made (`redelivery`): that is how a run
+ * whose executor died is found again.
  */
 import { type DeliveryTiming, deliveryStamp } from '../delivery-stamp.ts';
 import type { DispatchMessage, Job, Run } from '../model.ts';
@@ -201,8 +201,12 @@ async function claimAndCall(
     now,
     expiresAt: Math.max(now, message.scheduledFor) + (job?.timeoutSeconds ?? 0) * 1000 + deps.config.leaseMarginMs,
   };
+  // Told before the claim is written, not after: an executor that dies once its claim is durable
+  // but before the message is hidden would leave the run to the queue's half-hour timeout. A claim
+  // that fails costs nothing here: a finished run's message is deleted with the batch, and one under
+  // another executor's live lease comes back once a lease like ours would have ended.
+  deps.redelivery?.afterLease(lease.expiresAt);
   const claim = await deps.runs.claim(message, lease);
-  if (claim.claimed) deps.redelivery?.afterLease(lease.expiresAt);
   if (!claim.claimed) {
     if (!claim.run) return { kind: 'missing' };
     if (isTerminal(claim.run.status)) return { kind: 'already-finished' };

@@ -321,28 +321,47 @@ describe('per-tenant in-flight cap and secret headers', () => {
 });
 
 describe('the message of a claimed run', () => {
-  it('is to come back when the lease ends, told once, before the call', async () => {
-    const { deps, message, invoker } = await setup();
-    const told: Array<{ leaseExpiresAt: number; callsSoFar: number }> = [];
+  it('is to come back when the lease ends, told as the claim is made, before the call', async () => {
+    const { deps, message, invoker, runs } = await setup();
+    const told: Array<{ leaseExpiresAt: number; statusThen?: string; callsSoFar: number }> = [];
     const redelivery = {
-      afterLease: (leaseExpiresAt: number) => told.push({ leaseExpiresAt, callsSoFar: invoker.requests.length }),
+      afterLease: (leaseExpiresAt: number) =>
+        told.push({
+          leaseExpiresAt,
+          statusThen: runs.items.values().next().value?.status,
+          callsSoFar: invoker.requests.length,
+        }),
     };
 
     expect((await executeRun({ ...deps('exec-1'), redelivery }, message)).kind).toBe('called');
 
-    expect(told).toEqual([{ leaseExpiresAt: DUE + 10_000 + 30_000, callsSoFar: 0 }]);
+    // Before the claim is written: a crash right after a durable claim still finds the message hidden.
+    expect(told).toEqual([{ leaseExpiresAt: DUE + 10_000 + 30_000, statusThen: 'QUEUED', callsSoFar: 0 }]);
   });
 
-  it('is left alone when the run cannot be claimed (finished, or leased by a live executor)', async () => {
-    const { deps, message, runs } = await setup();
+  it('of a duplicate that finds another executor holding the run comes back once a lease like its own would have ended', async () => {
+    const { deps, message, runs, clock } = await setup();
     const told: number[] = [];
     const redelivery = { afterLease: (at: number) => told.push(at) };
-    await runs.claim(message, { owner: 'other', expiresAt: DUE + 60_000, now: DUE - 400, takeOverExpired: true });
+    await runs.claim(message, { owner: 'other', expiresAt: DUE + 40_000, now: DUE - 400, takeOverExpired: true });
+    clock.current = DUE + 5_000;
 
     expect((await executeRun({ ...deps('exec-1'), redelivery }, message)).kind).toBe('leased-elsewhere');
-    await runs.complete(message, 'other', { status: 'SUCCEEDED', completedAt: DUE });
-    expect((await executeRun({ ...deps('exec-1'), redelivery }, message)).kind).toBe('already-finished');
+    expect(told).toEqual([DUE + 5_000 + 10_000 + 30_000]);
+  });
 
+  it('is not touched for a run its tenant cap defers (no claim)', async () => {
+    const { deps, message } = await setup();
+    const slots = new InMemoryRunSlots();
+    await slots.acquire('t', 'someone-else-run', 1, DUE + 60_000, DUE - 400);
+    const told: number[] = [];
+
+    const result = await executeRun(
+      { ...deps('exec-1'), slots: { slots, capOf: () => 1 }, redelivery: { afterLease: (at) => told.push(at) } },
+      message,
+    );
+
+    expect(result.kind).toBe('throttled');
     expect(told).toEqual([]);
   });
 });
