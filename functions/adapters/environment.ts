@@ -25,6 +25,12 @@ export const ENV = {
   quotaMinIntervalSeconds: 'QUOTA_MIN_INTERVAL_SECONDS',
   quotaMaxPayloadBytes: 'QUOTA_MAX_PAYLOAD_BYTES',
   quotaMaxConcurrentRuns: 'QUOTA_MAX_CONCURRENT_RUNS',
+  /**
+   * The most target calls the executor fleet can have in flight (its maximum concurrency × batch
+   * size): a tenant whose maxConcurrentRuns is at least this takes no in-flight slot, since its cap
+   * could never bind. Unset: every run takes a slot.
+   */
+  executorMaxCallsInFlight: 'EXECUTOR_MAX_CALLS_IN_FLIGHT',
   /** KMS key that wraps the data keys of secret target headers (deployed). */
   secretsKmsKeyId: 'SECRETS_KMS_KEY_ID',
   /** Base64 32-byte key used instead of KMS by the local runtime. */

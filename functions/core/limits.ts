@@ -10,5 +10,12 @@ export const MAX_SQS_DELAY_SECONDS = 900;
 /** Extra lease time beyond the HTTP timeout, so a slow but live executor is not taken over. */
 export const DEFAULT_LEASE_MARGIN_SECONDS = 30;
 
+/**
+ * Dispatch messages per executor invocation: the deployed event source's batch size and the local
+ * poller's. Fewer invocations and SQS receives per run; a slow target holds at most this many runs
+ * of one invocation, each still called at its own time (records run in parallel).
+ */
+export const EXECUTOR_BATCH_SIZE = 10;
+
 /** Largest request body the API accepts (a job with its target body and headers). */
 export const MAX_REQUEST_BODY_BYTES = 256 * 1024;

@@ -175,6 +175,18 @@ export interface RunDispatcher {
   dispatch(messages: Array<{ message: DispatchMessage; delaySeconds: number }>): Promise<void>;
 }
 
+/**
+ * The queue message that brought a run to this executor. As the run is claimed, the message is
+ * kept out of sight until the lease ends, and no longer: should this executor die holding the run,
+ * the message comes back then, and the next executor takes the run over (at-least-once) or records
+ * it as lost (at-most-once). The lease, not the message, decides who may call; the message only
+ * decides when someone looks again.
+ */
+export interface RunRedelivery {
+  /** The run is being claimed until `leaseExpiresAt` (epoch ms). Never blocks: the message is told in the background. */
+  afterLease(leaseExpiresAt: number): void;
+}
+
 export interface HttpRequest {
   url: string;
   method: string;

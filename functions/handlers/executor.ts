@@ -1,21 +1,26 @@
 /**
  * The executor: consumes the dispatch queue in batches, one record per run. Records are processed
  * in parallel and failures are reported per item, so one slow or failing target never holds up or
- * replays the others.
+ * replays the others. As a record's run is claimed, its message is hidden until the lease ends
+ * (usually one ChangeMessageVisibilityBatch per invocation): if this executor dies, the message
+ * comes back then and the next executor takes the run over or records it as lost.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { BatchLeaseVisibility } from '#adapters/sqs/batch-lease-visibility';
 import { systemClock } from '#adapters/system-clock';
-import { executeRun, RunBusyError } from '#core/use-cases/execute-run';
+import { type ExecuteRunDeps, executeRun, RunBusyError } from '#core/use-cases/execute-run';
 import { parseDispatchMessage } from './dispatch-message.ts';
 import { logger } from './logger.ts';
 import { addRunMetric, instrumentedWithMetrics, MetricUnit } from './observability.ts';
 import { deliveryTimingOf, RUN_METRICS, recordCallMetrics } from './run-metrics.ts';
 import { patientRunSlots, runCapOf, sendBackLater } from './tenant-run-cap.ts';
 import {
+  executorMaxCallsInFlight,
   httpInvoker,
   jobRepository,
   leaseMarginMs,
+  leaseVisibilityOf,
   runRepository,
   runSlots,
   secretCipher,
@@ -24,51 +29,79 @@ import {
 
 const processor = new BatchProcessor(EventType.SQS);
 
-function recordHandlerFor(owner: string) {
+/** The keys every log line about a run carries (issue #7): passed per line, no child logger per record. */
+type RunKeys = { tenantId: string; jobId: string; runId: string; attempt: number };
+
+/** What every run of this process shares: built on the first record, then reused. */
+let shared: Omit<ExecuteRunDeps, 'config' | 'redelivery'> | undefined;
+function sharedDeps(): Omit<ExecuteRunDeps, 'config' | 'redelivery'> {
+  shared ??= {
+    jobs: jobRepository(),
+    runs: runRepository(),
+    invoker: httpInvoker(),
+    signingKeys: signingKeys(),
+    clock: systemClock,
+    random: Math.random,
+    slots: {
+      slots: patientRunSlots(runSlots()),
+      capOf: runCapOf,
+      fleetMaxCallsInFlight: executorMaxCallsInFlight(),
+    },
+    secrets: secretCipher(),
+  };
+  return shared;
+}
+
+function recordHandlerFor(owner: string, visibility: BatchLeaseVisibility) {
+  const config = { leaseMarginMs: leaseMarginMs(), owner };
   return async (record: SQSRecord) => {
-    const message = parseDispatchMessage(record);
-    const ids = { tenantId: message.tenantId, jobId: message.jobId, runId: message.runId, attempt: message.attempt };
-    // Records run in parallel: each gets its own child logger, so keys never leak between runs.
-    const log = logger.createChild({ persistentKeys: ids });
-    const result = await executeRun(
-      {
-        jobs: jobRepository(),
-        runs: runRepository(),
-        invoker: httpInvoker(),
-        signingKeys: signingKeys(),
-        clock: systemClock,
-        random: Math.random,
-        config: { leaseMarginMs: leaseMarginMs(), owner },
-        slots: { slots: patientRunSlots(runSlots()), capOf: runCapOf },
-        secrets: secretCipher(),
-      },
-      message,
-      deliveryTimingOf(record),
+    let keys: RunKeys | undefined;
+    const redelivery = visibility.forMessage(record, (reason) =>
+      logger.warn('message not hidden until the lease ends: a crash is recovered after the queue visibility timeout', {
+        ...keys,
+        reason,
+      }),
     );
-    if (result.kind === 'leased-elsewhere') throw new RunBusyError(message.runId);
-    if (result.kind === 'throttled') {
-      // The tenant is at its in-flight cap: back to the queue for a second or two.
-      await sendBackLater(message);
-      log.debug('run deferred: tenant at its in-flight cap');
-      return;
-    }
-    if (result.kind === 'called') {
-      recordCallMetrics(result.run, result.outcome);
-      log.info('run finished', {
-        status: result.outcome.status,
-        httpStatus: result.outcome.httpStatus,
-        durationMs: result.outcome.durationMs,
-      });
-    } else {
-      if (result.kind === 'skipped') addRunMetric(RUN_METRICS.skipped, MetricUnit.Count, 1, message.tenantId);
-      if (result.kind === 'lost') addRunMetric(RUN_METRICS.failed, MetricUnit.Count, 1, message.tenantId);
-      log.info(`run not called: ${result.kind}`);
+    try {
+      const message = parseDispatchMessage(record);
+      keys = { tenantId: message.tenantId, jobId: message.jobId, runId: message.runId, attempt: message.attempt };
+      const result = await executeRun({ ...sharedDeps(), config, redelivery }, message, deliveryTimingOf(record));
+      if (result.kind === 'leased-elsewhere') throw new RunBusyError(message.runId);
+      if (result.kind === 'throttled') {
+        // The tenant is at its in-flight cap: back to the queue for a second or two.
+        await sendBackLater(message);
+        logger.debug('run deferred: tenant at its in-flight cap', keys);
+        return;
+      }
+      if (result.kind === 'called') {
+        recordCallMetrics(result.run, result.outcome);
+        logger.info('run finished', {
+          ...keys,
+          status: result.outcome.status,
+          httpStatus: result.outcome.httpStatus,
+          durationMs: result.outcome.durationMs,
+        });
+      } else {
+        if (result.kind === 'skipped') addRunMetric(RUN_METRICS.skipped, MetricUnit.Count, 1, message.tenantId);
+        if (result.kind === 'lost') addRunMetric(RUN_METRICS.failed, MetricUnit.Count, 1, message.tenantId);
+        logger.info(`run not called: ${result.kind}`, keys);
+      }
+    } finally {
+      redelivery.settle();
     }
   };
 }
 
 export async function execute(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  return processPartialResponse(event, recordHandlerFor(context.awsRequestId), processor, { context });
+  const visibility = leaseVisibilityOf(event.Records);
+  try {
+    return await processPartialResponse(event, recordHandlerFor(context.awsRequestId, visibility), processor, {
+      context,
+    });
+  } finally {
+    // The change is made in the background while the calls run; the invocation must not end first.
+    await visibility.done();
+  }
 }
 
 export const handler = instrumentedWithMetrics(execute);

@@ -22,6 +22,7 @@ import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { outboundRulesFromEnv } from '#adapters/outbound-rules';
 import { secretCipherFromEnv } from '#adapters/secrets/secret-cipher-from-env';
 import { signingKeysFromEnv } from '#adapters/signing-keys';
+import { BatchLeaseVisibility, type BatchMessage } from '#adapters/sqs/batch-lease-visibility';
 import { oldestMessageAges, queueNameOf } from '#adapters/sqs/oldest-message-age';
 import { queueStats } from '#adapters/sqs/queue-stats';
 import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
@@ -49,6 +50,9 @@ export const runRepository = once(
   () => new DynamoRunRepository(documentClient(), requiredEnv(ENV.runsTable), schedulingConfig().shardCount),
 );
 export const runDispatcher = once(() => new SqsRunDispatcher(sqsClient(), requiredEnv(ENV.dispatchQueueUrl)));
+/** Hides an executor batch's messages while their runs are leased (one instance per invocation). */
+export const leaseVisibilityOf = (messages: BatchMessage[]) =>
+  new BatchLeaseVisibility(sqsClient(), requiredEnv(ENV.dispatchQueueUrl), messages);
 /** Which targets may be called (loopback only with ALLOW_LOOPBACK_TARGETS=true): job creation and calls agree. */
 export const outboundRules = once(outboundRulesFromEnv);
 export const httpInvoker = once(
@@ -139,6 +143,8 @@ export const admissionDeps = once(
     activeJobs: new DynamoActiveJobLimiter(documentClient(), tenantsTable(), requiredEnv(ENV.jobsTable)),
   }),
 );
+/** The most calls the executor fleet can have in flight; unset: no bound, every run takes its slot. */
+export const executorMaxCallsInFlight = once(() => intEnv(ENV.executorMaxCallsInFlight, Number.POSITIVE_INFINITY));
 /** Per-tenant in-flight slots (executor). */
 export const runSlots = once(() => new DynamoRunSlots(documentClient(), tenantsTable()));
 /** Seals (create, update) and opens (executor) secret target headers. */

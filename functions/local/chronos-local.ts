@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { ENV } from '#adapters/environment';
 import { LocalSecretCipher } from '#adapters/secrets/local-cipher';
-import { MAX_TIMEOUT_SECONDS } from '#core/limits';
+import { EXECUTOR_BATCH_SIZE, MAX_TIMEOUT_SECONDS } from '#core/limits';
 import { DEFAULT_QUOTAS, type TenantQuotas } from '#core/tenants/quotas';
 import { ROUTES } from '#handlers/api/routes';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
@@ -221,6 +221,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           functionName: 'executor',
           timeoutSeconds: EXECUTOR_TIMEOUT_SECONDS,
           concurrency: options.sqsConcurrency ?? 8,
+          batchSize: EXECUTOR_BATCH_SIZE,
           log,
         })
       : undefined;

@@ -6,6 +6,7 @@
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { quotaEnvironment } from '#adapters/tenant-quotas';
+import { EXECUTOR_BATCH_SIZE } from '#core/limits';
 import type { TenantQuotas } from '#core/tenants/quotas';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalEndpoints } from './emulators/local-clients.ts';
 import { MAX_CONCURRENCY_ENV } from './lambda-context.ts';
@@ -20,7 +21,7 @@ export interface FunctionSettings {
   secretsLocalKey: string;
   signingSecret: string;
   allowLoopbackTargets: boolean;
-  /** Invocations that may run at once in this process. */
+  /** Invocations that may run at once in this process (also the executor poller's workers). */
   concurrency: number;
   dueShardCount: number;
   scanHorizonSeconds: number;
@@ -50,6 +51,9 @@ export function functionEnvironment(settings: FunctionSettings): Record<string, 
     [ENV.jobsTable]: settings.resources.tables.jobs,
     [ENV.runsTable]: settings.resources.tables.runs,
     [ENV.dispatchQueueUrl]: settings.resources.queues.dispatch.url,
+    // The executor poller's workers × its batch size, as the CDK executor construct sets it; per
+    // process (several local executor processes each bound only their own calls).
+    [ENV.executorMaxCallsInFlight]: String(settings.concurrency * EXECUTOR_BATCH_SIZE),
     [ENV.dueShardCount]: String(settings.dueShardCount),
     [ENV.scanHorizonSeconds]: String(settings.scanHorizonSeconds),
     ...optional(ENV.runRetentionDays, settings.runRetentionDays),

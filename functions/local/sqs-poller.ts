@@ -2,7 +2,9 @@
  * Lambda's SQS event source mapping, locally: `concurrency` workers long-poll the queue, invoke the
  * handler with up to ten records, then delete every record the handler did not report in
  * `batchItemFailures`. Failed records stay invisible until the visibility timeout and come back,
- * and the queue's redrive policy moves them to the DLQ, exactly as on AWS.
+ * and the queue's redrive policy moves them to the DLQ, exactly as on AWS. A handler may change a
+ * record's visibility with its receipt handle meanwhile (the executor hides a claimed run's message
+ * until its lease ends): the delete afterwards uses the same handle, as the event source mapping's does.
  */
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';

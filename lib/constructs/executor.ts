@@ -6,6 +6,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '#adapters/environment';
+import { EXECUTOR_BATCH_SIZE } from '#core/limits';
 import { EXECUTOR_TIMEOUT } from '../timeouts.ts';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
 
@@ -49,14 +50,19 @@ export class Executor extends Construct {
       .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
     // Resolved by CloudFormation at deploy time (a dynamic reference): the value is never in the template.
     this.function.addEnvironment(ENV.signingSecretCurrent, props.signingSecret.secretValue.unsafeUnwrap());
+    // Every record of a batch is called at its own time, in parallel: ten per invocation halves the
+    // invocations and SQS receives per run against five. The window lets a burst fill the batch.
     this.eventSource = new SqsEventSource(props.dispatchQueue, {
-      // Target calls are independent and slow; small batches keep one slow target from holding many runs.
-      batchSize: 5,
+      batchSize: EXECUTOR_BATCH_SIZE,
       maxBatchingWindow: Duration.seconds(1),
       reportBatchItemFailures: true,
       maxConcurrency: props.maxConcurrency,
     });
+    // The event source grants sqs:ChangeMessageVisibility on the queue (with receive and delete): the
+    // executor hides a claimed run's message until its lease ends (adapters/sqs/batch-lease-visibility.ts).
     this.function.addEventSource(this.eventSource);
+    // A tenant whose in-flight cap is at least this many calls can never be capped: it takes no slot.
+    this.function.addEnvironment(ENV.executorMaxCallsInFlight, String(props.maxConcurrency * EXECUTOR_BATCH_SIZE));
     const reason =
       'SQS-driven: a message that keeps failing moves to the dispatch queue dead-letter queue through its redrive policy (Lambda supports no on-failure destination for SQS event sources)';
     Validations.of(this.function).acknowledge(

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EXECUTOR_BATCH_SIZE } from '#core/limits';
 import { AWS_LIMITS, type CapacityPlan, capacityPlan, type Knobs, type MeasuredCounts } from './capacity.ts';
 import type { ExecutionProfile } from './report.ts';
 
@@ -47,11 +48,14 @@ const counts: MeasuredCounts = {
   dueIndexWriteUnits: unitsOn('/due-index'),
   runsTableWriteUnits: unitsOn('-runs'),
   sweepIndexWriteUnits: unitsOn('/sweep-index'),
-  executorInvocations: numberOption('executorInvocationsPerExecution', 1 / numberOption('executorBatchSize', 5)),
+  executorInvocations: numberOption(
+    'executorInvocationsPerExecution',
+    1 / numberOption('executorBatchSize', EXECUTOR_BATCH_SIZE),
+  ),
   completionInvocations: numberOption('completionInvocationsPerExecution', 1 / 25),
   scannerRequestsPerRun: SCANNER_REQUESTS_PER_RUN,
 };
-// Lambda on AWS: invocations follow the deployed batch sizes (executor 5, completion 25), not the local pollers'.
+// Lambda on AWS: invocations follow the deployed batch sizes (executor 10, completion 25), not the local pollers'.
 counts.lambdaInvocations = counts.executorInvocations + counts.completionInvocations + profile.invocations.scanner;
 
 const dynamodbLatencyMs = numberOption('dynamodbLatencyMs', 8);
@@ -65,7 +69,7 @@ counts.lambdaGbSeconds =
 const baseKnobs: Knobs = {
   executionsPerSecond: 10_000,
   dueShardCount: numberOption('dueShardCount', 16),
-  executorBatchSize: numberOption('executorBatchSize', 5),
+  executorBatchSize: numberOption('executorBatchSize', EXECUTOR_BATCH_SIZE),
   executorMaxConcurrency: numberOption('executorMaxConcurrency', 10),
   executorInvocationSeconds,
   completionInvocationSeconds: numberOption('completionInvocationSeconds', 0.05),

@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { registerClientMiddleware } from '#adapters/aws-clients';
+import { EXECUTOR_BATCH_SIZE } from '#core/limits';
 import { ROUTES } from '#handlers/api/routes';
 import type { ApiHandler, AuthorizerHandler } from '#local/api-gateway';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
@@ -73,6 +74,11 @@ export async function startHarness(config: HarnessConfig): Promise<Harness> {
       scannerIntervalMs: config.scannerIntervalMs,
       scanHorizonSeconds: config.scanHorizonSeconds,
       sqsConcurrency: config.sqsConcurrency,
+      // The bench measures the scheduler, not the fairness machinery: its one tenant's in-flight cap
+      // is what the local executors can have in flight at most (workers × batch size), so it can
+      // never bind, takes no slot and no run is deferred. What a binding cap costs (slot writes and
+      // deferrals) is reported apart: CAPACITY.md, and README (Tenants and security).
+      quotas: { maxConcurrentRuns: config.sqsConcurrency * EXECUTOR_BATCH_SIZE },
       dueShardCount: config.dueShardCount ?? 16,
       log: (message, error) => logged.push(`${message}${error ? ` ${String(error)}` : ''}`),
       handlers: {

@@ -1,12 +1,12 @@
 /**
  * Execution reliability end to end: retries with backoff, permanent failures, timeouts, delivery
- * semantics, crash recovery through the scanner's sweep, dead letters and their re-drive.
+ * semantics, crash recovery through the message that comes back when a lease ends, dead letters and
+ * their re-drive.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dueShardOf } from '#core/due-shard';
 import { runIdOf } from '#core/run-id';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { eventually, type HttpTarget, startHttpTarget } from '../support/http-target.ts';
@@ -26,6 +26,7 @@ beforeAll(async () => {
     if (path.startsWith('/always-500')) return { status: 500 };
     if (path === '/missing') return { status: 404 };
     if (path === '/slow') return { status: 200, delayMs: 3_000 };
+    if (path === '/slower-than-two-visibility-timeouts') return { status: 200, delayMs: 7_000 };
     return { status: 200 };
   });
   chronos = await startLocalChronos({
@@ -34,6 +35,9 @@ beforeAll(async () => {
     scanHorizonSeconds: 10,
     visibilityTimeoutSeconds: 3,
     maxReceiveCount: 2,
+    // Short leases: a message handed back for another executor's live lease returns when a lease
+    // like its own would have ended (the poison-message test waits out two of them).
+    leaseMarginSeconds: 5,
     log: () => undefined,
   });
   documents = DynamoDBDocument.from(
@@ -165,11 +169,12 @@ describe('crash recovery and dead letters', () => {
     // Due far beyond the horizon: the test plants the run itself.
     return createJob({
       target: { url: target.url(path) },
+      timeoutSeconds: 1,
       schedule: { type: 'once', at: new Date(Date.now() + 3_600_000).toISOString() },
     });
   }
 
-  async function plantRunningRun(jobId: string, leaseExpiresAt: number, sweep: boolean) {
+  async function plantRunningRun(jobId: string, leaseExpiresAt: number) {
     const scheduledFor = Date.now() - 1_000;
     const key = { tenantId: chronos.tenantId, jobId, scheduledFor, attempt: 1 };
     await documents.put({
@@ -183,17 +188,16 @@ describe('crash recovery and dead letters', () => {
         createdAt: scheduledFor,
         leaseOwner: 'crashed-executor',
         leaseExpiresAt,
-        ...(sweep ? { sweepShard: dueShardOf(jobId, 16), sweepAt: leaseExpiresAt } : {}),
       },
     });
     return { ...key, runId: runIdOf(key) };
   }
 
-  it('finds a run stuck RUNNING past its lease with no message left, and re-drives it as a recovery', async () => {
+  it('takes over a run whose executor died when its message comes back after the lease, as a recovery', async () => {
     const jobId = await futureJob('/recovered');
-    const run = await plantRunningRun(jobId, Date.now() - 1, true);
-
-    await chronos.invokeScanner();
+    const run = await plantRunningRun(jobId, Date.now() - 1);
+    // What the dead executor left: its message, hidden until the lease ended, now visible again.
+    await sqs.send(new SendMessageCommand({ QueueUrl: chronos.queues.dispatch.url, MessageBody: JSON.stringify(run) }));
 
     await target.waitForCalls('/recovered', 1, 5_000);
     const [recovered] = await eventually(
@@ -204,16 +208,37 @@ describe('crash recovery and dead letters', () => {
     expect(recovered).toMatchObject({ runId: run.runId, status: 'SUCCEEDED', recoveries: 1 });
   }, 20_000);
 
+  it('keeps a claimed run message hidden for its lease, however short the queue visibility timeout', async () => {
+    // The queue here hides a message for 3 s and dead-letters it on its third receive: a call of 7 s
+    // whose message came back every 3 s would be dead-lettered mid-call. Hidden until the lease
+    // ends (15 s + the 5 s margin), it is received once and deleted when the call is done.
+    const jobId = await createJob({
+      target: { url: target.url('/slower-than-two-visibility-timeouts') },
+      timeoutSeconds: 15,
+    });
+
+    await target.waitForCalls('/slower-than-two-visibility-timeouts', 1, 5_000);
+    const [run] = await eventually(
+      () => runsOf(jobId),
+      (runs) => runs[0]?.status !== 'QUEUED' && runs[0]?.status !== 'RUNNING',
+      15_000,
+    );
+    expect(run).toMatchObject({ status: 'SUCCEEDED', attempt: 1 });
+    expect(run?.recoveries ?? 0).toBe(0);
+    expect(hits.get('/slower-than-two-visibility-timeouts')).toBe(1);
+  }, 30_000);
+
   it('records a poison message as a DEAD_LETTERED run, lists it, and re-drives it on request', async () => {
     const jobId = await futureJob('/redriven');
-    // A run held under a live lease forever: every delivery of its message is handed back.
-    const run = await plantRunningRun(jobId, Date.now() + 3_600_000, false);
+    // A run held under a live lease for an hour: every delivery of its message is handed back, and
+    // comes back once a lease of its own (1 s + the 5 s margin) would have ended.
+    const run = await plantRunningRun(jobId, Date.now() + 3_600_000);
     await sqs.send(new SendMessageCommand({ QueueUrl: chronos.queues.dispatch.url, MessageBody: JSON.stringify(run) }));
 
     const [dead] = await eventually(
       () => runsOf(jobId),
       (runs) => runs[0]?.status === 'DEAD_LETTERED',
-      20_000,
+      35_000,
     );
     expect(dead).toMatchObject({ errorType: 'dead_letter' });
     expect(dead?.error).toMatch(/^dispatch message moved to the dead-letter queue .*\(receive count [2-9]\)$/);
@@ -226,5 +251,5 @@ describe('crash recovery and dead letters', () => {
     await target.waitForCalls('/redriven', 1, 5_000);
     expect((await api('POST', `/v1/runs/${run.runId}/retry`)).status).toBe(409);
     expect((await api('POST', '/v1/runs/not-a-run/retry')).status).toBe(404);
-  }, 40_000);
+  }, 60_000);
 });

@@ -255,10 +255,10 @@ describe('scanner', () => {
 });
 
 describe('executor', () => {
-  it('consumes the dispatch queue in small batches with partial failures and bounded concurrency', () => {
+  it('consumes the dispatch queue in batches of ten with partial failures and bounded concurrency', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::ImportValue': Match.stringLikeRegexp(dispatchArn.source) },
-      BatchSize: 5,
+      BatchSize: 10,
       MaximumBatchingWindowInSeconds: 1,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: chronos.config.executorMaxConcurrency },
@@ -287,6 +287,8 @@ describe('executor', () => {
     // A run of a tenant at its in-flight cap is sent again with a short delay (tenant-run-cap.ts).
     expect(actionsOn(grants, dispatchArn)).toContain('sqs:SendMessage');
     expect(actionsOn(grants, dispatchArn)).toContain('sqs:ReceiveMessage');
+    // A claimed run's message is hidden until its lease ends (batch-lease-visibility.ts).
+    expect(actionsOn(grants, dispatchArn)).toContain('sqs:ChangeMessageVisibility');
     expect(grants.flatMap((g) => g.actions).filter((a) => a.startsWith('kms:'))).toEqual(['kms:Decrypt']);
     expect(indexesIn(grants)).toEqual([]);
     expect(functionResource(executor.function).Properties.Timeout).toBe(EXECUTOR_TIMEOUT.toSeconds());
@@ -294,6 +296,19 @@ describe('executor', () => {
     expect(ENV.dispatchQueueUrl in env).toBe(true);
     expect(env[ENV.quotaMaxConcurrentRuns]).toBe(String(chronos.config.quotas.maxConcurrentRuns));
   });
+
+  it('tells the executor the most calls its fleet can have in flight: maximum concurrency × batch size', () => {
+    const env = functionResource(chronos.stateless.executor.function).Properties.Environment.Variables;
+    expect(env[ENV.executorMaxCallsInFlight]).toBe(String(chronos.config.executorMaxConcurrency * 10));
+    const devBlock = (CDK_JSON_CONTEXT['chronos:stages'] as Record<string, object>).dev;
+    const larger = buildChronosAppForProperties({
+      'chronos:stages': { dev: { ...devBlock, executorMaxConcurrency: 40 } },
+    });
+    Template.fromStack(larger.stateless).hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('executor'),
+      Environment: { Variables: Match.objectLike({ [ENV.executorMaxCallsInFlight]: '400' }) },
+    });
+  }, 60_000);
 });
 
 describe('completion handler', () => {

@@ -1,3 +1,5 @@
+import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
 import { dueShardOf } from '#core/due-shard';
@@ -23,26 +25,67 @@ const lease = (owner: string, expiresAt: number, now: number, takeOverExpired = 
 });
 
 describe('leases and the sweep index', () => {
-  it('puts a claimed run in the sweep index at its lease expiry and takes it out when it finishes', async () => {
+  it('keeps a claimed run out of the sweep index: the message brings it back (no index write per claim)', async () => {
     const run = newRun({ tenantId: 't', jobId: 'J-sweep' }, NOW, 1, NOW, 7);
     const shard = dueShardOf('J-sweep', SHARDS);
     await runs.createIfAbsent(run);
-    expect(await runs.findSweepable(shard, NOW + 1e9, 10)).toEqual([]);
 
     await runs.claim(run, lease('a', NOW + 40_000, NOW));
-    expect(await runs.findSweepable(shard, NOW + 39_999, 10)).toEqual([]);
-    expect(await runs.findSweepable(shard, NOW + 40_000, 10)).toEqual([
-      expect.objectContaining({ runId: run.runId, status: 'RUNNING', sweepAt: NOW + 40_000 }),
-    ]);
+    expect(await runs.findSweepable(shard, NOW + 1e9, 10)).toEqual([]);
+    const taken = await runs.claim(run, lease('b', NOW + 90_000, NOW + 50_000));
+    expect(taken).toMatchObject({ claimed: true, run: { leaseOwner: 'b', recoveries: 1 } });
+    expect(await runs.findSweepable(shard, NOW + 1e9, 10)).toEqual([]);
 
-    await runs.complete(run, 'a', { status: 'SUCCEEDED', completedAt: NOW + 1_000 });
+    await runs.complete(run, 'b', { status: 'SUCCEEDED', completedAt: NOW + 51_000 });
     expect(await runs.findSweepable(shard, NOW + 1e9, 10)).toEqual([]);
   });
 
+  it('writes no index entry for a claim, a takeover or a completion of an ordinary run', async () => {
+    const indexWrites: number[] = [];
+    const counted = DynamoDBDocumentClient.from(aws.dynamodb, { marshallOptions: { removeUndefinedValues: true } });
+    counted.middlewareStack.add(
+      (next) => async (args) => {
+        (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'INDEXES';
+        const result = await next(args);
+        const capacity = (result.output as { ConsumedCapacity?: ConsumedCapacity }).ConsumedCapacity;
+        if (capacity?.GlobalSecondaryIndexes)
+          indexWrites.push(...Object.values(capacity.GlobalSecondaryIndexes).map((c) => c.CapacityUnits ?? 0));
+        return result;
+      },
+      { step: 'initialize', name: 'consumedIndexCapacity' },
+    );
+    const countedRuns = new DynamoRunRepository(counted, aws.resources.tables.runs, SHARDS);
+    const run = newRun({ tenantId: 't', jobId: 'J-units' }, NOW, 1, NOW, 7);
+    await countedRuns.createIfAbsent(run);
+
+    await countedRuns.claim(run, lease('a', NOW + 40_000, NOW));
+    await countedRuns.claim(run, lease('b', NOW + 90_000, NOW + 50_000));
+    await countedRuns.complete(run, 'b', { status: 'SUCCEEDED', completedAt: NOW + 51_000 });
+
+    expect(indexWrites.filter((units) => units > 0)).toEqual([]);
+    // The same counter sees an index write when there is one: a parked retry leaving the sweep index.
+    const parked = { ...newRun({ tenantId: 't', jobId: 'J-units' }, NOW, 2, NOW, 7), availableAt: NOW + 60_000 };
+    await countedRuns.createIfAbsent(parked, { sweepAt: NOW + 1_000 });
+    indexWrites.length = 0;
+    await countedRuns.claim(parked, lease('c', NOW + 100_000, NOW + 60_000));
+    expect(indexWrites.filter((units) => units > 0)).not.toEqual([]);
+  });
+
+  it('takes a parked retry out of the sweep index when it is claimed', async () => {
+    const run = { ...newRun({ tenantId: 't', jobId: 'J-unpark' }, NOW, 2, NOW, 7), availableAt: NOW + 3_600_000 };
+    const shard = dueShardOf('J-unpark', SHARDS);
+    await runs.createIfAbsent(run, { sweepAt: NOW + 2_760_000 });
+    expect(await runs.findSweepable(shard, NOW + 1e9, 10)).toHaveLength(1);
+
+    await runs.claim(run, lease('a', NOW + 3_640_000, NOW + 3_600_000));
+
+    expect(await runs.findSweepable(shard, NOW + 1e9, 10)).toEqual([]);
+    expect(await runs.get(run)).toMatchObject({ status: 'RUNNING', leaseOwner: 'a' });
+  });
+
   it('moves a swept run forward once, for the first of two racing scanners', async () => {
-    const run = newRun({ tenantId: 't', jobId: 'J-race' }, NOW, 1, NOW, 7);
-    await runs.createIfAbsent(run);
-    await runs.claim(run, lease('a', NOW + 10_000, NOW));
+    const run = { ...newRun({ tenantId: 't', jobId: 'J-race' }, NOW, 2, NOW, 7), availableAt: NOW + 3_600_000 };
+    await runs.createIfAbsent(run, { sweepAt: NOW + 10_000 });
 
     const [first, second] = await Promise.all([
       runs.rescheduleSweep(run, NOW + 10_000, NOW + 400_000),

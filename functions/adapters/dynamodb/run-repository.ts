@@ -2,9 +2,11 @@
  * Runs in DynamoDB: one item per attempt, a job's history under one partition key. Every state
  * change is a conditional write, which is what makes duplicate messages and racing executors safe.
  *
- * A run under a lease also sits in the sparse sweep-index (`sweepShard`, `sweepAt` = lease
- * expiry), so the scanner can find it if its executor dies and its message is gone; finishing
- * the run takes it out again.
+ * The sparse sweep-index (`sweepShard`, `sweepAt`) holds only retries parked beyond the SQS delay
+ * limit. A run under a lease is not in it: the executor hides the run's message until the lease
+ * ends, so a dead executor's message comes back by itself (handlers/executor.ts). A claim takes a
+ * parked retry out of the index; removing attributes an item does not have writes no index entry,
+ * so an ordinary claim costs no index write at all.
  */
 import {
   type DynamoDBDocumentClient,
@@ -78,10 +80,9 @@ export class DynamoRunRepository implements RunRepository {
       ':owner': lease.owner,
       ':lease': lease.expiresAt,
       ':now': lease.now,
-      ':shard': dueShardOf(key.jobId, this.shardCount),
     };
     const setLease =
-      'SET #status = :running, #owner = :owner, #lease = :lease, #claimedAt = :now, #sweepShard = :shard, #sweepAt = :lease';
+      'SET #status = :running, #owner = :owner, #lease = :lease, #claimedAt = :now REMOVE #sweepShard, #sweepAt';
     const fresh = await this.update(key, {
       UpdateExpression: setLease,
       ConditionExpression: '#status = :queued',

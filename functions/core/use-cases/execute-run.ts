@@ -6,11 +6,21 @@
  * A redelivered or duplicate message finds the run finished (acknowledged, no call) or under a
  * live lease (handed back to the queue, so that it is retried after the lease would have
  * expired, in case its holder died). A run whose lease expired is taken over (at-least-once,
- * counted as a recovery) or ends FAILED as `lost` (at-most-once: never a second call).
+ * counted as a recovery) or ends FAILED as `lost` (at-most-once: never a second call). The
+ * message is hidden until the lease ends as the claim is made (`redelivery`): that is how a run
+ * whose executor died is found again.
  */
 import { type DeliveryTiming, deliveryStamp } from '../delivery-stamp.ts';
 import type { DispatchMessage, Job, Run } from '../model.ts';
-import type { Clock, HttpInvoker, HttpResult, JobRepository, RunOutcome, RunRepository } from '../ports.ts';
+import type {
+  Clock,
+  HttpInvoker,
+  HttpResult,
+  JobRepository,
+  RunOutcome,
+  RunRedelivery,
+  RunRepository,
+} from '../ports.ts';
 import { nextAttemptAt } from '../retry-policy.ts';
 import { idempotencyKeyOf } from '../run-id.ts';
 import { isTerminal } from '../run-state.ts';
@@ -18,6 +28,7 @@ import { decideOverlap } from '../schedule/index.ts';
 import type { SecretCipher } from '../secrets/secret-cipher.ts';
 import { openSecretHeaders } from '../secrets/secret-headers.ts';
 import { type SigningKeySet, type SigningKeys, signatureHeaders } from '../signing.ts';
+import { inFlightCapCanBind } from '../tenants/in-flight-cap.ts';
 import type { RunSlots } from '../tenants/ports.ts';
 
 export interface ExecuteRunDeps {
@@ -32,11 +43,19 @@ export interface ExecuteRunDeps {
   config: { leaseMarginMs: number; owner: string };
   /**
    * Per-tenant cap on calls in flight (the tenant's maxConcurrentRuns): a run whose tenant is at
-   * its cap is not claimed ('throttled') and its message must come back shortly.
+   * its cap is not claimed ('throttled') and its message must come back shortly. A cap of at least
+   * `fleetMaxCallsInFlight` (the executors' concurrency × batch size; unset: no bound) can never
+   * bind, and its runs take no slot.
    */
-  slots?: { slots: RunSlots; capOf: (tenantId: string) => number | Promise<number> };
+  slots?: {
+    slots: RunSlots;
+    capOf: (tenantId: string) => number | Promise<number>;
+    fleetMaxCallsInFlight?: number;
+  };
   /** Opens secret target headers right before the call. */
   secrets?: SecretCipher;
+  /** Brings the message back when the lease of a claimed run ends, should this executor die first. */
+  redelivery?: RunRedelivery;
 }
 
 export type ExecuteRunResult =
@@ -137,10 +156,15 @@ export async function executeRun(
   message: DispatchMessage,
   delivery?: DeliveryTiming,
 ): Promise<ExecuteRunResult> {
+  const cap = deps.slots ? await deps.slots.capOf(message.tenantId) : undefined;
+  const capped =
+    deps.slots && cap !== undefined && inFlightCapCanBind(cap, deps.slots.fleetMaxCallsInFlight ?? Infinity)
+      ? { slots: deps.slots.slots, cap }
+      : undefined;
   // A message may arrive up to a second early (SQS delays are whole seconds). With a per-tenant
   // cap, wait first, so that a slot is held for the call, not for the wait before it; the job is
   // read after the wait, so what the claim decides on is as fresh as without a cap.
-  if (deps.slots) await deps.clock.sleepUntil(message.scheduledFor - SLOT_LEAD_MS);
+  if (capped) await deps.clock.sleepUntil(message.scheduledFor - SLOT_LEAD_MS);
   const job = await deps.jobs.get(message.tenantId, message.jobId);
   const now = deps.clock.now();
   const timeoutMs = (job?.timeoutSeconds ?? 0) * 1000;
@@ -151,17 +175,14 @@ export async function executeRun(
     takeOverExpired: job?.delivery !== 'at-most-once',
   };
   // The slot expires with the lease: an executor that dies holding it frees it by then.
-  const slots = job ? deps.slots : undefined;
-  if (slots) {
-    const cap = await slots.capOf(message.tenantId);
-    if (!(await slots.slots.acquire(message.tenantId, message.runId, cap, lease.expiresAt, now))) {
-      return { kind: 'throttled' };
-    }
+  const slot = job ? capped : undefined;
+  if (slot && !(await slot.slots.acquire(message.tenantId, message.runId, slot.cap, lease.expiresAt, now))) {
+    return { kind: 'throttled' };
   }
   try {
     return await claimAndCall(deps, message, job, lease, delivery);
   } finally {
-    await slots?.slots.release(message.tenantId, message.runId);
+    await slot?.slots.release(message.tenantId, message.runId);
   }
 }
 
@@ -180,6 +201,11 @@ async function claimAndCall(
     now,
     expiresAt: Math.max(now, message.scheduledFor) + (job?.timeoutSeconds ?? 0) * 1000 + deps.config.leaseMarginMs,
   };
+  // Told before the claim is written, not after: an executor that dies once its claim is durable
+  // but before the message is hidden would leave the run to the queue's half-hour timeout. A claim
+  // that fails costs nothing here: a finished run's message is deleted with the batch, and one under
+  // another executor's live lease comes back once a lease like ours would have ended.
+  deps.redelivery?.afterLease(lease.expiresAt);
   const claim = await deps.runs.claim(message, lease);
   if (!claim.claimed) {
     if (!claim.run) return { kind: 'missing' };

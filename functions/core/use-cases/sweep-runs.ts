@@ -1,11 +1,13 @@
 /**
- * The scanner's second duty: runs that need looking at again, from the sweep index.
- *  - A RUNNING run past its lease whose message is gone (its executor died and the message was
- *    deleted, expired or dead-lettered without a trace) is sent again: the executor's claim takes
- *    it over (at-least-once) or records it as `lost` (at-most-once).
- *  - A QUEUED retry parked beyond the SQS delay limit is sent once its due time is within reach.
- * Each swept run's `sweepAt` is first moved forward with a conditional write, so racing scanners
- * send it once, and a run whose message is lost again is found again later.
+ * The scanner's second duty: retries parked beyond the SQS delay limit (QUEUED runs in the sweep
+ * index), sent once their due time is within reach of an SQS delay. Each swept run's `sweepAt` is
+ * first moved forward with a conditional write, so racing scanners send it once, and a run whose
+ * message is lost before its claim is found again later.
+ *
+ * Runs under a lease are not in the index: a claim takes the run out (a parked retry) or never puts
+ * it in, and the executor hides the run's message only until the lease ends, so a dead executor's
+ * message comes back by itself and the next claim takes the run over or records it as lost. A
+ * RUNNING entry can only be one a claim made before that change; it is still sent, to the same end.
  */
 
 import { dispatchDelaySeconds } from '../dispatch-delay.ts';

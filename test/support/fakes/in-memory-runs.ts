@@ -81,8 +81,8 @@ export class InMemoryRunRepository implements RunRepository {
       leaseOwner: lease.owner,
       leaseExpiresAt: lease.expiresAt,
       claimedAt: lease.now,
-      sweepAt: lease.expiresAt,
     });
+    delete run.sweepAt;
     return { claimed: true, run: structuredClone(run) };
   }
 

@@ -285,6 +285,28 @@ describe('per-tenant in-flight cap and secret headers', () => {
     expect(result.kind).toBe('called');
   });
 
+  it('takes no slot when the cap is at least what the executor fleet can have in flight, one below it does', async () => {
+    const { deps, message, invoker } = await setup();
+    const slots = new InMemoryRunSlots();
+    // Full for any cap of 1: a slot taken would have been refused.
+    await slots.acquire('t', 'someone-else-run', 1, DUE + 60_000, DUE - 400);
+
+    const atBound = await executeRun(
+      { ...deps('exec-1'), slots: { slots, capOf: () => 80, fleetMaxCallsInFlight: 80 } },
+      message,
+    );
+    expect(atBound.kind).toBe('called');
+    expect(invoker.requests).toHaveLength(1);
+    expect(slots.released).toEqual([]);
+
+    const { deps: deps2, message: message2 } = await setup();
+    const capped = await executeRun(
+      { ...deps2('exec-2'), slots: { slots, capOf: () => 1, fleetMaxCallsInFlight: 2 } },
+      message2,
+    );
+    expect(capped.kind).toBe('throttled');
+  });
+
   it('opens secret headers for the call only', async () => {
     const { deps, message, invoker, jobs } = await setup();
     const cipher = new LocalSecretCipher(LocalSecretCipher.generateKey());
@@ -295,5 +317,51 @@ describe('per-tenant in-flight cap and secret headers', () => {
     await executeRun({ ...deps('exec-1'), secrets: cipher }, message);
 
     expect(invoker.requests[0]?.headers).toMatchObject({ 'x-team': 'a', Authorization: 'Bearer target-secret' });
+  });
+});
+
+describe('the message of a claimed run', () => {
+  it('is to come back when the lease ends, told as the claim is made, before the call', async () => {
+    const { deps, message, invoker, runs } = await setup();
+    const told: Array<{ leaseExpiresAt: number; statusThen?: string; callsSoFar: number }> = [];
+    const redelivery = {
+      afterLease: (leaseExpiresAt: number) =>
+        told.push({
+          leaseExpiresAt,
+          statusThen: runs.items.values().next().value?.status,
+          callsSoFar: invoker.requests.length,
+        }),
+    };
+
+    expect((await executeRun({ ...deps('exec-1'), redelivery }, message)).kind).toBe('called');
+
+    // Before the claim is written: a crash right after a durable claim still finds the message hidden.
+    expect(told).toEqual([{ leaseExpiresAt: DUE + 10_000 + 30_000, statusThen: 'QUEUED', callsSoFar: 0 }]);
+  });
+
+  it('of a duplicate that finds another executor holding the run comes back once a lease like its own would have ended', async () => {
+    const { deps, message, runs, clock } = await setup();
+    const told: number[] = [];
+    const redelivery = { afterLease: (at: number) => told.push(at) };
+    await runs.claim(message, { owner: 'other', expiresAt: DUE + 40_000, now: DUE - 400, takeOverExpired: true });
+    clock.current = DUE + 5_000;
+
+    expect((await executeRun({ ...deps('exec-1'), redelivery }, message)).kind).toBe('leased-elsewhere');
+    expect(told).toEqual([DUE + 5_000 + 10_000 + 30_000]);
+  });
+
+  it('is not touched for a run its tenant cap defers (no claim)', async () => {
+    const { deps, message } = await setup();
+    const slots = new InMemoryRunSlots();
+    await slots.acquire('t', 'someone-else-run', 1, DUE + 60_000, DUE - 400);
+    const told: number[] = [];
+
+    const result = await executeRun(
+      { ...deps('exec-1'), slots: { slots, capOf: () => 1 }, redelivery: { afterLease: (at) => told.push(at) } },
+      message,
+    );
+
+    expect(result.kind).toBe('throttled');
+    expect(told).toEqual([]);
   });
 });

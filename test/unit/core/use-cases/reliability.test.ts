@@ -172,17 +172,60 @@ describe('leases and crash recovery', () => {
     expect(await runs.get(message(1))).toMatchObject({ status: 'FAILED', errorType: 'lost' });
   });
 
-  it('sweeps a run stuck past its lease back to the queue, once across racing scanners', async () => {
-    const { runs, dispatcher, message } = await world();
+  it("takes a crashed executor's run over once its lease has expired, counting the recovery", async () => {
+    const { executor, message, runs, clock, invoker } = await world({}, () => ({
+      kind: 'response',
+      status: 200,
+      bodyExcerpt: 'ok',
+      durationMs: 3,
+    }));
     await runs.claim(message(1), { owner: 'crashed', expiresAt: DUE + 10_000, now: DUE, takeOverExpired: true });
-    const deps = { runs, dispatcher, config: { shardCount: 4 } };
+    // The message comes back when the lease ends (the crashed executor hid it until then).
+    clock.current = DUE + 12_000;
 
-    expect(await sweepRuns(deps, DUE + 5_000)).toEqual({ found: 0, resent: 0 });
-    const results = await Promise.all([sweepRuns(deps, DUE + 11_000), sweepRuns(deps, DUE + 11_000)]);
+    expect((await executeRun(executor('e'), message(1))).kind).toBe('called');
+    expect(invoker.requests).toHaveLength(1);
+    expect(await runs.get(message(1))).toMatchObject({ status: 'SUCCEEDED', recoveries: 1, leaseOwner: 'e' });
+  });
+
+  it('puts no claimed run in the sweep index, and a claim takes a parked retry out of it', async () => {
+    const { runs, dispatcher, completion, message } = await world();
+    await runs.claim(message(1), { owner: 'crashed', expiresAt: DUE + 10_000, now: DUE, takeOverExpired: true });
+    expect(runs.items.get(`t/J1/${DUE}/1`)?.sweepAt).toBeUndefined();
+
+    await runs.complete(message(1), 'crashed', {
+      status: 'FAILED',
+      completedAt: DUE + 1,
+      nextAttemptAt: DUE + 3_600_000,
+    });
+    await completeRun(completion, { ...message(1), status: 'FAILED', nextAttemptAt: DUE + 3_600_000 }, DUE + 1);
+    expect(runs.items.get(`t/J1/${DUE}/2`)?.sweepAt).toBeDefined();
+    await runs.claim(message(2), {
+      owner: 'e',
+      expiresAt: DUE + 3_700_000,
+      now: DUE + 3_600_000,
+      takeOverExpired: true,
+    });
+
+    expect(runs.items.get(`t/J1/${DUE}/2`)?.sweepAt).toBeUndefined();
+    expect(await sweepRuns({ runs, dispatcher, config: { shardCount: 4 } }, DUE + 1e9)).toEqual({
+      found: 0,
+      resent: 0,
+    });
+  });
+
+  it('sends a parked retry once across racing scanners, and again later if nothing claims it', async () => {
+    const { runs, dispatcher, completion, message } = await world();
+    await completeRun(completion, { ...message(1), status: 'FAILED', nextAttemptAt: DUE + 3_600_000 }, DUE);
+    const deps = { runs, dispatcher, config: { shardCount: 4 } };
+    const reach = DUE + 3_600_000 - 840_000;
+
+    expect(await sweepRuns(deps, reach - 1)).toEqual({ found: 0, resent: 0 });
+    const results = await Promise.all([sweepRuns(deps, reach), sweepRuns(deps, reach)]);
 
     expect(results.reduce((n, r) => n + r.resent, 0)).toBe(1);
-    expect(dispatcher.sent).toEqual([{ message: message(1), delaySeconds: 0 }]);
-    expect(runs.items.get(`t/J1/${DUE}/1`)?.sweepAt).toBe(DUE + 11_000 + RESWEEP_AFTER_MS);
+    expect(dispatcher.sent).toEqual([{ message: message(2), delaySeconds: 840 }]);
+    expect(runs.items.get(`t/J1/${DUE}/2`)?.sweepAt).toBe(DUE + 3_600_000 + RESWEEP_AFTER_MS);
   });
 
   it('sends a parked retry once it is within reach of an SQS delay', async () => {
