@@ -22,6 +22,8 @@ beforeAll(async () => {
   target = await startHttpTarget();
   chronos = await startLocalChronos({ port: 0, scannerIntervalMs: 0, scanHorizonSeconds: 10, log: () => undefined });
   documents = localDocuments(chronos.endpoints.dynamodb);
+  // A healthy system (the scanner's heartbeat fresh), so a 503 from the health check is a real failure too.
+  await chronos.invokeScanner();
 }, 60_000);
 afterAll(async () => {
   documents?.destroy();

@@ -117,7 +117,7 @@ describe('startLocalChronos', () => {
     expect(seen.deadLetters[0]?.eventSourceARN).toBe(chronos.queues.deadLetter.arn);
   });
 
-  it('feeds only terminal run transitions from the runs stream to the completion handler', async () => {
+  it('feeds the completion handler only the run transitions it acts on or counts (into, out of QUEUED; into a terminal state)', async () => {
     const dynamodb = new DynamoDBClient({
       endpoint: chronos.endpoints.dynamodb,
       region: LOCAL_REGION,
@@ -127,20 +127,29 @@ describe('startLocalChronos', () => {
     await dynamodb.send(
       new PutItemCommand({ TableName: chronos.tables.runs, Item: { ...key, status: { S: 'QUEUED' } } }),
     );
-    for (const status of ['RUNNING', 'SUCCEEDED']) {
+    // Each change: the new status and another attribute, so same-status writes are changes too.
+    for (const [i, status] of ['RUNNING', 'RUNNING', 'SUCCEEDED', 'SUCCEEDED'].entries()) {
       await dynamodb.send(
         new UpdateItemCommand({
           TableName: chronos.tables.runs,
           Key: key,
-          UpdateExpression: 'SET #s = :s',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':s': { S: status } },
+          UpdateExpression: 'SET #s = :s, #n = :n',
+          ExpressionAttributeNames: { '#s': 'status', '#n': 'note' },
+          ExpressionAttributeValues: { ':s': { S: status }, ':n': { N: String(i) } },
         }),
       );
     }
     dynamodb.destroy();
-    await expect.poll(() => seen.stream.length, { timeout: 5000 }).toBe(1);
-    expect(seen.stream[0]?.dynamodb?.NewImage?.status?.S).toBe('SUCCEEDED');
+    // INSERT as QUEUED, QUEUED → RUNNING, RUNNING → SUCCEEDED; not RUNNING → RUNNING nor SUCCEEDED → SUCCEEDED.
+    await expect.poll(() => seen.stream.length, { timeout: 5000 }).toBe(3);
+    expect(seen.stream.map((record) => record.dynamodb?.NewImage?.status?.S)).toEqual([
+      'QUEUED',
+      'RUNNING',
+      'SUCCEEDED',
+    ]);
+    // Nothing else arrives late.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(seen.stream).toHaveLength(3);
   });
 
   it('stops the API and the emulators it started and restores the environment', async () => {
