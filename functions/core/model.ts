@@ -117,6 +117,11 @@ export interface Run extends RunKey {
    * reading it. Absent on runs made before it was recorded.
    */
   scheduleType?: ScheduleType;
+  /**
+   * The last occurrence a recurring schedule makes (as materialized; its retries keep the mark):
+   * only its completion can find the job exhausted, so only it tries to complete the job.
+   */
+  finalOccurrence?: boolean;
 }
 
 export type ErrorType =

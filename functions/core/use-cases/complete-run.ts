@@ -40,6 +40,7 @@ export type CompletedRun = Pick<
   | 'errorType'
   | 'completedAt'
   | 'scheduleType'
+  | 'finalOccurrence'
 > & { status: TerminalRunStatus };
 
 export type CompletionChange = 'retry-scheduled' | 'job-completed' | 'job-failed' | 'occurrence-failed' | 'unchanged';
@@ -98,13 +99,18 @@ export async function completeRun(deps: CompleteRunDeps, run: CompletedRun, now:
     const job = await deps.jobs.get(run.tenantId, run.jobId);
     if (job?.onFailureUrl) await notifyFailure(deps, job.onFailureUrl, run);
   }
-  // A recurring job ends when its schedule is exhausted, whatever its last run did. Never a
-  // one-time job: for its runs the conditional write would only fail, and still be paid for.
-  if (run.scheduleType !== 'once' && (await deps.jobs.completeExhausted(run.tenantId, run.jobId, now))) {
+  // A recurring job ends when its schedule is exhausted, whatever its last run did: tried for its
+  // final occurrence only (or for a run too old to say), never for a one-time job. Elsewhere the
+  // conditional write could only fail, and a failed write is still paid for.
+  const recurring = run.scheduleType !== undefined && run.scheduleType !== 'once';
+  const mayBeExhausted = run.scheduleType === undefined || (recurring && run.finalOccurrence === true);
+  if (mayBeExhausted && (await deps.jobs.completeExhausted(run.tenantId, run.jobId, now))) {
     await deps.jobCounts?.shift(run.tenantId, 'ACTIVE', 'COMPLETED');
     return 'job-completed';
   }
   if (run.status === 'SKIPPED') return 'unchanged';
+  // Only a one-time job finishes with its run (finish is conditioned on that, so do not pay for it).
+  if (recurring) return failed ? 'occurrence-failed' : 'unchanged';
   const changed = await deps.jobs.finish(run.tenantId, run.jobId, failed ? 'FAILED' : 'COMPLETED', now);
   if (changed) {
     await deps.jobCounts?.shift(run.tenantId, 'ACTIVE', failed ? 'FAILED' : 'COMPLETED');

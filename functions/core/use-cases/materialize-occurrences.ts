@@ -57,9 +57,11 @@ export async function materializeOccurrences(
   const toSend: Run[] = [];
   let runsCreated = 0;
   await Promise.all(
-    planned.flatMap(({ job, occurrences }) =>
-      occurrences.map(async (scheduledFor) => {
-        const run = newRun(job, scheduledFor, 1, now, deps.config.retentionDays);
+    planned.flatMap(({ job, occurrences, nextFireAt }) =>
+      occurrences.map(async (scheduledFor, i) => {
+        // Nothing comes after the last occurrence of a plan that ends the schedule.
+        const final = nextFireAt === undefined && i === occurrences.length - 1 && job.schedule.type !== 'once';
+        const run = newRun(job, scheduledFor, 1, now, deps.config.retentionDays, final);
         const result = await deps.runs.createIfAbsent(run);
         if (result.created) {
           runsCreated++;

@@ -7,11 +7,13 @@ const DAY_MS = 86_400_000;
 export type RunSource = Pick<Job, 'tenantId' | 'jobId'> & {
   schedule?: Pick<Job['schedule'], 'type'>;
   scheduleType?: Run['scheduleType'];
+  finalOccurrence?: boolean;
 };
 
 /**
  * A fresh QUEUED attempt of one occurrence, expiring (TTL) `retentionDays` after its due time. It
- * carries the schedule type of its job (or of the attempt before it), when known.
+ * carries the schedule type of its job (or of the attempt before it), when known, and whether it
+ * is its schedule's final occurrence (`final`, or the attempt before it).
  */
 export function newRun(
   job: RunSource,
@@ -19,6 +21,7 @@ export function newRun(
   attempt: number,
   now: number,
   retentionDays: number,
+  final = job.finalOccurrence === true,
 ): Run & { expiresAt: number } {
   const key = { tenantId: job.tenantId, jobId: job.jobId, scheduledFor, attempt };
   const scheduleType = job.schedule?.type ?? job.scheduleType;
@@ -30,5 +33,6 @@ export function newRun(
     enqueuedAt: now,
     expiresAt: Math.ceil((Math.max(now, scheduledFor) + retentionDays * DAY_MS) / 1000),
     ...(scheduleType ? { scheduleType } : {}),
+    ...(final ? { finalOccurrence: true } : {}),
   };
 }

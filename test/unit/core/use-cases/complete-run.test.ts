@@ -1,4 +1,7 @@
-/** Completion of one-time jobs without the write that can only fail: the run carries its schedule type. */
+/**
+ * Completion without the job writes that can only fail: the run carries its schedule type, and a
+ * recurring schedule's final occurrence is marked.
+ */
 import { describe, expect, it, vi } from 'vitest';
 import type { Job } from '#core/model';
 import { type CompletedRun, completeRun } from '#core/use-cases/complete-run';
@@ -88,12 +91,42 @@ describe('completing a one-time job', () => {
 });
 
 describe('completing a recurring job', () => {
-  it('completes it once its schedule is exhausted', async () => {
-    const recurring: Job = { ...oneTime, schedule: { type: 'interval', everySeconds: 5, startAt: DUE, maxRuns: 1 } };
+  const recurring: Job = { ...oneTime, schedule: { type: 'interval', everySeconds: 5, startAt: DUE, maxRuns: 1 } };
+  const finalRun = (over: Partial<CompletedRun> = {}): CompletedRun => ({
+    ...newRun(recurring, DUE, 1, DUE - 60_000, 7, true),
+    status: 'SUCCEEDED',
+    completedAt: DUE + 10,
+    ...over,
+  });
+
+  it('completes it once its schedule is exhausted, from the run of its final occurrence', async () => {
     const { jobs, exhausted, deps } = await setup(recurring);
 
-    expect(await completeRun(deps, finished(recurring), DUE + 20)).toBe('job-completed');
+    expect(await completeRun(deps, finalRun(), DUE + 20)).toBe('job-completed');
     expect(exhausted).toHaveBeenCalledOnce();
+    expect((await jobs.get('t', 'J1'))?.status).toBe('COMPLETED');
+  });
+
+  it('writes nothing to the job for any other occurrence, whatever its outcome', async () => {
+    const { jobs, exhausted, deps } = await setup({ ...recurring, nextFireAt: DUE + 5_000, dueShard: 'due#00' });
+    const finish = vi.spyOn(jobs, 'finish');
+
+    expect(await completeRun(deps, finished(recurring), DUE + 20)).toBe('unchanged');
+    expect(await completeRun(deps, finished(recurring, { status: 'FAILED' }), DUE + 20)).toBe('occurrence-failed');
+    expect(await completeRun(deps, finished(recurring, { status: 'SKIPPED' }), DUE + 20)).toBe('unchanged');
+    expect(exhausted).not.toHaveBeenCalled();
+    expect(finish).not.toHaveBeenCalled();
+    expect((await jobs.get('t', 'J1'))?.status).toBe('ACTIVE');
+  });
+
+  it("keeps the final mark on a retry, so the final occurrence's last attempt completes the job", async () => {
+    const { jobs, runs, deps } = await setup(recurring);
+    await completeRun(deps, finalRun({ status: 'FAILED', nextAttemptAt: DUE + 1_000 }), DUE);
+    const retry = await runs.get({ tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 2 });
+    expect(retry?.finalOccurrence).toBe(true);
+
+    const lastAttempt = { ...(retry as CompletedRun), status: 'FAILED' as const, completedAt: DUE + 2_000 };
+    expect(await completeRun(deps, lastAttempt, DUE + 2_000)).toBe('job-completed');
     expect((await jobs.get('t', 'J1'))?.status).toBe('COMPLETED');
   });
 });

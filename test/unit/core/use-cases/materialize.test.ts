@@ -91,6 +91,28 @@ describe('creating a job', () => {
     expect(job.version).toBe(2);
   });
 
+  it("marks the run of a recurring schedule's final occurrence, and only that one", async () => {
+    const { deps, runs } = setup();
+    await createJob(
+      deps,
+      'tenant-a',
+      {
+        target: { url: 'https://example.com/hook' },
+        schedule: { type: 'interval', everySeconds: 10, startAt: iso(NOW), maxRuns: 3 },
+      },
+      NOW,
+    );
+    await createJob(deps, 'tenant-a', once(), NOW);
+
+    const marks = runs
+      .all()
+      .filter((run) => run.scheduleType === 'interval')
+      .sort((a, b) => a.scheduledFor - b.scheduledFor)
+      .map((run) => run.finalOccurrence ?? false);
+    expect(marks).toEqual([false, false, true]);
+    expect(runs.all().find((run) => run.scheduleType === 'once')?.finalOccurrence).toBeUndefined();
+  });
+
   it('delays the message of a job due within the horizon until its due second', async () => {
     const { deps, dispatcher } = setup();
 
