@@ -58,6 +58,24 @@ describe('recurring jobs end to end', () => {
     });
   }, 40_000);
 
+  it('completes a job whose maxRuns ran out once its final occurrence ran, through the scanner', async () => {
+    const startAt = Date.now() + (HORIZON_S + 1) * 1_000; // beyond the horizon: the scanner materializes it
+    const jobId = await createJob({
+      target: { url: target.url('/three-times') },
+      schedule: { type: 'interval', everySeconds: 1, startAt: new Date(startAt).toISOString(), maxRuns: 3 },
+    });
+    const statusOf = async () => {
+      const response = await fetch(`${chronos.apiUrl}/v1/jobs/${jobId}`, {
+        headers: { authorization: `Bearer ${chronos.token}` },
+      });
+      return ((await response.json()) as { status: string }).status;
+    };
+
+    expect(await statusOf()).toBe('ACTIVE');
+    expect(await eventually(statusOf, (status) => status === 'COMPLETED', 30_000)).toBe('COMPLETED');
+    expect(target.callsTo('/three-times')).toHaveLength(3);
+  }, 45_000);
+
   it('makes no duplicate occurrence when 4 scanners race on 500 recurring jobs for 3 scan cycles', async () => {
     const startAt = Date.now() + (HORIZON_S + 6) * 1_000; // beyond the horizon: creation materializes nothing
     const schedule = { type: 'interval', everySeconds: 5, startAt: new Date(startAt).toISOString(), maxRuns: 3 };
