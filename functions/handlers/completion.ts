@@ -5,6 +5,8 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { jobCountBatch } from '#core/metrics/job-count-batch';
+import type { JobStatusCounts } from '#core/metrics/ports';
 import { completeRun } from '#core/use-cases/complete-run';
 import { logger } from './logger.ts';
 import { instrumented } from './observability.ts';
@@ -30,24 +32,26 @@ const processor = new BatchProcessor(EventType.DynamoDBStreams);
 /** Time the aggregates transaction may take, its conflict retries and backoff included. */
 const AGGREGATES_TIME_RESERVE_MS = 5_000;
 
-async function recordHandler(record: DynamoDBRecord): Promise<void> {
-  // Only terminal transitions change a job; the queue records only feed the aggregates.
-  const run = terminalTransitionOf(record);
-  if (!run) return;
-  const change = await completeRun(
-    {
-      jobs: jobRepository(),
-      runs: runRepository(),
-      dispatcher: runDispatcher(),
-      invoker: httpInvoker(),
-      config: schedulingConfig(),
-      jobCounts: jobCountsUpdater(),
-    },
-    run,
-    Date.now(),
-  );
-  const ids = { tenantId: run.tenantId, jobId: run.jobId, runId: run.runId, attempt: run.attempt };
-  logger.createChild({ persistentKeys: ids }).info('run completed', { status: run.status, change });
+function recordHandlerFor(jobCounts: JobStatusCounts) {
+  return async (record: DynamoDBRecord): Promise<void> => {
+    // Only terminal transitions change a job; the queue records only feed the aggregates.
+    const run = terminalTransitionOf(record);
+    if (!run) return;
+    const change = await completeRun(
+      {
+        jobs: jobRepository(),
+        runs: runRepository(),
+        dispatcher: runDispatcher(),
+        invoker: httpInvoker(),
+        config: schedulingConfig(),
+        jobCounts,
+      },
+      run,
+      Date.now(),
+    );
+    const ids = { tenantId: run.tenantId, jobId: run.jobId, runId: run.runId, attempt: run.attempt };
+    logger.createChild({ persistentKeys: ids }).info('run completed', { status: run.status, change });
+  };
 }
 
 /**
@@ -58,7 +62,10 @@ async function recordHandler(record: DynamoDBRecord): Promise<void> {
  * function error would bisect it into halves the marker could not.
  */
 export async function complete(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {
-  const response = await processPartialResponse(event, recordHandler, processor, { context });
+  // The jobs this batch finished move the tenants' job-status counters once per tenant, at the end.
+  const jobCounts = jobCountBatch(jobCountsUpdater());
+  const response = await processPartialResponse(event, recordHandlerFor(jobCounts.counts), processor, { context });
+  await jobCounts.flush();
   const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
   const counted = recordsBeforeFirstFailure(event.Records, failed);
   if (counted.length === 0) return response;

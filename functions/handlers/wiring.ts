@@ -105,6 +105,13 @@ export const jobCountsUpdater = once(
         logger.error('job-status counters not updated', { tenantId, from, to, error: error as Error });
       }
     },
+    add: async (tenantId, deltas) => {
+      try {
+        await jobStatusCounts().add(tenantId, deltas);
+      } catch (error) {
+        logger.error('job-status counters not updated', { tenantId, deltas, error: error as Error });
+      }
+    },
   }),
 );
 export const monitoredQueueStats = once(() => ({

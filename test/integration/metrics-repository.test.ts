@@ -177,6 +177,16 @@ describe('job-status counters', () => {
     expect(Item).toBeUndefined();
   });
 
+  it('moves many jobs of a tenant in one write', async () => {
+    await jobCounts.shift('batch', undefined, 'ACTIVE');
+    await jobCounts.shift('batch', undefined, 'ACTIVE');
+    await jobCounts.shift('batch', undefined, 'ACTIVE');
+
+    await jobCounts.add('batch', { ACTIVE: -3, COMPLETED: 2, FAILED: 1, PAUSED: 0 });
+
+    expect(await jobCounts.read('batch')).toEqual({ ACTIVE: 0, PAUSED: 0, COMPLETED: 2, FAILED: 1, CANCELLED: 0 });
+  });
+
   it('sums more tenants than one BatchGetItem holds', async () => {
     const many = Array.from({ length: 130 }, (_, i) => `many-${i}`);
     for (const tenant of many) await jobCounts.shift(tenant, undefined, 'COMPLETED');

@@ -11,7 +11,7 @@
  * and one BatchGetItem per 100 tenants: paid per admin request, which is rare.
  */
 import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ALL_TENANTS, type JobStatusCounts } from '#core/metrics/ports';
+import { ALL_TENANTS, type JobStatusCounts, type JobStatusDeltas } from '#core/metrics/ports';
 import { JOB_STATUSES, type JobStatus } from '#core/model';
 import { jobCountsKey } from './metrics-keys.ts';
 
@@ -31,21 +31,19 @@ export class DynamoJobStatusCounts implements JobStatusCounts {
 
   async shift(tenantId: string, from: JobStatus | undefined, to: JobStatus): Promise<void> {
     if (from === to) return;
-    const names: Record<string, string> = { '#to': to };
-    const values: Record<string, number> = { ':up': 1 };
-    let expression = 'ADD #to :up';
-    if (from !== undefined) {
-      names['#from'] = from;
-      values[':down'] = -1;
-      expression += ', #from :down';
-    }
+    await this.add(tenantId, from === undefined ? { [to]: 1 } : { [from]: -1, [to]: 1 });
+  }
+
+  async add(tenantId: string, deltas: JobStatusDeltas): Promise<void> {
+    const moves = Object.entries(deltas).filter(([, delta]) => delta !== 0);
+    if (moves.length === 0) return;
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: jobCountsKey(tenantId),
-        UpdateExpression: expression,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        UpdateExpression: `ADD ${moves.map((_, i) => `#s${i} :d${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(moves.map(([status], i) => [`#s${i}`, status])),
+        ExpressionAttributeValues: Object.fromEntries(moves.map(([, delta], i) => [`:d${i}`, delta])),
       }),
     );
   }

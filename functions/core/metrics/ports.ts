@@ -41,9 +41,14 @@ export interface RunAggregates {
   read(scope: string, fromMinute: number, toMinute: number): Promise<MinuteBucket[]>;
 }
 
+/** How many jobs each status gains (negative: loses). */
+export type JobStatusDeltas = Partial<Record<JobStatus, number>>;
+
 export interface JobStatusCounts {
   /** Moves one job of the tenant from `from` (undefined: a new job) to `to`. */
   shift(tenantId: string, from: JobStatus | undefined, to: JobStatus): Promise<void>;
+  /** Moves many of the tenant's jobs at once, in one write. */
+  add(tenantId: string, deltas: JobStatusDeltas): Promise<void>;
   /** Jobs by status of `scope` (a tenant id, or ALL_TENANTS: the sum over every tenant). */
   read(scope: string): Promise<Partial<Record<JobStatus, number>>>;
 }
