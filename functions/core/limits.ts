@@ -17,5 +17,14 @@ export const DEFAULT_LEASE_MARGIN_SECONDS = 30;
  */
 export const EXECUTOR_BATCH_SIZE = 10;
 
+/**
+ * Runs-stream records per completion invocation, deployed and locally. Three records of each run
+ * reach the handler (created, claimed, finished): large batches keep its invocations, and the
+ * count-once transactions of the monitoring aggregates (one per batch), few.
+ */
+export const COMPLETION_BATCH_SIZE = 100;
+/** Runs-stream records the completion handler receives per run attempt: created, claimed, finished. */
+export const COMPLETION_RECORDS_PER_RUN = 3;
+
 /** Largest request body the API accepts (a job with its target body and headers). */
 export const MAX_REQUEST_BODY_BYTES = 256 * 1024;

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { ENV } from '#adapters/environment';
 import { LocalSecretCipher } from '#adapters/secrets/local-cipher';
-import { EXECUTOR_BATCH_SIZE, MAX_TIMEOUT_SECONDS } from '#core/limits';
+import { COMPLETION_BATCH_SIZE, EXECUTOR_BATCH_SIZE, MAX_TIMEOUT_SECONDS } from '#core/limits';
 import { DEFAULT_QUOTAS, type TenantQuotas } from '#core/tenants/quotas';
 import { ROUTES } from '#handlers/api/routes';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
@@ -252,7 +252,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           pollIntervalMs: options.streamPollIntervalMs ?? 150,
           // As the deployed mapping (lib/constructs/completion-handler.ts), minus its 1 s batching window:
           // locally latency matters more than invocation count.
-          batchSize: 100,
+          batchSize: COMPLETION_BATCH_SIZE,
           maxRetries: 5,
           bisectBatchOnError: true,
           onFailure: (failure) =>

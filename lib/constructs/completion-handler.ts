@@ -6,6 +6,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
+import { COMPLETION_BATCH_SIZE } from '#core/limits';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
 import { COMPLETION_TIMEOUT } from '../timeouts.ts';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
@@ -54,9 +55,7 @@ export class CompletionHandler extends Construct {
       .bindTable({ table: props.metricsTable, access: 'readWrite', envName: OBSERVABILITY_ENV.metricsTable });
     this.eventSource = new DynamoEventSource(props.runsTable, {
       startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-      // Three records per run reach the handler (created, claimed, finished): large batches keep
-      // invocations, and the count-once transactions of the aggregates (one per batch), few.
-      batchSize: 100,
+      batchSize: COMPLETION_BATCH_SIZE,
       maxBatchingWindow: Duration.seconds(1),
       reportBatchItemFailures: true,
       bisectBatchOnError: true,

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EXECUTOR_BATCH_SIZE } from '#core/limits';
+import { COMPLETION_BATCH_SIZE, COMPLETION_RECORDS_PER_RUN, EXECUTOR_BATCH_SIZE } from '#core/limits';
 import { AWS_LIMITS, type CapacityPlan, capacityPlan, type Knobs, type MeasuredCounts } from './capacity.ts';
 import type { ExecutionProfile } from './report.ts';
 
@@ -52,10 +52,13 @@ const counts: MeasuredCounts = {
     'executorInvocationsPerExecution',
     1 / numberOption('executorBatchSize', EXECUTOR_BATCH_SIZE),
   ),
-  completionInvocations: numberOption('completionInvocationsPerExecution', 1 / 25),
+  completionInvocations: numberOption(
+    'completionInvocationsPerExecution',
+    COMPLETION_RECORDS_PER_RUN / COMPLETION_BATCH_SIZE,
+  ),
   scannerRequestsPerRun: SCANNER_REQUESTS_PER_RUN,
 };
-// Lambda on AWS: invocations follow the deployed batch sizes (executor 10, completion 25), not the local pollers'.
+// Lambda on AWS: invocations follow the deployed batch sizes (executor 10, completion 100 stream records), not the local pollers'.
 counts.lambdaInvocations = counts.executorInvocations + counts.completionInvocations + profile.invocations.scanner;
 
 const dynamodbLatencyMs = numberOption('dynamodbLatencyMs', 8);
