@@ -14,6 +14,7 @@ import { newRun } from '#core/use-cases/new-run';
 import { FakeClock, ScriptedInvoker } from '../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../support/fakes/in-memory-runs.ts';
+import { jobFixture } from '../../support/job-fixture.ts';
 
 const CURRENT = 'whsec_test_secret_0123456789abcdef0123';
 const NEXT = 'whsec_next_secret_0123456789abcdef0123';
@@ -105,21 +106,10 @@ describe('signing keys from the environment', () => {
 
 describe('the executor signs every call', () => {
   const DUE = Date.parse('2026-06-01T12:00:00Z');
-  const job: Job = {
-    tenantId: 't',
-    jobId: 'J1',
+  const job: Job = jobFixture(DUE, {
     target: { url: 'https://example.com/hook', method: 'POST', headers: { 'x-team': 'a' }, body: '{"a":1}' },
-    schedule: { type: 'once', at: DUE },
-    policies: { misfire: 'fire_once', overlap: 'allow' },
     retry: { maxAttempts: 1, initialDelaySeconds: 1, maxDelaySeconds: 300, multiplier: 2 },
-    delivery: 'at-least-once',
-    timeoutSeconds: 10,
-    status: 'ACTIVE',
-    version: 1,
-    createdAt: DUE - 60_000,
-    updatedAt: DUE - 60_000,
-    occurrenceCount: 1,
-  };
+  });
 
   async function callOf(
     target: Job['target'],

@@ -12,6 +12,7 @@ import { RecordingDispatcher, ScriptedInvoker } from '../../support/fakes/fakes.
 import { InMemoryJobRepository } from '../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../support/fakes/in-memory-runs.ts';
 import { InMemoryRunSlots } from '../../support/fakes/in-memory-tenants.ts';
+import { jobFixture } from '../../support/job-fixture.ts';
 
 const fakes = vi.hoisted(() => ({
   jobs: undefined as unknown as InMemoryJobRepository,
@@ -67,21 +68,14 @@ const { logger } = await import('#handlers/logger');
 
 const DUE = Date.now() - 1_000;
 const SECRET = 'Bearer do-not-log-me';
-const job = (jobId: string): Job => ({
-  tenantId: 't1',
-  jobId,
-  target: { url: 'https://example.com/hook', method: 'POST', headers: { authorization: SECRET }, body: '{"card":1}' },
-  schedule: { type: 'once', at: DUE },
-  policies: { misfire: 'fire_once', overlap: 'allow' },
-  retry: { maxAttempts: 1, initialDelaySeconds: 1, maxDelaySeconds: 1, multiplier: 2 },
-  delivery: 'at-least-once',
-  timeoutSeconds: 5,
-  status: 'ACTIVE',
-  version: 1,
-  createdAt: DUE - 60_000,
-  updatedAt: DUE - 60_000,
-  occurrenceCount: 1,
-});
+const job = (jobId: string): Job =>
+  jobFixture(DUE, {
+    tenantId: 't1',
+    jobId,
+    target: { url: 'https://example.com/hook', method: 'POST', headers: { authorization: SECRET }, body: '{"card":1}' },
+    retry: { maxAttempts: 1, initialDelaySeconds: 1, maxDelaySeconds: 1, multiplier: 2 },
+    timeoutSeconds: 5,
+  });
 
 async function eventOf(jobIds: string[]): Promise<SQSEvent> {
   const Records = [];

@@ -9,24 +9,11 @@ import { newRun } from '#core/use-cases/new-run';
 import { FakeClock, RecordingDispatcher, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
+import { jobFixture } from '../../../support/job-fixture.ts';
 
 const DUE = Date.parse('2026-06-01T12:00:00Z');
 
-const oneTime: Job = {
-  tenantId: 't',
-  jobId: 'J1',
-  target: { url: 'https://example.com/hook', method: 'POST', headers: {} },
-  schedule: { type: 'once', at: DUE },
-  policies: { misfire: 'fire_once', overlap: 'allow' },
-  retry: { maxAttempts: 3, initialDelaySeconds: 1, maxDelaySeconds: 300, multiplier: 2 },
-  delivery: 'at-least-once',
-  timeoutSeconds: 10,
-  status: 'ACTIVE',
-  version: 1,
-  createdAt: DUE - 60_000,
-  updatedAt: DUE - 60_000,
-  occurrenceCount: 1,
-};
+const oneTime: Job = jobFixture(DUE);
 
 async function setup(job: Job = oneTime) {
   const jobs = new InMemoryJobRepository();

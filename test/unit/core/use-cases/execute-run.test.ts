@@ -11,24 +11,14 @@ import { FakeClock, RecordingDispatcher, ScriptedInvoker } from '../../../suppor
 import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
 import { InMemoryRunSlots } from '../../../support/fakes/in-memory-tenants.ts';
+import { jobFixture } from '../../../support/job-fixture.ts';
 
 const DUE = Date.parse('2026-06-01T12:00:00Z');
 
-const job: Job = {
-  tenantId: 't',
-  jobId: 'J1',
+const job: Job = jobFixture(DUE, {
   target: { url: 'https://example.com/hook', method: 'POST', headers: { 'x-team': 'a' }, body: '{"a":1}' },
-  schedule: { type: 'once', at: DUE },
-  policies: { misfire: 'fire_once', overlap: 'allow' },
-  retry: { maxAttempts: 3, initialDelaySeconds: 1, maxDelaySeconds: 300, multiplier: 2 },
-  delivery: 'at-least-once',
-  timeoutSeconds: 10,
-  status: 'ACTIVE',
   version: 2,
-  createdAt: DUE - 60_000,
-  updatedAt: DUE - 60_000,
-  occurrenceCount: 1,
-};
+});
 
 async function setup(
   answer: (r: HttpRequest) => Omit<HttpResult, 'startedAt'> = () => ({

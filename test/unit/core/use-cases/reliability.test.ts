@@ -11,25 +11,16 @@ import { RESWEEP_AFTER_MS, sweepRuns } from '#core/use-cases/sweep-runs';
 import { FakeClock, RecordingDispatcher, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
+import { jobFixture } from '../../../support/job-fixture.ts';
 
 const DUE = Date.parse('2026-06-01T12:00:00Z');
 
-const baseJob: Job = {
-  tenantId: 't',
-  jobId: 'J1',
-  target: { url: 'https://example.com/hook', method: 'POST', headers: {} },
-  schedule: { type: 'once', at: DUE },
-  policies: { misfire: 'fire_once', overlap: 'allow' },
+const baseJob: Job = jobFixture(DUE, {
   retry: { maxAttempts: 3, initialDelaySeconds: 10, maxDelaySeconds: 3_600, multiplier: 2 },
-  delivery: 'at-least-once',
   onFailureUrl: 'https://example.com/failed',
   timeoutSeconds: 5,
-  status: 'ACTIVE',
   version: 2,
-  createdAt: DUE - 60_000,
-  updatedAt: DUE - 60_000,
-  occurrenceCount: 1,
-};
+});
 
 type Answer = (r: HttpRequest) => Omit<HttpResult, 'startedAt'>;
 const answer500: Answer = () => ({ kind: 'response', status: 500, bodyExcerpt: 'boom', durationMs: 3 });
