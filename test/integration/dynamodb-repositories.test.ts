@@ -5,6 +5,7 @@ import { ValidationError } from '#core/errors';
 import type { Job } from '#core/model';
 import { newRun } from '#core/use-cases/new-run';
 import { type EmulatedAws, startEmulatedAws } from '../support/emulated-aws.ts';
+import { jobFixture } from '../support/job-fixture.ts';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 let aws: EmulatedAws;
@@ -19,24 +20,18 @@ beforeAll(async () => {
 afterAll(() => aws?.stop());
 
 function job(jobId: string, overrides: Partial<Job> = {}): Job {
-  return {
+  return jobFixture(NOW, {
     tenantId: 'tenant-a',
     jobId,
     target: { url: 'https://example.com', method: 'POST', headers: {} },
-    schedule: { type: 'once', at: NOW },
-    policies: { misfire: 'fire_once', overlap: 'allow' },
-    retry: { maxAttempts: 3, initialDelaySeconds: 1, maxDelaySeconds: 300, multiplier: 2 },
-    delivery: 'at-least-once',
     timeoutSeconds: 30,
-    status: 'ACTIVE',
-    version: 1,
     createdAt: NOW,
     updatedAt: NOW,
     occurrenceCount: 0,
     nextFireAt: NOW,
     dueShard: 'due#01',
     ...overrides,
-  };
+  });
 }
 
 describe('DynamoJobRepository', () => {

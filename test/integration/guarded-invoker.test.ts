@@ -19,6 +19,7 @@ import { executeRun } from '#core/use-cases/execute-run';
 import { newRun } from '#core/use-cases/new-run';
 import { InMemoryJobRepository } from '../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../support/fakes/in-memory-runs.ts';
+import { jobFixture } from '../support/job-fixture.ts';
 
 interface Seen {
   method: string;
@@ -255,21 +256,15 @@ describe('signed calls, as a target verifies them', () => {
 
   async function executeAgainst(target: Job['target']): Promise<Seen> {
     const now = Date.now();
-    const job: Job = {
+    const job: Job = jobFixture(now, {
       tenantId: 'tenant-a',
       jobId: 'J-SIGNED',
       target,
-      schedule: { type: 'once', at: now },
-      policies: { misfire: 'fire_once', overlap: 'allow' },
       retry: { maxAttempts: 1, initialDelaySeconds: 1, maxDelaySeconds: 60, multiplier: 2 },
-      delivery: 'at-least-once',
       timeoutSeconds: 5,
-      status: 'ACTIVE',
-      version: 1,
       createdAt: now,
       updatedAt: now,
-      occurrenceCount: 1,
-    };
+    });
     const jobs = new InMemoryJobRepository();
     const runs = new InMemoryRunRepository();
     await jobs.create(job);
