@@ -77,6 +77,7 @@ export const materializeDeps = once(
     runs: runRepository(),
     dispatcher: runDispatcher(),
     config: schedulingConfig(),
+    jobCounts: jobCountsUpdater(),
   }),
 );
 

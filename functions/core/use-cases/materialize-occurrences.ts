@@ -14,6 +14,7 @@
  */
 import { dispatchDelaySeconds } from '../dispatch-delay.ts';
 import { planFiring } from '../fire-plan.ts';
+import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { DispatchMessage, Run } from '../model.ts';
 import type { DueJob, JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
 import { newRun } from './new-run.ts';
@@ -23,6 +24,8 @@ export interface MaterializeDeps {
   runs: RunRepository;
   dispatcher: RunDispatcher;
   config: { horizonMs: number; retentionDays: number; shardCount: number };
+  /** Per-tenant job-status counters (monitoring): moved when a pass finds a schedule over. */
+  jobCounts?: JobStatusCounts;
 }
 
 export interface MaterializeResult {
@@ -81,7 +84,14 @@ export async function materializeOccurrences(
     planned.map(async ({ job, occurrences, nextFireAt }): Promise<AdvancedJob[]> => {
       if (nextFireAt === job.nextFireAt) return [];
       const moved = await deps.jobs.advance(job, { nextFireAt, materialized: occurrences.length, now });
-      return moved ? [{ jobId: job.jobId, nextFireAt, materialized: occurrences.length }] : [];
+      if (!moved) return [];
+      // A recurring schedule that ended with nothing left to fire (its last occurrences dropped by
+      // the misfire policy after an outage) has no final run whose completion would end the job.
+      if (nextFireAt === undefined && occurrences.length === 0 && job.schedule.type !== 'once') {
+        if (await deps.jobs.completeExhausted(job.tenantId, job.jobId, now))
+          await deps.jobCounts?.shift(job.tenantId, 'ACTIVE', 'COMPLETED');
+      }
+      return [{ jobId: job.jobId, nextFireAt, materialized: occurrences.length }];
     }),
   );
 

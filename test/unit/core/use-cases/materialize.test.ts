@@ -146,6 +146,39 @@ describe('scanning', () => {
     expect(runs.all()[0]?.jobId).toBe(job.jobId);
   });
 
+  it('completes a recurring job whose schedule ended during an outage with every missed occurrence skipped', async () => {
+    const { deps, runs, dispatcher, jobs } = setup();
+    const shifts: string[] = [];
+    const counted = {
+      ...deps,
+      jobCounts: {
+        shift: async (tenantId: string, from: string | undefined, to: string) => {
+          shifts.push(`${tenantId}:${from}->${to}`);
+        },
+        add: async () => undefined,
+        read: async () => ({}),
+      },
+    };
+    const job = await createJob(
+      deps,
+      'tenant-a',
+      {
+        target: { url: 'https://example.com/hook' },
+        schedule: { type: 'interval', everySeconds: 60, startAt: iso(NOW + 3_600_000), endAt: iso(NOW + 3_900_000) },
+        misfire: 'skip',
+      },
+      NOW,
+    );
+
+    // The scanner comes back an hour after the schedule ended: skip drops every missed occurrence.
+    await scanDueJobs(counted, NOW + 7_200_000);
+
+    expect(runs.all()).toHaveLength(0);
+    expect(dispatcher.sent).toHaveLength(0);
+    expect((await jobs.get('tenant-a', job.jobId))?.status).toBe('COMPLETED');
+    expect(shifts).toEqual(['tenant-a:ACTIVE->COMPLETED']);
+  });
+
   it('creates one run per occurrence when several scanners race on the same jobs', async () => {
     const { deps, runs, dispatcher, jobs } = setup();
     for (let i = 0; i < 50; i++) await createJob(deps, 'tenant-a', once(NOW + 3_600_000 + i), NOW);
