@@ -28,7 +28,7 @@ import { queueStats } from '#adapters/sqs/queue-stats';
 import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
 import { defaultQuotasFromEnv } from '#adapters/tenant-quotas';
 import { DEFAULT_LEASE_MARGIN_SECONDS } from '#core/limits';
-import type { JobStatusCounts } from '#core/metrics/ports';
+import { type JobStatusCounts, type JobStatusDeltas, shiftDeltas } from '#core/metrics/ports';
 import type { AdmissionDeps } from '#core/tenants/admit-job';
 import { effectiveQuotas, type TenantQuotas } from '#core/tenants/quotas';
 import type { MaterializeDeps } from '#core/use-cases/materialize-occurrences';
@@ -96,25 +96,20 @@ export const jobStatusCounts = once(
  * Write side, for use cases that change a job's status: best effort, because the status change
  * has already been written when the counters move; a failed move is logged, never the request's error.
  */
-export const jobCountsUpdater = once(
-  (): JobStatusCounts => ({
+export const jobCountsUpdater = once((): JobStatusCounts => {
+  const add = async (tenantId: string, deltas: JobStatusDeltas) => {
+    try {
+      await jobStatusCounts().add(tenantId, deltas);
+    } catch (error) {
+      logger.error('job-status counters not updated', { tenantId, deltas, error: error as Error });
+    }
+  };
+  return {
     read: (scope) => jobStatusCounts().read(scope),
-    shift: async (tenantId, from, to) => {
-      try {
-        await jobStatusCounts().shift(tenantId, from, to);
-      } catch (error) {
-        logger.error('job-status counters not updated', { tenantId, from, to, error: error as Error });
-      }
-    },
-    add: async (tenantId, deltas) => {
-      try {
-        await jobStatusCounts().add(tenantId, deltas);
-      } catch (error) {
-        logger.error('job-status counters not updated', { tenantId, deltas, error: error as Error });
-      }
-    },
-  }),
-);
+    shift: (tenantId, from, to) => add(tenantId, shiftDeltas(from, to)),
+    add,
+  };
+});
 export const monitoredQueueStats = once(() => ({
   dispatch: () => queueStats(sqsClient(), requiredEnv(OBSERVABILITY_ENV.monitoredDispatchQueueUrl)),
   deadLetter: () => queueStats(sqsClient(), requiredEnv(OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl)),

@@ -11,7 +11,7 @@
  * and one BatchGetItem per 100 tenants: paid per admin request, which is rare.
  */
 import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ALL_TENANTS, type JobStatusCounts, type JobStatusDeltas } from '#core/metrics/ports';
+import { ALL_TENANTS, type JobStatusCounts, type JobStatusDeltas, shiftDeltas } from '#core/metrics/ports';
 import { JOB_STATUSES, type JobStatus } from '#core/model';
 import { jobCountsKey } from './metrics-keys.ts';
 
@@ -30,8 +30,7 @@ export class DynamoJobStatusCounts implements JobStatusCounts {
   ) {}
 
   async shift(tenantId: string, from: JobStatus | undefined, to: JobStatus): Promise<void> {
-    if (from === to) return;
-    await this.add(tenantId, from === undefined ? { [to]: 1 } : { [from]: -1, [to]: 1 });
+    await this.add(tenantId, shiftDeltas(from, to));
   }
 
   async add(tenantId: string, deltas: JobStatusDeltas): Promise<void> {

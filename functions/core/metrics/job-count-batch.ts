@@ -6,7 +6,7 @@
  * before its flush loses its moves the same way.
  */
 import type { JobStatus } from '../model.ts';
-import type { JobStatusCounts, JobStatusDeltas } from './ports.ts';
+import { type JobStatusCounts, type JobStatusDeltas, shiftDeltas } from './ports.ts';
 
 export interface JobCountBatch {
   /** Records moves instead of writing them; reads go straight through. */
@@ -27,10 +27,7 @@ export function jobCountBatch(target: JobStatusCounts): JobCountBatch {
   return {
     counts: {
       read: (scope) => target.read(scope),
-      shift: async (tenantId, from, to) => {
-        if (from === to) return;
-        record(tenantId, from === undefined ? { [to]: 1 } : { [from]: -1, [to]: 1 });
-      },
+      shift: async (tenantId, from, to) => record(tenantId, shiftDeltas(from, to)),
       add: async (tenantId, deltas) => record(tenantId, deltas),
     },
     flush: async () => {

@@ -44,6 +44,12 @@ export interface RunAggregates {
 /** How many jobs each status gains (negative: loses). */
 export type JobStatusDeltas = Partial<Record<JobStatus, number>>;
 
+/** One job's move from `from` (undefined: a new job) to `to`, as deltas; none when it stays put. */
+export function shiftDeltas(from: JobStatus | undefined, to: JobStatus): JobStatusDeltas {
+  if (from === to) return {};
+  return from === undefined ? { [to]: 1 } : { [from]: -1, [to]: 1 };
+}
+
 export interface JobStatusCounts {
   /** Moves one job of the tenant from `from` (undefined: a new job) to `to`. */
   shift(tenantId: string, from: JobStatus | undefined, to: JobStatus): Promise<void>;
