@@ -77,6 +77,7 @@ export const materializeDeps = once(
     runs: runRepository(),
     dispatcher: runDispatcher(),
     config: schedulingConfig(),
+    // Creating, resuming and completing exhausted schedules move the job-status counters.
     jobCounts: jobCountsUpdater(),
   }),
 );

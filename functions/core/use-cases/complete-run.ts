@@ -15,6 +15,7 @@ import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { Run } from '../model.ts';
 import type { HttpInvoker, JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
 import type { TerminalRunStatus } from '../run-state.ts';
+import { completeIfExhausted } from './complete-exhausted.ts';
 import { newRun } from './new-run.ts';
 
 export interface CompleteRunDeps {
@@ -104,10 +105,7 @@ export async function completeRun(deps: CompleteRunDeps, run: CompletedRun, now:
   // conditional write could only fail, and a failed write is still paid for.
   const recurring = run.scheduleType !== undefined && run.scheduleType !== 'once';
   const mayBeExhausted = run.scheduleType === undefined || (recurring && run.finalOccurrence === true);
-  if (mayBeExhausted && (await deps.jobs.completeExhausted(run.tenantId, run.jobId, now))) {
-    await deps.jobCounts?.shift(run.tenantId, 'ACTIVE', 'COMPLETED');
-    return 'job-completed';
-  }
+  if (mayBeExhausted && (await completeIfExhausted(deps, run.tenantId, run.jobId, now))) return 'job-completed';
   if (run.status === 'SKIPPED') return 'unchanged';
   // Only a one-time job finishes with its run (finish is conditioned on that, so do not pay for it).
   if (recurring) return failed ? 'occurrence-failed' : 'unchanged';

@@ -7,15 +7,12 @@
 import { dueShardOf } from '../due-shard.ts';
 import { firstFireAt } from '../fire-plan.ts';
 import type { NewJobFields } from '../job-input.ts';
-import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { Job } from '../model.ts';
 import type { IdGenerator } from '../ports.ts';
 import { type AdvancedJob, type MaterializeDeps, materializeOccurrences } from './materialize-occurrences.ts';
 
 export interface CreateJobDeps extends MaterializeDeps {
   ids: IdGenerator;
-  /** Per-tenant job-status counters (monitoring). */
-  jobCounts?: JobStatusCounts;
 }
 
 /** Stores a validated job for `tenantId`, and materializes it if it is due soon. */

@@ -17,6 +17,7 @@ import { planFiring } from '../fire-plan.ts';
 import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { DispatchMessage, Run } from '../model.ts';
 import type { DueJob, JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
+import { completeIfExhausted } from './complete-exhausted.ts';
 import { newRun } from './new-run.ts';
 
 export interface MaterializeDeps {
@@ -88,8 +89,7 @@ export async function materializeOccurrences(
       // A recurring schedule that ended with nothing left to fire (its last occurrences dropped by
       // the misfire policy after an outage) has no final run whose completion would end the job.
       if (nextFireAt === undefined && occurrences.length === 0 && job.schedule.type !== 'once') {
-        if (await deps.jobs.completeExhausted(job.tenantId, job.jobId, now))
-          await deps.jobCounts?.shift(job.tenantId, 'ACTIVE', 'COMPLETED');
+        await completeIfExhausted(deps, job.tenantId, job.jobId, now);
       }
       return [{ jobId: job.jobId, nextFireAt, materialized: occurrences.length }];
     }),

@@ -22,12 +22,13 @@ import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { StoredJob } from '../ports.ts';
 import { DEFAULT_MISFIRE_CAP, resolveMisfire } from '../schedule/index.ts';
 import { changeJob, nextVersionOf, withoutDueEntry, withoutPauseState } from './change-job.ts';
+import { completeIfExhausted } from './complete-exhausted.ts';
 import { discardQueuedRunsAfter } from './discard-queued-runs.ts';
 import { type MaterializeDeps, materializeOccurrences } from './materialize-occurrences.ts';
 import { newRun } from './new-run.ts';
 
 export type PauseDeps = Pick<MaterializeDeps, 'jobs' | 'runs'> & { jobCounts?: JobStatusCounts };
-export type ResumeDeps = MaterializeDeps & { jobCounts?: JobStatusCounts };
+export type ResumeDeps = MaterializeDeps;
 
 /** ACTIVE → PAUSED; ConflictError from any other state. Returns the paused job. */
 export async function pauseJob(deps: PauseDeps, tenantId: string, jobId: string, now: number): Promise<StoredJob> {
@@ -91,8 +92,7 @@ export async function resumeJob(deps: ResumeDeps, tenantId: string, jobId: strin
   await deps.jobCounts?.shift(tenantId, 'PAUSED', 'ACTIVE');
   if (after.nextFireAt === undefined) {
     // Nothing more can fire: a recurring job is done.
-    if (after.schedule.type !== 'once' && (await deps.jobs.completeExhausted(tenantId, jobId, now)))
-      await deps.jobCounts?.shift(tenantId, 'ACTIVE', 'COMPLETED');
+    if (after.schedule.type !== 'once') await completeIfExhausted(deps, tenantId, jobId, now);
   } else if (after.nextFireAt <= now + deps.config.horizonMs) {
     await materializeOccurrences(deps, [{ ...after, nextFireAt: after.nextFireAt }], now);
   } else return after;

@@ -11,7 +11,7 @@ import { jobView } from '#core/views';
 import createJobSchema from '#schemas/create-job.json' with { type: 'json' };
 import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
-import { jobCountsUpdater, materializeDeps, outboundRules } from '../wiring.ts';
+import { materializeDeps, outboundRules } from '../wiring.ts';
 import { bodyLimit } from './body-limit.ts';
 import { httpErrors } from './http-errors.ts';
 import { admittedCreate } from './job-admission.ts';
@@ -32,7 +32,7 @@ export async function createJob(event: APIGatewayProxyEvent): Promise<APIGateway
   const parsed = parseCreateJobRequest(event.body as unknown as CreateJobInput, now, outboundRules());
   // Quotas first (nothing is written for a refused request), secret headers sealed.
   const job = await admittedCreate(tenantId, parsed, now, (fields) =>
-    createJobUseCase({ ...materializeDeps(), ids, jobCounts: jobCountsUpdater() }, tenantId, fields, now),
+    createJobUseCase({ ...materializeDeps(), ids }, tenantId, fields, now),
   );
   logger.info('job created', { tenantId, jobId: job.jobId, nextFireAt: job.nextFireAt });
   return json(201, jobView(job), { location: `/v1/jobs/${job.jobId}` });

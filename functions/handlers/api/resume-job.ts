@@ -7,7 +7,7 @@ import { resumeJob as resumeJobUseCase } from '#core/use-cases/pause-resume-job'
 import { jobView } from '#core/views';
 import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
-import { jobCountsUpdater, materializeDeps } from '../wiring.ts';
+import { materializeDeps } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { etagOf } from './job-etag.ts';
 import { jobIdOf } from './path-id.ts';
@@ -17,12 +17,7 @@ import { tenantOf } from './tenant.ts';
 export async function resumeJob(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const tenantId = tenantOf(event);
   const jobId = jobIdOf(event);
-  const job = await resumeJobUseCase(
-    { ...materializeDeps(), jobCounts: jobCountsUpdater() },
-    tenantId,
-    jobId,
-    Date.now(),
-  );
+  const job = await resumeJobUseCase(materializeDeps(), tenantId, jobId, Date.now());
   logger.info('job resumed', { tenantId, jobId, nextFireAt: job.nextFireAt });
   return json(200, jobView(job), { etag: etagOf(job.version) });
 }
