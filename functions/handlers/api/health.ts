@@ -12,7 +12,7 @@ import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
 import { monitoredQueueStats, scannerHeartbeats, tableProbes } from '../wiring.ts';
-import { runChecks } from './health-checks.ts';
+import { type Probe, runChecks } from './health-checks.ts';
 import { json } from './responses.ts';
 
 const DEFAULT_HEARTBEAT_MAX_AGE_SECONDS = 180;
@@ -21,21 +21,19 @@ const CHECK_TIMEOUT_MS = 2_000;
 
 export async function health(_event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const maxAgeMs = intEnv(OBSERVABILITY_ENV.heartbeatMaxAgeSeconds, DEFAULT_HEARTBEAT_MAX_AGE_SECONDS) * 1000;
-  const tables = tableProbes();
+  // jobsTable, runsTable, tenantsTable: one probe each.
+  const tableChecks = Object.fromEntries(
+    Object.entries(tableProbes()).map(([table, probe]): [string, Probe] => [
+      `${table}Table`,
+      async (signal) => {
+        await probe(signal);
+        return 'ok';
+      },
+    ]),
+  );
   const { checks, failing } = await runChecks(
     {
-      jobsTable: async (signal) => {
-        await tables.jobs(signal);
-        return 'ok';
-      },
-      runsTable: async (signal) => {
-        await tables.runs(signal);
-        return 'ok';
-      },
-      tenantsTable: async (signal) => {
-        await tables.tenants(signal);
-        return 'ok';
-      },
+      ...tableChecks,
       dispatchQueue: async () => {
         await monitoredQueueStats().dispatch();
         return 'ok';
