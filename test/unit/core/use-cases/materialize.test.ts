@@ -4,26 +4,7 @@ import { createJob as createJobUseCase } from '#core/use-cases/create-job';
 import { materializeOccurrences } from '#core/use-cases/materialize-occurrences';
 import { newRun } from '#core/use-cases/new-run';
 import { scanDueJobs } from '#core/use-cases/scan-due-jobs';
-import { RecordingDispatcher, sequentialIds } from '../../../support/fakes/fakes.ts';
-import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
-import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
-
-const NOW = Date.parse('2026-06-01T12:00:00Z');
-const iso = (ms: number) => new Date(ms).toISOString();
-
-function setup() {
-  const jobs = new InMemoryJobRepository();
-  const runs = new InMemoryRunRepository();
-  const dispatcher = new RecordingDispatcher();
-  const deps = {
-    jobs,
-    runs,
-    dispatcher,
-    ids: sequentialIds(),
-    config: { horizonMs: 90_000, retentionDays: 7, shardCount: 4 },
-  };
-  return { jobs, runs, dispatcher, deps };
-}
+import { iso, NOW, setup } from './manage-fixtures.ts';
 
 type Deps = ReturnType<typeof setup>['deps'];
 const createJob = (deps: Deps, tenantId: string, input: Parameters<typeof parseCreateJob>[0], now: number) =>
