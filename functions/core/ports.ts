@@ -170,9 +170,19 @@ export interface RunListQuery {
   to?: number;
 }
 
+/** One run to send, and when the queue should release it. */
+export interface DispatchRequest {
+  message: DispatchMessage;
+  releaseAt: number;
+}
+
 export interface RunDispatcher {
-  /** Sends each run to the dispatch queue, to be released `delaySeconds` (0..900) from now. */
-  dispatch(messages: Array<{ message: DispatchMessage; delaySeconds: number }>): Promise<void>;
+  /**
+   * Sends each run to the dispatch queue, to be released at `releaseAt` (epoch ms; at most 900 s
+   * ahead, earlier ones at once). The delay is computed as each batch is sent, not when the caller
+   * planned it, so a long pass never releases a run late by its own duration.
+   */
+  dispatch(messages: DispatchRequest[]): Promise<void>;
 }
 
 /**

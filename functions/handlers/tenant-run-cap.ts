@@ -37,7 +37,9 @@ const MAX_DEFERRAL_SECONDS = 30;
 export async function sendBackLater(message: DeferredMessage): Promise<void> {
   const deferrals = (message.deferrals ?? 0) + 1;
   const delaySeconds = Math.min(MAX_DEFERRAL_SECONDS, 2 ** (deferrals - 1)) + Math.round(Math.random());
-  await runDispatcher().dispatch([{ message: { ...message, deferrals } as DispatchMessage, delaySeconds }]);
+  await runDispatcher().dispatch([
+    { message: { ...message, deferrals } as DispatchMessage, releaseAt: Date.now() + delaySeconds * 1000 },
+  ]);
 }
 
 /** How long a run waits for one of its tenant's slots before its message is sent back. */

@@ -37,7 +37,7 @@ describe('SqsRunDispatcher', () => {
     const queue = aws.resources.queues.dispatch.url;
     const dispatcher = new SqsRunDispatcher(aws.sqs, queue);
 
-    await dispatcher.dispatch(Array.from({ length: 23 }, (_, i) => ({ message: message(i), delaySeconds: 0 })));
+    await dispatcher.dispatch(Array.from({ length: 23 }, (_, i) => ({ message: message(i), releaseAt: Date.now() })));
 
     const received = await receiveAll(aws.sqs, queue, 2_500);
     expect(received.map((m) => m.runId).sort()).toEqual(Array.from({ length: 23 }, (_, i) => message(i).runId).sort());
@@ -49,7 +49,7 @@ describe('SqsRunDispatcher', () => {
     const dispatcher = new SqsRunDispatcher(aws.sqs, queue);
     const sentAt = Date.now();
 
-    await dispatcher.dispatch([{ message: message(99), delaySeconds: 2 }]);
+    await dispatcher.dispatch([{ message: message(99), releaseAt: sentAt + 2_000 }]);
 
     expect(await receiveAll(aws.sqs, queue, 1_200)).toEqual([]);
     const later = await receiveAll(aws.sqs, queue, 2_500);
@@ -59,6 +59,6 @@ describe('SqsRunDispatcher', () => {
 
   it('fails loudly when the queue does not exist', async () => {
     const dispatcher = new SqsRunDispatcher(aws.sqs, `${aws.resources.queues.dispatch.url}-missing`);
-    await expect(dispatcher.dispatch([{ message: message(1), delaySeconds: 0 }])).rejects.toThrow();
+    await expect(dispatcher.dispatch([{ message: message(1), releaseAt: Date.now() }])).rejects.toThrow();
   });
 });

@@ -4,8 +4,8 @@
  * the caller (scanner or API) errors out and the job stays due instead of being silently dropped.
  */
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs';
-import type { DispatchMessage } from '#core/model';
-import type { RunDispatcher } from '#core/ports';
+import { dispatchDelaySeconds } from '#core/dispatch-delay';
+import type { DispatchRequest, RunDispatcher } from '#core/ports';
 
 const BATCH_SIZE = 10;
 
@@ -13,21 +13,24 @@ export class SqsRunDispatcher implements RunDispatcher {
   constructor(
     private readonly client: SQSClient,
     private readonly queueUrl: string,
+    private readonly now: () => number = Date.now,
   ) {}
 
-  async dispatch(messages: Array<{ message: DispatchMessage; delaySeconds: number }>): Promise<void> {
-    const entries: SendMessageBatchRequestEntry[] = messages.map(({ message, delaySeconds }, index) => ({
-      Id: String(index),
-      MessageBody: JSON.stringify(message),
-      DelaySeconds: delaySeconds,
-    }));
-    const batches: SendMessageBatchRequestEntry[][] = [];
-    for (let i = 0; i < entries.length; i += BATCH_SIZE) batches.push(entries.slice(i, i + BATCH_SIZE));
+  async dispatch(messages: DispatchRequest[]): Promise<void> {
+    const batches: DispatchRequest[][] = [];
+    for (let i = 0; i < messages.length; i += BATCH_SIZE) batches.push(messages.slice(i, i + BATCH_SIZE));
     await Promise.all(batches.map((batch) => this.sendWithOneRetry(batch)));
   }
 
-  private async sendWithOneRetry(batch: SendMessageBatchRequestEntry[]): Promise<void> {
-    let pending = batch;
+  private async sendWithOneRetry(batch: DispatchRequest[]): Promise<void> {
+    // The delay is taken right before the send: a pass that spent seconds planning must not push
+    // its runs' release past their due second.
+    const sentAt = this.now();
+    let pending: SendMessageBatchRequestEntry[] = batch.map(({ message, releaseAt }, index) => ({
+      Id: String(index),
+      MessageBody: JSON.stringify(message),
+      DelaySeconds: dispatchDelaySeconds(releaseAt, sentAt),
+    }));
     for (let attempt = 1; attempt <= 2 && pending.length > 0; attempt++) {
       const { Failed = [] } = await this.client.send(
         new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: pending }),

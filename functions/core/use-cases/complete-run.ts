@@ -9,7 +9,6 @@
  * Every step is idempotent (deterministic run ids, conditional writes), because stream records
  * can be delivered more than once.
  */
-import { dispatchDelaySeconds } from '../dispatch-delay.ts';
 import { MAX_SQS_DELAY_SECONDS } from '../limits.ts';
 import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { Run } from '../model.ts';
@@ -59,9 +58,7 @@ async function scheduleRetry(deps: CompleteRunDeps, run: CompletedRun, at: numbe
   if (parked) return; // the scanner's sweep sends it when it is within reach of an SQS delay
   if (!created.created && created.existing.status !== 'QUEUED') return; // already picked up
   const { tenantId, jobId, scheduledFor, attempt, runId } = next;
-  await deps.dispatcher.dispatch([
-    { message: { tenantId, jobId, scheduledFor, attempt, runId }, delaySeconds: dispatchDelaySeconds(at, now) },
-  ]);
+  await deps.dispatcher.dispatch([{ message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt: at }]);
 }
 
 async function notifyFailure(deps: CompleteRunDeps, url: string, run: CompletedRun): Promise<void> {

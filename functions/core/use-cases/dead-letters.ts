@@ -46,7 +46,7 @@ export async function redriveRun(deps: RedriveDeps, tenantId: string, runId: str
   if (!created.created) throw new ConflictError(`run ${runId} was already re-driven as ${next.runId}`);
   const { scheduledFor, attempt } = next;
   await deps.dispatcher.dispatch([
-    { message: { tenantId, jobId: run.jobId, scheduledFor, attempt, runId: next.runId }, delaySeconds: 0 },
+    { message: { tenantId, jobId: run.jobId, scheduledFor, attempt, runId: next.runId }, releaseAt: now },
   ]);
   return next;
 }

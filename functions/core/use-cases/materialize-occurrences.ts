@@ -12,7 +12,6 @@
  * kills a scanner exactly there). Nothing else would ever look at that run again. A duplicate
  * message is harmless: the executor's claim is conditional, so only one call is made.
  */
-import { dispatchDelaySeconds } from '../dispatch-delay.ts';
 import { planFiring } from '../fire-plan.ts';
 import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { DispatchMessage, Run } from '../model.ts';
@@ -77,9 +76,7 @@ export async function materializeOccurrences(
     ),
   );
 
-  await deps.dispatcher.dispatch(
-    toSend.map((run) => ({ message: messageOf(run), delaySeconds: dispatchDelaySeconds(run.scheduledFor, now) })),
-  );
+  await deps.dispatcher.dispatch(toSend.map((run) => ({ message: messageOf(run), releaseAt: run.scheduledFor })));
 
   const advanced = await Promise.all(
     planned.map(async ({ job, occurrences, nextFireAt }): Promise<AdvancedJob[]> => {

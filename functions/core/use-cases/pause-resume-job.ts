@@ -108,7 +108,7 @@ async function enqueueMissed(deps: MaterializeDeps, job: StoredJob, occurrences:
   await deps.dispatcher.dispatch(
     toSend.map(({ tenantId, jobId, scheduledFor, attempt, runId }) => ({
       message: { tenantId, jobId, scheduledFor, attempt, runId },
-      delaySeconds: 0,
+      releaseAt: now,
     })),
   );
 }

@@ -10,7 +10,6 @@
  * RUNNING entry can only be one a claim made before that change; it is still sent, to the same end.
  */
 
-import { dispatchDelaySeconds } from '../dispatch-delay.ts';
 import { allShards } from '../due-shard.ts';
 import type { Run } from '../model.ts';
 import type { RunDispatcher, RunRepository } from '../ports.ts';
@@ -47,7 +46,7 @@ export async function sweepRuns(deps: SweepDeps, now: number): Promise<SweepResu
       await deps.dispatcher.dispatch(
         toSend.map(({ tenantId, jobId, scheduledFor, attempt, runId, availableAt }) => ({
           message: { tenantId, jobId, scheduledFor, attempt, runId },
-          delaySeconds: dispatchDelaySeconds(Math.max(scheduledFor, availableAt ?? 0), now),
+          releaseAt: Math.max(scheduledFor, availableAt ?? 0),
         })),
       );
       return { found: found.length, resent: toSend.length };

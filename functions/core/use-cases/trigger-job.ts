@@ -80,5 +80,5 @@ export async function triggerJob(
 
 async function enqueue(dispatcher: RunDispatcher, run: Run): Promise<void> {
   const { tenantId, jobId, scheduledFor, attempt, runId } = run;
-  await dispatcher.dispatch([{ message: { tenantId, jobId, scheduledFor, attempt, runId }, delaySeconds: 0 }]);
+  await dispatcher.dispatch([{ message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt: run.createdAt }]);
 }

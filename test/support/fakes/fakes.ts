@@ -1,10 +1,17 @@
-import type { DispatchMessage } from '#core/model';
-import type { Clock, HttpInvoker, HttpRequest, HttpResult, IdGenerator, RunDispatcher } from '#core/ports';
+import type {
+  Clock,
+  DispatchRequest,
+  HttpInvoker,
+  HttpRequest,
+  HttpResult,
+  IdGenerator,
+  RunDispatcher,
+} from '#core/ports';
 
 /** Records what would have been sent to SQS. */
 export class RecordingDispatcher implements RunDispatcher {
-  readonly sent: Array<{ message: DispatchMessage; delaySeconds: number }> = [];
-  async dispatch(messages: Array<{ message: DispatchMessage; delaySeconds: number }>): Promise<void> {
+  readonly sent: DispatchRequest[] = [];
+  async dispatch(messages: DispatchRequest[]): Promise<void> {
     this.sent.push(...messages);
   }
 }

@@ -108,7 +108,7 @@ describe('resuming a job', () => {
     expect(times.filter((t) => t <= 11_000)).toEqual([0, 10_000]);
     expect(dispatcher.sent[sent]).toEqual({
       message: expect.objectContaining({ scheduledFor: NOW + 10_000 }),
-      delaySeconds: 0,
+      releaseAt: expect.any(Number),
     });
   });
 

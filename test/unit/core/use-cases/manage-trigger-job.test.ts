@@ -17,7 +17,9 @@ describe('triggering a job', () => {
     expect(replayed).toBe(false);
     expect(run).toMatchObject({ scheduledFor: at, attempt: 1, status: 'QUEUED' });
     expect(runsOf(job.jobId).map((r) => r.runId)).toEqual([run.runId]);
-    expect(dispatcher.sent).toEqual([{ message: expect.objectContaining({ runId: run.runId }), delaySeconds: 0 }]);
+    expect(dispatcher.sent).toEqual([
+      { message: expect.objectContaining({ runId: run.runId }), releaseAt: expect.any(Number) },
+    ]);
     expect(await deps.jobs.get(TENANT, job.jobId)).toEqual(job);
   });
 

@@ -30,7 +30,7 @@ describe('creating a job', () => {
       status: 'QUEUED',
     });
     expect(dispatcher.sent).toEqual([
-      { message: expect.objectContaining({ jobId: job.jobId, scheduledFor: NOW }), delaySeconds: 0 },
+      { message: expect.objectContaining({ jobId: job.jobId, scheduledFor: NOW }), releaseAt: NOW },
     ]);
     expect(job.nextFireAt).toBeUndefined();
     expect(job.dueShard).toBeUndefined();
@@ -99,7 +99,7 @@ describe('creating a job', () => {
 
     await createJob(deps, 'tenant-a', once(NOW + 5_500), NOW);
 
-    expect(dispatcher.sent[0]?.delaySeconds).toBe(5);
+    expect(dispatcher.sent[0]?.releaseAt).toBe(NOW + 5_500);
   });
 
   it('leaves a job due beyond the horizon in the due-index for the scanner', async () => {

@@ -79,7 +79,7 @@ describe('retries', () => {
       scheduledFor: DUE,
       availableAt: DUE + 5_000,
     });
-    expect(dispatcher.sent).toEqual([{ message: message(2), delaySeconds: 5 }]);
+    expect(dispatcher.sent).toEqual([{ message: message(2), releaseAt: DUE + 5_000 }]);
     expect((await jobs.get('t', 'J1'))?.status).toBe('ACTIVE');
   });
 
@@ -215,7 +215,7 @@ describe('leases and crash recovery', () => {
     const results = await Promise.all([sweepRuns(deps, reach), sweepRuns(deps, reach)]);
 
     expect(results.reduce((n, r) => n + r.resent, 0)).toBe(1);
-    expect(dispatcher.sent).toEqual([{ message: message(2), delaySeconds: 840 }]);
+    expect(dispatcher.sent).toEqual([{ message: message(2), releaseAt: DUE + 3_600_000 }]);
     expect(runs.items.get(`t/J1/${DUE}/2`)?.sweepAt).toBe(DUE + 3_600_000 + RESWEEP_AFTER_MS);
   });
 
@@ -225,7 +225,7 @@ describe('leases and crash recovery', () => {
 
     await sweepRuns({ runs, dispatcher, config: { shardCount: 4 } }, DUE + 3_600_000 - 840_000);
 
-    expect(dispatcher.sent).toEqual([{ message: message(2), delaySeconds: 840 }]);
+    expect(dispatcher.sent).toEqual([{ message: message(2), releaseAt: DUE + 3_600_000 }]);
   });
 });
 
@@ -248,7 +248,7 @@ describe('dead letters', () => {
       DUE + 2,
     );
     expect(next).toMatchObject({ attempt: 2, status: 'QUEUED' });
-    expect(dispatcher.sent).toEqual([{ message: message(2), delaySeconds: 0 }]);
+    expect(dispatcher.sent).toEqual([{ message: message(2), releaseAt: DUE + 2 }]);
     await expect(
       redriveRun({ jobs, runs, dispatcher, config: { retentionDays: 7 } }, 't', message(1).runId, DUE + 3),
     ).rejects.toBeInstanceOf(ConflictError);
