@@ -68,12 +68,17 @@ export interface JobRepository {
     job: Pick<Job, 'tenantId' | 'jobId' | 'version' | 'occurrenceCount'>,
     change: { nextFireAt?: number; materialized: number; now: number },
   ): Promise<boolean>;
-  /** Records a one-time job's final status, only while it is ACTIVE and its schedule is `once`. */
+  /**
+   * Records a one-time job's final status from the outcome of its occurrence `occurrence` (epoch
+   * ms), only while it is ACTIVE, its schedule is `once` and still at that time: a run of an
+   * occurrence the job was rescheduled away from (PATCH of `schedule.at`) never finishes it.
+   */
   finish(
     tenantId: string,
     jobId: string,
     status: Extract<JobStatus, 'COMPLETED' | 'FAILED'>,
     now: number,
+    occurrence: number,
   ): Promise<boolean>;
   /** Marks a recurring job COMPLETED once nothing more can fire (ACTIVE, no `nextFireAt`). */
   completeExhausted(tenantId: string, jobId: string, now: number): Promise<boolean>;
@@ -157,6 +162,11 @@ export interface RunRepository {
     now: number,
     expiresAt: number,
   ): Promise<number>;
+  /**
+   * The job's newest runs scheduled at or before `until` (any attempt, newest attempt first),
+   * at most `limit`, read strongly consistent: what its latest occurrence came to.
+   */
+  latestRuns(job: Pick<RunKey, 'tenantId' | 'jobId'>, until: number, limit: number): Promise<Run[]>;
 }
 
 /** Filters and page of a job's run history (GET /v1/jobs/{id}/runs). */

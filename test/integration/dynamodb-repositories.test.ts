@@ -97,10 +97,18 @@ describe('DynamoJobRepository', () => {
     await jobs.create(job('J-fin'));
     await jobs.create(job('J-cancelled', { status: 'CANCELLED' }));
 
-    expect(await jobs.finish('tenant-a', 'J-fin', 'COMPLETED', NOW + 1)).toBe(true);
-    expect(await jobs.finish('tenant-a', 'J-fin', 'FAILED', NOW + 2)).toBe(false);
-    expect(await jobs.finish('tenant-a', 'J-cancelled', 'COMPLETED', NOW + 1)).toBe(false);
+    expect(await jobs.finish('tenant-a', 'J-fin', 'COMPLETED', NOW + 1, NOW)).toBe(true);
+    expect(await jobs.finish('tenant-a', 'J-fin', 'FAILED', NOW + 2, NOW)).toBe(false);
+    expect(await jobs.finish('tenant-a', 'J-cancelled', 'COMPLETED', NOW + 1, NOW)).toBe(false);
     expect((await jobs.get('tenant-a', 'J-fin'))?.status).toBe('COMPLETED');
+  });
+
+  it('finishes a one-time job only from the occurrence it is still scheduled for', async () => {
+    await jobs.create(job('J-moved', { schedule: { type: 'once', at: NOW + 60_000 } }));
+
+    expect(await jobs.finish('tenant-a', 'J-moved', 'COMPLETED', NOW + 1, NOW)).toBe(false);
+    expect((await jobs.get('tenant-a', 'J-moved'))?.status).toBe('ACTIVE');
+    expect(await jobs.finish('tenant-a', 'J-moved', 'COMPLETED', NOW + 2, NOW + 60_000)).toBe(true);
   });
 });
 

@@ -145,11 +145,18 @@ export class DynamoJobRepository implements JobRepository {
     });
   }
 
-  async finish(tenantId: string, jobId: string, status: 'COMPLETED' | 'FAILED', now: number): Promise<boolean> {
+  async finish(
+    tenantId: string,
+    jobId: string,
+    status: 'COMPLETED' | 'FAILED',
+    now: number,
+    occurrence: number,
+  ): Promise<boolean> {
     return this.conditionalUpdate({
       Key: { [PK]: tenantId, [SK]: jobId },
       UpdateExpression: 'SET #status = :status, #version = #version + :one, #updatedAt = :now REMOVE #next, #shard',
-      ConditionExpression: '#status = :active AND #schedule.#type = :once',
+      // The occurrence too: a run of the `at` the job was rescheduled away from must not end it.
+      ConditionExpression: '#status = :active AND #schedule.#type = :once AND #schedule.#at = :at',
       ExpressionAttributeNames: {
         '#status': 'status',
         '#version': 'version',
@@ -158,8 +165,16 @@ export class DynamoJobRepository implements JobRepository {
         '#shard': dueIndex.partitionKey,
         '#schedule': 'schedule',
         '#type': 'type',
+        '#at': 'at',
       },
-      ExpressionAttributeValues: { ':status': status, ':one': 1, ':now': now, ':active': 'ACTIVE', ':once': 'once' },
+      ExpressionAttributeValues: {
+        ':status': status,
+        ':one': 1,
+        ':now': now,
+        ':active': 'ACTIVE',
+        ':once': 'once',
+        ':at': occurrence,
+      },
     });
   }
 

@@ -6,7 +6,7 @@
  * are scoped to the tenant and job structurally and expire with TTL. Run sort keys start with 13
  * digits, so every run query bounds its key range to digits and never sees a marker.
  */
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Run, RunKey } from '#core/model';
 import type { Page, RunListQuery } from '#core/ports';
 import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
@@ -105,4 +105,31 @@ export async function bindTriggerKey(
     if (!existing) throw error;
     return existing.scheduledFor;
   }
+}
+
+/**
+ * The job's newest runs scheduled at or before `until`, newest first: one strongly consistent
+ * Query on the job's partition, its key range bounded to run sort keys (never a trigger marker).
+ */
+export async function latestRunsOfJob(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  job: Pick<RunKey, 'tenantId' | 'jobId'>,
+  until: number,
+  limit: number,
+): Promise<Run[]> {
+  const low = runTableKey({ ...job, scheduledFor: 0, attempt: 0 });
+  const high = runTableKey({ ...job, scheduledFor: Math.min(until, LAST_INSTANT), attempt: 999 });
+  const { Items = [] } = await client.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+      ExpressionAttributeNames: { '#pk': PK, '#sk': SK },
+      ExpressionAttributeValues: { ':pk': low.pk, ':low': low.sk, ':high': high.sk },
+      ScanIndexForward: false,
+      Limit: limit,
+      ConsistentRead: true,
+    }),
+  );
+  return Items.map(fromRunItem);
 }

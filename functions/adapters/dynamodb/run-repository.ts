@@ -21,7 +21,7 @@ import type { ClaimResult, Lease, Page, RunListQuery, RunOutcome, RunRepository 
 import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { fromRunItem, runTableKey, toRunItem } from './run-item.ts';
-import { bindTriggerKey, discardQueuedRun, listRunsOfJob } from './run-management.ts';
+import { bindTriggerKey, discardQueuedRun, latestRunsOfJob, listRunsOfJob } from './run-management.ts';
 import { RUNS_TABLE } from './table-definitions.ts';
 
 type UpdateInput = Pick<
@@ -264,6 +264,10 @@ export class DynamoRunRepository implements RunRepository {
     expiresAt: number,
   ): Promise<number> {
     return bindTriggerKey(this.client, this.tableName, job, idempotencyKey, scheduledFor, now, expiresAt);
+  }
+
+  async latestRuns(job: Pick<RunKey, 'tenantId' | 'jobId'>, until: number, limit: number): Promise<Run[]> {
+    return latestRunsOfJob(this.client, this.tableName, job, until, limit);
   }
 
   private async update(

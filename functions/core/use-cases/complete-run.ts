@@ -4,8 +4,10 @@
  *  - a failed attempt the executor marked for retry gets its next attempt (a new run, attempt + 1,
  *    same occurrence), sent with the backoff as SQS delay, or parked in the sweep index when the
  *    delay exceeds what SQS can hold;
- *  - an occurrence that ended for good finishes a one-time job (COMPLETED or FAILED), completes a
- *    recurring job whose schedule is exhausted, and, if it failed, notifies the job's onFailure URL.
+ *  - an occurrence that ended for good finishes a one-time job (COMPLETED or FAILED, as
+ *    one-time-occurrence.ts says; an attempt skipped because the job was paused fires again once it
+ *    is resumed), completes a recurring job whose schedule is exhausted, and, if it failed,
+ *    notifies the job's onFailure URL.
  * Every step is idempotent (deterministic run ids, conditional writes), because stream records
  * can be delivered more than once.
  */
@@ -16,6 +18,7 @@ import type { HttpInvoker, JobRepository, RunDispatcher, RunRepository } from '.
 import type { TerminalRunStatus } from '../run-state.ts';
 import { completeIfExhausted } from './complete-exhausted.ts';
 import { newRun } from './new-run.ts';
+import { finishOneTimeJob, refireOccurrence, verdictOf } from './one-time-occurrence.ts';
 
 export interface CompleteRunDeps {
   jobs: JobRepository;
@@ -41,6 +44,7 @@ export type CompletedRun = Pick<
   | 'completedAt'
   | 'scheduleType'
   | 'finalOccurrence'
+  | 'triggered'
 > & { status: TerminalRunStatus };
 
 export type CompletionChange = 'retry-scheduled' | 'job-completed' | 'job-failed' | 'occurrence-failed' | 'unchanged';
@@ -103,13 +107,26 @@ export async function completeRun(deps: CompleteRunDeps, run: CompletedRun, now:
   const recurring = run.scheduleType !== undefined && run.scheduleType !== 'once';
   const mayBeExhausted = run.scheduleType === undefined || (recurring && run.finalOccurrence === true);
   if (mayBeExhausted && (await completeIfExhausted(deps, run.tenantId, run.jobId, now))) return 'job-completed';
-  if (run.status === 'SKIPPED') return 'unchanged';
-  // Only a one-time job finishes with its run (finish is conditioned on that, so do not pay for it).
-  if (recurring) return failed ? 'occurrence-failed' : 'unchanged';
-  const changed = await deps.jobs.finish(run.tenantId, run.jobId, failed ? 'FAILED' : 'COMPLETED', now);
-  if (changed) {
-    await deps.jobCounts?.shift(run.tenantId, 'ACTIVE', failed ? 'FAILED' : 'COMPLETED');
-    return failed ? 'job-failed' : 'job-completed';
+  // Only a one-time job's own occurrence decides it; a triggered run never does.
+  if (recurring || run.triggered) return failed ? 'occurrence-failed' : 'unchanged';
+  const verdict = verdictOf(run);
+  if (verdict.kind === 'refire') return (await refireIfResumed(deps, run, now)) ? 'retry-scheduled' : 'unchanged';
+  if (verdict.kind !== 'finish') return 'unchanged';
+  // Conditional on ACTIVE and on the occurrence: while PAUSED, resume finishes it instead.
+  if (await finishOneTimeJob(deps, run, verdict.status, now)) {
+    return verdict.status === 'FAILED' ? 'job-failed' : 'job-completed';
   }
   return failed ? 'occurrence-failed' : 'unchanged';
+}
+
+/**
+ * An attempt skipped because the job was paused: fired again if the job was resumed meanwhile
+ * (resume, which reads the attempt after making the job ACTIVE, may have missed its ending);
+ * while the job is still PAUSED its resume does it.
+ */
+async function refireIfResumed(deps: CompleteRunDeps, run: CompletedRun, now: number): Promise<boolean> {
+  const job = await deps.jobs.get(run.tenantId, run.jobId);
+  if (job?.status !== 'ACTIVE' || job.schedule.type !== 'once' || job.schedule.at !== run.scheduledFor) return false;
+  await refireOccurrence(deps, run, now);
+  return true;
 }

@@ -8,12 +8,15 @@ export type RunSource = Pick<Job, 'tenantId' | 'jobId'> & {
   schedule?: Pick<Job['schedule'], 'type'>;
   scheduleType?: Run['scheduleType'];
   finalOccurrence?: boolean;
+  triggered?: boolean;
 };
 
 /**
  * A fresh QUEUED attempt of one occurrence, expiring (TTL) `retentionDays` after its due time. It
- * carries the schedule type of its job (or of the attempt before it), when known, and whether it
- * is its schedule's final occurrence (`final`, or the attempt before it).
+ * carries the schedule type of its job (or of the attempt before it), when known, whether it is
+ * its schedule's final occurrence (`final`, or the attempt before it), and whether the attempt
+ * before it was triggered by hand: a retry of a trigger runs while the job is paused, as the
+ * trigger did.
  */
 export function newRun(
   job: RunSource,
@@ -34,5 +37,6 @@ export function newRun(
     expiresAt: Math.ceil((Math.max(now, scheduledFor) + retentionDays * DAY_MS) / 1000),
     ...(scheduleType ? { scheduleType } : {}),
     ...(final ? { finalOccurrence: true } : {}),
+    ...(job.triggered ? { triggered: true } : {}),
   };
 }

@@ -15,10 +15,20 @@
  * deliberate. Missed occurrences the policy fires are enqueued at once; the job moves to its first
  * slot after now, and occurrences still ahead run as scheduled (materialized at once when within
  * the horizon). A one-time job goes back to its `at` and fires however late.
+ *
+ * A job with no next occurrence when it is resumed ends consistently with its runs. The job is
+ * made ACTIVE first, then its latest run is read: a run that ended meanwhile either is seen by
+ * that read or finds the job ACTIVE when its completion runs. A one-time job whose run ran during
+ * the pause (finishing it could not be written then) is finished from that run's outcome; one
+ * whose run was skipped as paused fires again (attempt + 1); one whose run is still in flight is
+ * left to that run's completion. A recurring job whose catch-up runs include its final occurrence
+ * is completed by that run's completion, after it ran; sent only once the job is ACTIVE, so no
+ * catch-up run is skipped as paused.
  */
 import { dueShardOf } from '../due-shard.ts';
 import { ConflictError } from '../errors.ts';
 import type { JobStatusCounts } from '../metrics/ports.ts';
+import type { DispatchMessage, Run } from '../model.ts';
 import type { StoredJob } from '../ports.ts';
 import { DEFAULT_MISFIRE_CAP, resolveMisfire } from '../schedule/index.ts';
 import { changeJob, nextVersionOf, withoutDueEntry, withoutPauseState } from './change-job.ts';
@@ -26,6 +36,7 @@ import { completeIfExhausted } from './complete-exhausted.ts';
 import { discardQueuedRunsAfter } from './discard-queued-runs.ts';
 import { type MaterializeDeps, materializeOccurrences } from './materialize-occurrences.ts';
 import { newRun } from './new-run.ts';
+import { settleOneTimeJob, verdictOf } from './one-time-occurrence.ts';
 
 export type PauseDeps = Pick<MaterializeDeps, 'jobs' | 'runs'> & { jobCounts?: JobStatusCounts };
 export type ResumeDeps = MaterializeDeps;
@@ -60,7 +71,9 @@ export async function pauseJob(deps: PauseDeps, tenantId: string, jobId: string,
 
 /** PAUSED → ACTIVE; ConflictError from any other state. Returns the job after any immediate materialization. */
 export async function resumeJob(deps: ResumeDeps, tenantId: string, jobId: string, now: number): Promise<StoredJob> {
+  let catchUp: Run[] = [];
   const { after } = await changeJob(deps.jobs, tenantId, jobId, async (job) => {
+    catchUp = [];
     if (job.status !== 'PAUSED') {
       throw new ConflictError(`job ${jobId} is ${job.status}; only a PAUSED job can be resumed`);
     }
@@ -82,33 +95,84 @@ export async function resumeJob(deps: ResumeDeps, tenantId: string, jobId: strin
       DEFAULT_MISFIRE_CAP,
       0,
     );
-    // Runs before the job write: if this write loses, the same deterministic runs are found again, never lost.
-    await enqueueMissed(deps, job, missed.fire, now);
+    // Runs before the job write: if this write loses, the same deterministic runs are found again,
+    // never lost. The last one ends a schedule with nothing after it: its completion completes the job.
+    catchUp = await createMissed(deps, job, missed.fire, missed.nextFireAt === undefined, now);
     const resumed = { ...active, occurrenceCount: job.occurrenceCount + missed.fire.length };
     return {
       write: missed.nextFireAt === undefined ? resumed : { ...resumed, nextFireAt: missed.nextFireAt, dueShard },
     };
   });
   await deps.jobCounts?.shift(tenantId, 'PAUSED', 'ACTIVE');
+  // Sent once the job is ACTIVE: sent before, an executor could skip them as paused.
+  await deps.dispatcher.dispatch(catchUp.map((run) => ({ message: messageOf(run), releaseAt: now })));
   if (after.nextFireAt === undefined) {
-    // Nothing more can fire: a recurring job is done.
-    if (after.schedule.type !== 'once') await completeIfExhausted(deps, tenantId, jobId, now);
+    // Nothing left to schedule: the job ends by what its latest occurrence came to, read only
+    // now that the job is ACTIVE, so a run ending meanwhile is seen here or ends the job itself.
+    await settleWithNothingLeft(deps, after, now);
   } else if (after.nextFireAt <= now + deps.config.horizonMs) {
     await materializeOccurrences(deps, [{ ...after, nextFireAt: after.nextFireAt }], now);
   } else return after;
   return (await deps.jobs.get(tenantId, jobId)) ?? after;
 }
 
-/** Creates and sends (now) the runs of the missed occurrences the misfire policy fires. */
-async function enqueueMissed(deps: MaterializeDeps, job: StoredJob, occurrences: number[], now: number): Promise<void> {
-  const runs = occurrences.map((scheduledFor) => newRun(job, scheduledFor, 1, now, deps.config.retentionDays));
+/** Runs looked at to find a recurring job's latest scheduled (not triggered) one. */
+const LATEST_RUNS_LOOKED_AT = 10;
+
+/**
+ * A resumed job with no next occurrence. A one-time job's occurrence ran, or is running, while it
+ * was paused (its finish could not be written then): settleOneTimeJob finishes it, fires it again
+ * if it was skipped as paused, or leaves it to the attempt in flight; with no run at all it goes
+ * back to its `at`. A recurring job is complete, unless the run of its final occurrence (a
+ * catch-up run just sent, or one still in flight) is to complete it when it has run.
+ */
+async function settleWithNothingLeft(deps: ResumeDeps, job: StoredJob, now: number): Promise<void> {
+  if (job.schedule.type === 'once') {
+    const at = job.schedule.at;
+    const [latest] = await deps.runs.latestRuns(job, at, 1);
+    if (latest?.scheduledFor === at) await settleOneTimeJob(deps, latest, now);
+    else await fireAgainAt(deps, job, at, now);
+    return;
+  }
+  const latest = (await deps.runs.latestRuns(job, Number.MAX_SAFE_INTEGER, LATEST_RUNS_LOOKED_AT)).find(
+    (run) => !run.triggered,
+  );
+  if (latest?.finalOccurrence && verdictOf(latest).kind === 'in-flight') return;
+  await completeIfExhausted(deps, job.tenantId, job.jobId, now);
+}
+
+/** Puts a one-time job whose run is gone (expired with its retention) back in the due-index at its `at`. */
+async function fireAgainAt(deps: ResumeDeps, job: StoredJob, at: number, now: number): Promise<void> {
+  const { after, changed } = await changeJob(deps.jobs, job.tenantId, job.jobId, (current) => {
+    if (current.status !== 'ACTIVE' || current.nextFireAt !== undefined || current.version !== job.version) {
+      return 'unchanged';
+    }
+    const dueShard = dueShardOf(job.jobId, deps.config.shardCount);
+    // Its occurrence is to be materialized again: not counted as materialized any more.
+    return { write: { ...nextVersionOf(current, now), nextFireAt: at, dueShard, occurrenceCount: 0 } };
+  });
+  if (changed && after.nextFireAt !== undefined && after.nextFireAt <= now + deps.config.horizonMs) {
+    await materializeOccurrences(deps, [{ ...after, nextFireAt: after.nextFireAt }], now);
+  }
+}
+
+/** Creates the runs of the missed occurrences the misfire policy fires; returns those to send. */
+async function createMissed(
+  deps: MaterializeDeps,
+  job: StoredJob,
+  occurrences: number[],
+  endsSchedule: boolean,
+  now: number,
+): Promise<Run[]> {
+  const runs = occurrences.map((scheduledFor, i) =>
+    newRun(job, scheduledFor, 1, now, deps.config.retentionDays, endsSchedule && i === occurrences.length - 1),
+  );
   const created = await Promise.all(runs.map((run) => deps.runs.createIfAbsent(run)));
   // An existing run is one an earlier attempt of this resume created: send it again (harmless duplicate).
-  const toSend = runs.filter((_, i) => created[i]?.created || created[i]?.existing.status === 'QUEUED');
-  await deps.dispatcher.dispatch(
-    toSend.map(({ tenantId, jobId, scheduledFor, attempt, runId }) => ({
-      message: { tenantId, jobId, scheduledFor, attempt, runId },
-      releaseAt: now,
-    })),
-  );
+  return runs.filter((_, i) => created[i]?.created || created[i]?.existing.status === 'QUEUED');
+}
+
+function messageOf(run: Run): DispatchMessage {
+  const { tenantId, jobId, scheduledFor, attempt, runId } = run;
+  return { tenantId, jobId, scheduledFor, attempt, runId };
 }

@@ -84,9 +84,17 @@ export class InMemoryJobRepository implements JobRepository {
     return true;
   }
 
-  async finish(tenantId: string, jobId: string, status: 'COMPLETED' | 'FAILED', now: number): Promise<boolean> {
+  async finish(
+    tenantId: string,
+    jobId: string,
+    status: 'COMPLETED' | 'FAILED',
+    now: number,
+    occurrence: number,
+  ): Promise<boolean> {
     const stored = this.items.get(this.key(tenantId, jobId));
-    if (stored?.status !== 'ACTIVE' || stored.schedule.type !== 'once') return false;
+    if (stored?.status !== 'ACTIVE' || stored.schedule.type !== 'once' || stored.schedule.at !== occurrence) {
+      return false;
+    }
     stored.status = status;
     stored.version++;
     stored.updatedAt = now;

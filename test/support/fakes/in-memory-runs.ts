@@ -139,4 +139,12 @@ export class InMemoryRunRepository implements RunRepository {
     this.triggerKeys.set(key, { scheduledFor, expiresAt });
     return scheduledFor;
   }
+
+  async latestRuns(job: Pick<RunKey, 'tenantId' | 'jobId'>, until: number, limit: number): Promise<Run[]> {
+    return this.all()
+      .filter((r) => r.tenantId === job.tenantId && r.jobId === job.jobId && r.scheduledFor <= until)
+      .sort((a, b) => b.scheduledFor - a.scheduledFor || b.attempt - a.attempt)
+      .slice(0, limit)
+      .map((r) => structuredClone(r));
+  }
 }

@@ -59,12 +59,54 @@ describe('completing a one-time job', () => {
     expect((await jobs.get('t', 'J1'))?.status).toBe('COMPLETED');
   });
 
-  it('fails it on a failed run, and a skipped run changes nothing, still without that write', async () => {
+  it('fails it on a failed run, still without that write', async () => {
     const { jobs, exhausted, deps } = await setup();
-    expect(await completeRun(deps, finished(oneTime, { status: 'SKIPPED' }), DUE + 20)).toBe('unchanged');
     expect(await completeRun(deps, finished(oneTime, { status: 'FAILED' }), DUE + 20)).toBe('job-failed');
     expect(exhausted).not.toHaveBeenCalled();
     expect((await jobs.get('t', 'J1'))?.status).toBe('FAILED');
+  });
+
+  it('fails it when its only occurrence was skipped for overlap: it will never run', async () => {
+    const { jobs, deps } = await setup();
+    const skipped = finished(oneTime, { status: 'SKIPPED', errorType: 'overlap' });
+
+    expect(await completeRun(deps, skipped, DUE + 20)).toBe('job-failed');
+    expect((await jobs.get('t', 'J1'))?.status).toBe('FAILED');
+  });
+
+  it('leaves an attempt skipped as paused to resume while the job is PAUSED', async () => {
+    const { jobs, runs, deps } = await setup({ ...oneTime, status: 'PAUSED' });
+    const skipped = finished(oneTime, { status: 'SKIPPED', errorType: 'paused' });
+
+    expect(await completeRun(deps, skipped, DUE + 20)).toBe('unchanged');
+    expect((await jobs.get('t', 'J1'))?.status).toBe('PAUSED');
+    expect(runs.all()).toEqual([]);
+  });
+
+  it('fires an attempt skipped as paused again when the job was resumed meanwhile', async () => {
+    const { jobs, runs, deps } = await setup();
+    const skipped = finished(oneTime, { status: 'SKIPPED', errorType: 'paused', attempt: 2 });
+
+    expect(await completeRun(deps, skipped, DUE + 20)).toBe('retry-scheduled');
+    expect(await completeRun(deps, skipped, DUE + 30)).toBe('retry-scheduled'); // a redelivered record
+    expect(runs.all().map((run) => [run.attempt, run.status])).toEqual([[3, 'QUEUED']]);
+    expect(deps.dispatcher.sent.map((sent) => [sent.message.attempt, sent.releaseAt])).toEqual([
+      [3, DUE + 20],
+      [3, DUE + 30],
+    ]);
+    expect((await jobs.get('t', 'J1'))?.status).toBe('ACTIVE');
+  });
+
+  it('is not finished by the run of an occurrence it was rescheduled away from, nor by a trigger', async () => {
+    const { jobs, deps } = await setup({ ...oneTime, schedule: { type: 'once', at: DUE + 60_000 } });
+
+    expect(await completeRun(deps, finished(oneTime), DUE + 20)).toBe('unchanged');
+    expect(await completeRun(deps, finished(oneTime, { status: 'FAILED' }), DUE + 20)).toBe('occurrence-failed');
+    const trigger = { ...newRun(oneTime, DUE + 60_000, 1, DUE, 7), triggered: true };
+    expect(await completeRun(deps, { ...trigger, status: 'SUCCEEDED', completedAt: DUE + 30 }, DUE + 30)).toBe(
+      'unchanged',
+    );
+    expect((await jobs.get('t', 'J1'))?.status).toBe('ACTIVE');
   });
 
   it('still works for a run made before runs carried their schedule type', async () => {
@@ -74,6 +116,18 @@ describe('completing a one-time job', () => {
     expect(await completeRun(deps, old, DUE + 20)).toBe('job-completed');
     expect(exhausted).toHaveBeenCalledOnce();
     expect((await jobs.get('t', 'J1'))?.status).toBe('COMPLETED');
+  });
+});
+
+describe('retrying a triggered run', () => {
+  it('keeps the trigger mark, so the retry runs while the job is paused, as the trigger did', async () => {
+    const recurring: Job = { ...oneTime, schedule: { type: 'interval', everySeconds: 60, startAt: DUE } };
+    const { runs, deps } = await setup({ ...recurring, status: 'PAUSED' });
+    const trigger = { ...newRun(recurring, DUE + 7, 1, DUE, 7), triggered: true };
+
+    await completeRun(deps, { ...trigger, status: 'FAILED', completedAt: DUE + 10, nextAttemptAt: DUE + 1_000 }, DUE);
+
+    expect((await runs.get({ tenantId: 't', jobId: 'J1', scheduledFor: DUE + 7, attempt: 2 }))?.triggered).toBe(true);
   });
 });
 
