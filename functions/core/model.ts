@@ -113,6 +113,11 @@ export interface Run extends RunKey {
   /** Made by `POST /v1/jobs/{id}/trigger`, outside the schedule: it runs even while the job is paused. */
   triggered?: boolean;
   /**
+   * The request Idempotency-Key a triggered run was made for: another key finding this run at the
+   * time it bound is a collision (it moves on), not a replay.
+   */
+  triggerKey?: string;
+  /**
    * The job's schedule type when the run was made, so completion knows a one-time job without
    * reading it. Absent on runs made before it was recorded.
    */

@@ -153,7 +153,8 @@ export interface RunRepository {
   /**
    * Binds a manual trigger's Idempotency-Key (per job) to an occurrence time, until `expiresAt`
    * (epoch s). Returns the time bound to the key: `scheduledFor` if this call bound it, or the
-   * time an earlier request with the same key bound.
+   * time an earlier request with the same key bound. With `replacing`, moves a binding that is
+   * still at `replacing` to `scheduledFor` (the time it named was taken by another trigger).
    */
   bindTriggerKey(
     job: Pick<RunKey, 'tenantId' | 'jobId'>,
@@ -161,6 +162,7 @@ export interface RunRepository {
     scheduledFor: number,
     now: number,
     expiresAt: number,
+    replacing?: number,
   ): Promise<number>;
   /**
    * The job's newest runs scheduled at or before `until` (any attempt, newest attempt first),

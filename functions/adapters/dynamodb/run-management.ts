@@ -75,7 +75,11 @@ export async function discardQueuedRun(
   }
 }
 
-/** Binds `idempotencyKey` to `scheduledFor` unless a live binding exists; returns the bound time. */
+/**
+ * Binds `idempotencyKey` to `scheduledFor` unless a live binding exists; returns the bound time.
+ * With `replacing`, a live binding still at `replacing` is moved to `scheduledFor` (conditionally,
+ * so that of two requests with the same key moving it, both end up at the same time).
+ */
 export async function bindTriggerKey(
   client: DynamoDBDocumentClient,
   tableName: string,
@@ -84,17 +88,26 @@ export async function bindTriggerKey(
   scheduledFor: number,
   now: number,
   expiresAt: number,
+  replacing?: number,
 ): Promise<number> {
   const { pk } = runTableKey({ ...job, scheduledFor: 0, attempt: 0 });
+  // TTL deletes lazily (up to days late): an expired marker counts as absent.
+  const free = 'attribute_not_exists(#pk) OR #ttl < :nowSeconds';
   try {
     await client.send(
       new PutCommand({
         TableName: tableName,
         Item: { [PK]: pk, [SK]: `trigger#${idempotencyKey}`, scheduledFor, [TTL]: expiresAt },
-        // TTL deletes lazily (up to days late): an expired marker counts as absent.
-        ConditionExpression: 'attribute_not_exists(#pk) OR #ttl < :nowSeconds',
-        ExpressionAttributeNames: { '#pk': PK, '#ttl': TTL },
-        ExpressionAttributeValues: { ':nowSeconds': Math.floor(now / 1000) },
+        ConditionExpression: replacing === undefined ? free : `${free} OR #at = :replacing`,
+        ExpressionAttributeNames: {
+          '#pk': PK,
+          '#ttl': TTL,
+          ...(replacing === undefined ? {} : { '#at': 'scheduledFor' }),
+        },
+        ExpressionAttributeValues: {
+          ':nowSeconds': Math.floor(now / 1000),
+          ...(replacing === undefined ? {} : { ':replacing': replacing }),
+        },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );

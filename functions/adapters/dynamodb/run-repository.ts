@@ -262,8 +262,9 @@ export class DynamoRunRepository implements RunRepository {
     scheduledFor: number,
     now: number,
     expiresAt: number,
+    replacing?: number,
   ): Promise<number> {
-    return bindTriggerKey(this.client, this.tableName, job, idempotencyKey, scheduledFor, now, expiresAt);
+    return bindTriggerKey(this.client, this.tableName, job, idempotencyKey, scheduledFor, now, expiresAt, replacing);
   }
 
   async latestRuns(job: Pick<RunKey, 'tenantId' | 'jobId'>, until: number, limit: number): Promise<Run[]> {

@@ -10,7 +10,9 @@
  *
  * A client retrying a trigger sends the same `Idempotency-Key` header: the key is bound (per job,
  * for 24 h) to the occurrence time of the first request, so a retry finds the same run instead of
- * making another call. Without the header every request is a new run.
+ * making another call. The run records its key: two requests with different keys that bound the
+ * same millisecond never share it, the second moves on (and its key with it). Without the header
+ * every request is a new run.
  */
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Run } from '../model.ts';
@@ -21,7 +23,8 @@ import { newRun } from './new-run.ts';
 /** How long an Idempotency-Key keeps pointing at its trigger. */
 export const TRIGGER_KEY_TTL_SECONDS = 24 * 3600;
 
-const COLLISION_ATTEMPTS = 5;
+/** Instants tried before giving up (409): a burst of triggers in one millisecond takes one each. */
+const COLLISION_ATTEMPTS = 20;
 
 export interface TriggerJobDeps {
   jobs: JobRepository;
@@ -51,29 +54,39 @@ export async function triggerJob(
   const job = await deps.jobs.get(tenantId, jobId);
   if (!job) throw new NotFoundError(`job ${jobId}`);
   if (job.status === 'CANCELLED') throw new ConflictError(`job ${jobId} is CANCELLED`);
-  if (job.schedule.type === 'once' && job.status === 'ACTIVE') {
-    // Its single run decides the job's status; PATCH schedule.at to run it sooner.
+  if (job.schedule.type === 'once' && (job.status === 'ACTIVE' || job.status === 'PAUSED')) {
+    // Its single run decides the job's status, paused or not; PATCH schedule.at to run it sooner.
     throw new ConflictError(`job ${jobId} is a one-time job that has not run yet; change its schedule.at instead`);
   }
 
+  const expiresAt = Math.floor(now / 1000) + TRIGGER_KEY_TTL_SECONDS;
   let scheduledFor = offSchedule(job.schedule, now);
   if (idempotencyKey !== undefined) {
-    const expiresAt = Math.floor(now / 1000) + TRIGGER_KEY_TTL_SECONDS;
     scheduledFor = await deps.runs.bindTriggerKey(job, idempotencyKey, scheduledFor, now, expiresAt);
   }
   for (let attempt = 0; attempt < COLLISION_ATTEMPTS; attempt++) {
-    const run = { ...newRun(job, scheduledFor, 1, now, deps.config.retentionDays), triggered: true };
+    const run: Run & { expiresAt: number } = {
+      ...newRun(job, scheduledFor, 1, now, deps.config.retentionDays),
+      triggered: true,
+      ...(idempotencyKey === undefined ? {} : { triggerKey: idempotencyKey }),
+    };
     const result = await deps.runs.createIfAbsent(run);
     if (result.created) {
       await enqueue(deps.dispatcher, run);
       return { run, replayed: false };
     }
-    if (idempotencyKey !== undefined) {
+    if (idempotencyKey !== undefined && result.existing.triggerKey === idempotencyKey) {
       // The first request may have died between creating and sending: a duplicate message is harmless.
       if (result.existing.status === 'QUEUED') await enqueue(deps.dispatcher, result.existing);
       return { run: result.existing, replayed: true };
     }
-    scheduledFor = offSchedule(job.schedule, scheduledFor + 1);
+    // Another trigger (another key, or none) took this instant first: move on, and move the key
+    // with it, conditionally, so that a retry of this request racing with it lands on the same run.
+    const next = offSchedule(job.schedule, scheduledFor + 1);
+    scheduledFor =
+      idempotencyKey === undefined
+        ? next
+        : await deps.runs.bindTriggerKey(job, idempotencyKey, next, now, expiresAt, scheduledFor);
   }
   throw new ConflictError(`job ${jobId} is being triggered too often; retry`);
 }

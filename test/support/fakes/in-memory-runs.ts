@@ -132,10 +132,12 @@ export class InMemoryRunRepository implements RunRepository {
     scheduledFor: number,
     now: number,
     expiresAt: number,
+    replacing?: number,
   ): Promise<number> {
     const key = `${job.tenantId}/${job.jobId}/${idempotencyKey}`;
     const existing = this.triggerKeys.get(key);
-    if (existing && existing.expiresAt >= Math.floor(now / 1000)) return existing.scheduledFor;
+    const live = existing && existing.expiresAt >= Math.floor(now / 1000);
+    if (live && (replacing === undefined || existing.scheduledFor !== replacing)) return existing.scheduledFor;
     this.triggerKeys.set(key, { scheduledFor, expiresAt });
     return scheduledFor;
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '#core/errors';
 import { cancelJob } from '#core/use-cases/cancel-job';
+import { pauseJob } from '#core/use-cases/pause-resume-job';
 import { triggerJob } from '#core/use-cases/trigger-job';
 import { every, NOW, setup, TENANT } from './manage-fixtures.ts';
 
@@ -69,14 +70,34 @@ describe('triggering a job', () => {
     expect(dispatcher.sent.map((s) => s.message.runId)).toEqual([first.run.runId, first.run.runId]);
   });
 
-  it('refuses a cancelled job and a one-time job that has not run yet', async () => {
-    const { deps, create } = setup();
+  it('refuses a cancelled job and a one-time job that has not run yet, paused or not', async () => {
+    const { deps, create, runs } = setup();
     const cancelled = await create(every(3600, NOW + HOUR));
     await cancelJob(deps, TENANT, cancelled.jobId, NOW);
     const pending = await create({ schedule: { type: 'once', at: '2027-01-01T00:00:00Z' } });
+    const paused = await create({ schedule: { type: 'once', at: '2027-01-01T00:00:00Z' } });
+    await pauseJob(deps, TENANT, paused.jobId, NOW);
 
     await expect(triggerJob(deps, TENANT, cancelled.jobId, NOW)).rejects.toThrow(ConflictError);
     await expect(triggerJob(deps, TENANT, pending.jobId, NOW)).rejects.toThrow(ConflictError);
+    await expect(triggerJob(deps, TENANT, paused.jobId, NOW)).rejects.toThrow(ConflictError);
+    expect(runs.all()).toEqual([]);
+  });
+
+  it('never answers a key with the run another key made at the same instant: it moves on, key and all', async () => {
+    const { deps, create, runs, runsOf } = setup();
+    const job = await create(every(3600, NOW + HOUR));
+    // Both requests bound their key to NOW + 5 before either made its run.
+    await runs.bindTriggerKey(job, 'key-b', NOW + 5, NOW + 5, Math.floor(NOW / 1000) + 3600);
+    const first = await triggerJob(deps, TENANT, job.jobId, NOW + 5, 'key-a');
+
+    const second = await triggerJob(deps, TENANT, job.jobId, NOW + 5, 'key-b');
+    const retried = await triggerJob(deps, TENANT, job.jobId, NOW + 9, 'key-b');
+
+    expect(second).toMatchObject({ replayed: false, run: { scheduledFor: NOW + 6, triggerKey: 'key-b' } });
+    expect(second.run.runId).not.toBe(first.run.runId);
+    expect(retried).toMatchObject({ replayed: true, run: { runId: second.run.runId } });
+    expect(runsOf(job.jobId)).toHaveLength(2);
   });
 
   it("answers NotFound for another tenant's job and creates no run", async () => {
