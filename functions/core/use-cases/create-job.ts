@@ -2,10 +2,11 @@
  * Creates a job. The job is written with its first occurrence in the due-index first, so that it
  * can never be lost: if it is due within the scan horizon it is then materialized at once (no
  * waiting for the next scan), and should that fail half-way, the scanner finishes the work.
- * The answer is the job as that materialization left it, computed rather than read back.
+ * The answer is the job as that materialization left it, computed rather than read back. A
+ * schedule with no occurrence from now on (a window already over) is refused (400), not stored.
  */
 import { dueShardOf } from '../due-shard.ts';
-import { firstFireAt } from '../fire-plan.ts';
+import { requireFirstFireAt } from '../first-occurrence.ts';
 import type { NewJobFields } from '../job-input.ts';
 import type { Job } from '../model.ts';
 import type { IdGenerator } from '../ports.ts';
@@ -22,8 +23,9 @@ export async function createJob(
   fields: NewJobFields,
   now: number,
 ): Promise<Job> {
+  // Refused before anything is written: a job with nothing to fire would stay ACTIVE forever.
+  const nextFireAt = requireFirstFireAt(fields.schedule, now);
   const jobId = deps.ids.next(now);
-  const nextFireAt = firstFireAt(fields.schedule, now);
   const job: Job = {
     tenantId,
     jobId,
@@ -33,12 +35,13 @@ export async function createJob(
     createdAt: now,
     updatedAt: now,
     occurrenceCount: 0,
-    ...(nextFireAt === undefined ? {} : { nextFireAt, dueShard: dueShardOf(jobId, deps.config.shardCount) }),
+    nextFireAt,
+    dueShard: dueShardOf(jobId, deps.config.shardCount),
   };
   await deps.jobs.create(job);
   await deps.jobCounts?.shift(tenantId, undefined, 'ACTIVE');
 
-  if (nextFireAt === undefined || nextFireAt > now + deps.config.horizonMs) return job;
+  if (nextFireAt > now + deps.config.horizonMs) return job;
   const dueJob = { ...job, nextFireAt };
   const { advanced } = await materializeOccurrences(deps, [dueJob], now);
   const [moved] = advanced;

@@ -12,8 +12,8 @@
  * run. A job due within the horizon is materialized at once.
  */
 import { dueShardOf } from '../due-shard.ts';
-import { ConflictError, ValidationError } from '../errors.ts';
-import { firstFireAt } from '../fire-plan.ts';
+import { ConflictError } from '../errors.ts';
+import { requireFirstFireAt } from '../first-occurrence.ts';
 import type { JobStatus } from '../model.ts';
 import type { StoredJob } from '../ports.ts';
 import type { JobChange } from '../update-input.ts';
@@ -60,10 +60,7 @@ function applyChange(job: StoredJob, change: JobChange, shardCount: number, now:
   };
   if (!change.schedule) return next;
 
-  const first = firstFireAt(change.schedule, now);
-  if (first === undefined) {
-    throw new ValidationError([{ field: 'schedule', reason: 'has no occurrence from now on' }]);
-  }
+  const first = requireFirstFireAt(change.schedule, now);
   const rescheduled: StoredJob = { ...withoutDueEntry(next), schedule: change.schedule, occurrenceCount: 0 };
   // A paused job keeps its new first slot for resume; an active one goes straight into the due-index.
   if (job.status === 'PAUSED') return { ...rescheduled, pausedNextFireAt: first };

@@ -121,6 +121,9 @@ describe('updating a job', () => {
     });
 
     await expect(updateJob(deps, TENANT, job.jobId, input, job.version, NOW)).rejects.toThrow(ValidationError);
+    await expect(updateJob(deps, TENANT, job.jobId, input, job.version, NOW)).rejects.toMatchObject({
+      details: [{ field: 'schedule.endAt', reason: 'has no occurrence from now on' }],
+    });
     expect(await deps.jobs.get(TENANT, job.jobId)).toEqual(job);
   });
 
