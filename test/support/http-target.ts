@@ -23,7 +23,14 @@ export interface HttpTarget {
 }
 
 export async function startHttpTarget(
-  respond: (path: string) => { status: number; body?: string; delayMs?: number } = () => ({ status: 200 }),
+  respond: (path: string) => {
+    status: number;
+    body?: string;
+    delayMs?: number;
+    headers?: Record<string, string>;
+  } = () => ({
+    status: 200,
+  }),
 ): Promise<HttpTarget> {
   const calls: RecordedCall[] = [];
   const server: Server = createServer((req, res) => {
@@ -39,6 +46,7 @@ export async function startHttpTarget(
       const reply = () => {
         if (res.destroyed) return;
         res.statusCode = answer.status;
+        for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
         res.end(answer.body ?? 'ok');
       };
       if (answer.delayMs) setTimeout(reply, answer.delayMs).unref();
