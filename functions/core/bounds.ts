@@ -22,6 +22,9 @@ export const MAX_EVERY_SECONDS = 315_360_000;
 /** Largest `maxRuns`: more runs than an every-second job makes in three years. */
 export const MAX_RUNS = 100_000_000;
 
+/** Largest attempt number of a run: the runs table's sort key holds it in three digits. */
+export const MAX_ATTEMPT_NUMBER = 999;
+
 /** The reason given for an instant outside [EARLIEST_INSTANT, LATEST_INSTANT]. */
 export const INSTANT_RANGE_REASON = 'must be between 1970-01-01T00:00:00Z and 2199-12-31T23:59:59.999Z';
 

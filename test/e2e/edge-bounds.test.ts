@@ -5,10 +5,11 @@
  * values out of range, and odd If-Match / Idempotency-Key headers. Each is a 400 naming the field,
  * never a 5xx, and nothing is written for it.
  */
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
-import { type HttpTarget, startHttpTarget } from '../support/http-target.ts';
+import { eventually, type HttpTarget, startHttpTarget } from '../support/http-target.ts';
 import { localDocuments } from '../support/local-documents.ts';
 import { type Answer, type Api, apiAs } from './support/tenant-api.ts';
 
@@ -16,10 +17,16 @@ let chronos: LocalChronos;
 let target: HttpTarget;
 let documents: DynamoDBDocument;
 let api: Api;
+const logs: string[] = [];
 
 beforeAll(async () => {
   target = await startHttpTarget();
-  chronos = await startLocalChronos({ port: 0, scannerIntervalMs: 0, scanHorizonSeconds: 10, log: () => undefined });
+  chronos = await startLocalChronos({
+    port: 0,
+    scannerIntervalMs: 0,
+    scanHorizonSeconds: 10,
+    log: (message) => logs.push(message),
+  });
   documents = localDocuments(chronos.endpoints.dynamodb);
   api = apiAs(chronos.apiUrl, chronos.token);
 }, 60_000);
@@ -209,4 +216,38 @@ describe('query values and headers out of range are 400s naming them', () => {
     const runs = await api('GET', `/v1/jobs/${jobId}/runs`);
     expect(runs.body.items).toEqual([]);
   });
+});
+
+describe('stream images are bounded before anything is computed from them', () => {
+  it('ignores a run item holding numbers JavaScript cannot represent, and the runs stream moves on', async () => {
+    // prepare: a run item no API would write, with numbers DynamoDB holds but JavaScript cannot
+    const jobId = '01JAAAAAAAAAAAAAAAAAAAAAAB';
+    await documents.send(
+      new PutItemCommand({
+        TableName: chronos.tables.runs,
+        Item: {
+          pk: { S: `${chronos.tenantId}#${jobId}` },
+          sk: { S: '0000000000001#001' },
+          tenantId: { S: chronos.tenantId },
+          jobId: { S: jobId },
+          runId: { S: `${jobId}_1_1` },
+          status: { S: 'QUEUED' },
+          scheduledFor: { N: '1e100' },
+          attempt: { N: '1' },
+          createdAt: { N: '123456789012345678901234567890' },
+        },
+      }),
+    );
+    // act: a well-behaved job due now, whose completion comes after the planted record on the stream
+    const canary = await createdJob({ type: 'once', at: new Date().toISOString() });
+    // assess: the completion handler reaches the canary's records and finishes its job
+    const job = await eventually(
+      () => api('GET', `/v1/jobs/${canary}`),
+      (answer) => answer.body.status === 'COMPLETED',
+      20_000,
+    );
+    expect(job.body.status).toBe('COMPLETED');
+    // The planted record was read once and set aside, not retried until its batch was dropped.
+    expect(logs.filter((message) => message.includes('dropped'))).toEqual([]);
+  }, 30_000);
 });
