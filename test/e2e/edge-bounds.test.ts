@@ -205,6 +205,15 @@ describe('query values and headers out of range are 400s naming them', () => {
     expect(after.body.version).toBe(before.body.version);
   });
 
+  it('answers 404 for a run id whose occurrence or attempt no run can have, and writes nothing', async () => {
+    const jobId = await createdJob();
+    for (const runId of [`${jobId}_9999999999999999_1`, `${jobId}_1700000000000_0`, `${jobId}_1700000000000_1000`]) {
+      const answer = await api('POST', `/v1/runs/${runId}/retry`);
+      expect(answer.status, runId).toBe(404);
+    }
+    expect((await api('GET', `/v1/jobs/${jobId}/runs`)).body.items).toEqual([]);
+  });
+
   it('refuses an Idempotency-Key that is too long or not visible ASCII, and triggers nothing', async () => {
     const jobId = await createdJob({ type: 'interval', everySeconds: 3600, startAt: inAnHour() });
     for (const key of ['k'.repeat(129), 'two words', 'tab\there']) {
