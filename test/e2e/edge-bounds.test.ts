@@ -260,3 +260,33 @@ describe('stream images are bounded before anything is computed from them', () =
     expect(logs.filter((message) => message.includes('dropped'))).toEqual([]);
   }, 30_000);
 });
+
+describe('a job stored before the bounds existed', () => {
+  it('ends after its last representable occurrence instead of breaking the scanner', async () => {
+    // prepare: a job as an older Chronos stored it, with an interval no later slot of which is representable
+    const jobId = await createdJob({ type: 'interval', everySeconds: 3600, startAt: inAnHour() });
+    const key = { tenantId: chronos.tenantId, jobId };
+    const stored = (await documents.get({ TableName: chronos.tables.jobs, Key: key })).Item as Record<string, unknown>;
+    const dueNow = Date.now();
+    await documents.put({
+      TableName: chronos.tables.jobs,
+      Item: {
+        ...stored,
+        schedule: { type: 'interval', everySeconds: 9_000_000_000_000, startAt: dueNow },
+        nextFireAt: dueNow,
+      },
+    });
+    // act: a scanner pass plans it
+    await chronos.invokeScanner();
+    // assess: its one representable occurrence runs, then the job ends; the scanner keeps its heartbeat
+    const job = await eventually(
+      () => api('GET', `/v1/jobs/${jobId}`),
+      (answer) => answer.body.status === 'COMPLETED',
+      20_000,
+    );
+    expect(job.body.nextFireAt).toBeNull();
+    const calls = target.callsTo('/edge').filter((call) => call.headers['idempotency-key'] === `${jobId}:${dueNow}`);
+    expect(calls).toHaveLength(1);
+    expect((await api('GET', '/v1/health')).status).toBe(200);
+  }, 30_000);
+});
