@@ -3,6 +3,7 @@
  * has already checked shapes and types; this adds the checks a schema cannot express (real URLs,
  * real instants, valid cron and time zones, header safety) and applies defaults.
  */
+import { checkBound, outOfBoundReason } from './bounds.ts';
 import { type FieldProblem, ValidationError } from './errors.ts';
 import { checkHeaders } from './header-rules.ts';
 import { DEFAULT_TIMEOUT_SECONDS } from './limits.ts';
@@ -61,13 +62,17 @@ export function parseTarget(
   return { url: input.url, method: input.method ?? 'POST', headers, ...(body === undefined ? {} : { body }) };
 }
 
-/** Fills the retry policy's defaults and checks what the schema cannot (delays in order). */
+/** Fills the retry policy's defaults and checks what the schema cannot (delays in order), and its bounds again. */
 export function parseRetry(input: Partial<RetryPolicy> | undefined, problems: FieldProblem[]): RetryPolicy {
   const retry = { ...DEFAULT_RETRY_POLICY, ...input };
+  checkBound('retry.maxAttempts', input?.maxAttempts, problems);
+  checkBound('retry.initialDelaySeconds', input?.initialDelaySeconds, problems);
+  checkBound('retry.maxDelaySeconds', input?.maxDelaySeconds, problems);
+  checkBound('retry.multiplier', input?.multiplier, problems);
   if (retry.initialDelaySeconds > retry.maxDelaySeconds) {
     problems.push({ field: 'retry.initialDelaySeconds', reason: 'must not exceed retry.maxDelaySeconds' });
   }
-  if (retry.retryOn?.some((status) => status === 429 || status < 400 || status > 499)) {
+  if (retry.retryOn?.some((status) => status === 429 || outOfBoundReason('retry.retryOn', status) !== undefined)) {
     problems.push({ field: 'retry.retryOn', reason: 'lists 4xx statuses other than 429 (which is always retried)' });
   }
   return retry;
@@ -108,6 +113,8 @@ export function parseCreateJobRequest(
   if (!schedule.ok) problems.push(...schedule.errors);
   const retry = parseRetry(input.retry, problems);
   const onFailureUrl = input.onFailure ? parseOnFailureUrl(input.onFailure.url, problems, rules) : undefined;
+  checkBound('timeoutSeconds', input.timeoutSeconds, problems);
+  checkBound('slaSeconds', input.slaSeconds, problems);
   if (problems.length > 0 || !schedule.ok) throw new ValidationError(problems);
   const fields: NewJobFields = {
     ...(input.name === undefined ? {} : { name: input.name }),

@@ -3,6 +3,7 @@
  * (schemas/update-job.json) has checked shapes and that at least one known field is present; this
  * adds the checks a schema cannot express, with the same rules as job creation (job-input.ts).
  */
+import { checkBound } from './bounds.ts';
 import { type FieldProblem, ValidationError } from './errors.ts';
 import { type CreateJobInput, parseTarget } from './job-input.ts';
 import type { JobPolicies, Schedule, Target } from './model.ts';
@@ -62,6 +63,8 @@ export function parseUpdateJobRequest(
       ...(input.overlap === undefined ? {} : { overlap: input.overlap }),
     };
   }
+  checkBound('timeoutSeconds', input.timeoutSeconds, problems);
+  checkBound('slaSeconds', input.slaSeconds, problems);
   if (input.timeoutSeconds !== undefined) change.timeoutSeconds = input.timeoutSeconds;
   if (input.slaSeconds !== undefined) change.slaSeconds = input.slaSeconds;
   if (problems.length > 0) throw new ValidationError(problems);

@@ -9,7 +9,7 @@ import { recordDeadLetter } from '#core/use-cases/dead-letters';
 import { parseDispatchMessage } from './dispatch-message.ts';
 import { logger } from './logger.ts';
 import { addRunMetric, instrumentedWithMetrics, MetricUnit } from './observability.ts';
-import { RUN_METRICS } from './run-metrics.ts';
+import { RUN_METRICS, receiveCountOf } from './run-metrics.ts';
 import { runRepository } from './wiring.ts';
 
 const processor = new BatchProcessor(EventType.SQS);
@@ -23,7 +23,7 @@ async function recordHandler(record: SQSRecord): Promise<void> {
     logger.error('unreadable dead letter dropped', { messageId: record.messageId, error: error as Error });
     return;
   }
-  const receives = Number(record.attributes.ApproximateReceiveCount ?? 0);
+  const receives = receiveCountOf(record) ?? 0;
   const recorded = await recordDeadLetter(runRepository(), message, receives, Date.now());
   if (recorded) addRunMetric(RUN_METRICS.deadLettered, MetricUnit.Count, 1, message.tenantId);
   const ids = { tenantId: message.tenantId, jobId: message.jobId, runId: message.runId, attempt: message.attempt };

@@ -4,6 +4,7 @@
  */
 
 import type { SQSRecord } from 'aws-lambda';
+import { EARLIEST_INSTANT, integerFromDigits, LATEST_INSTANT } from '#core/bounds';
 import type { DeliveryTiming } from '#core/delivery-stamp';
 import type { Run } from '#core/model';
 import type { RunOutcome } from '#core/ports';
@@ -40,13 +41,27 @@ export function recordCallMetrics(
   }
 }
 
-/** SQS's timestamps of a record (Lambda passes them as strings of epoch ms). */
+/** Largest receive count believed: SQS moves a message to its DLQ after a handful. */
+const MAX_RECEIVE_COUNT = 1_000_000;
+
+/**
+ * SQS's timestamps of a record (Lambda passes them as strings of epoch ms). A value that is not an
+ * instant in the stored range (bounds.ts) is left out, as if SQS had not sent it: it only feeds
+ * timings, and must never reach a DynamoDB write as NaN or an unsafe number.
+ */
 export function deliveryTimingOf(record: SQSRecord): DeliveryTiming {
-  const ms = (value: string | undefined) => (value && /^\d+$/.test(value) ? Number(value) : undefined);
+  const ms = (value: unknown) =>
+    typeof value === 'string' ? integerFromDigits(value, EARLIEST_INSTANT, LATEST_INSTANT) : undefined;
   const sentAt = ms(record.attributes?.SentTimestamp);
   const firstReceivedAt = ms(record.attributes?.ApproximateFirstReceiveTimestamp);
   return {
     ...(sentAt === undefined ? {} : { sentAt }),
     ...(firstReceivedAt === undefined ? {} : { firstReceivedAt }),
   };
+}
+
+/** SQS's ApproximateReceiveCount of a record; undefined when missing or not a plausible count. */
+export function receiveCountOf(record: SQSRecord): number | undefined {
+  const value: unknown = record.attributes?.ApproximateReceiveCount;
+  return typeof value === 'string' ? integerFromDigits(value, 1, MAX_RECEIVE_COUNT) : undefined;
 }

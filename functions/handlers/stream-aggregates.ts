@@ -18,18 +18,29 @@
  * documents as globally unique (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_Record.html),
  * where sequence numbers are documented per shard only.
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { AggregateBatch } from '#core/metrics/ports';
 import { queueShiftsOf } from '#core/metrics/queue-shift';
 import { sampleOf } from '#core/metrics/run-sample';
 import type { Run } from '#core/model';
 import { isTerminal, type TerminalRunStatus } from '#core/run-state';
+import { logger } from './logger.ts';
+import { isRun, runOfImage } from './run-image.ts';
 
+/**
+ * The run of one image of a record, bounded (run-image.ts). An image that holds no usable run is
+ * logged and read as absent: the record then changes no job and no counter, and never throws.
+ */
 export function imageOf(record: DynamoDBRecord, which: 'NewImage' | 'OldImage'): Run | undefined {
-  const image = record.dynamodb?.[which];
-  return image ? (unmarshall(image as Record<string, AttributeValue>) as Run) : undefined;
+  const found = runOfImage(record.dynamodb?.[which] as Record<string, unknown> | undefined);
+  if (found === undefined || isRun(found)) return found;
+  logger.error('runs-stream image ignored: it holds no run Chronos can read', {
+    eventID: record.eventID,
+    sequenceNumber: record.dynamodb?.SequenceNumber,
+    image: which,
+    reason: found.reason,
+  });
+  return undefined;
 }
 
 /** The run that just became terminal, or undefined for any other change. */

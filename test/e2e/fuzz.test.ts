@@ -3,6 +3,9 @@
  * paths, headers and bodies (fast-check). Every answer must be a 4xx in Chronos' error shape (or a
  * success for the rare valid request) — never a 5xx — and nothing may be written for a rejected
  * request: the jobs table grows by exactly the jobs answered 201, and every run belongs to one.
+ * A second property aims past the schema at the domain: pagination cursors that are well-formed
+ * base64url JSON with the wrong types, another tenant's or job's partition or numbers no key can
+ * hold; from/to and limits at and past their ranges; odd If-Match and Idempotency-Key values.
  */
 import type { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
@@ -210,4 +213,155 @@ describe('fuzzing the API', () => {
     const runs = await allItems(chronos.tables.runs);
     expect(runs.every((run) => created.has(run.jobId as string))).toBe(true);
   }, 180_000);
+
+  it('answers cursors, query values and headers built to pass the schema but not the domain with a 4xx, never a 5xx, and writes nothing for them', async () => {
+    // prepare: a job of the caller's, so that its runs listing, PATCH and trigger reach the repositories
+    const api = (method: string, p: string, headers: Record<string, string> = {}, b?: unknown) =>
+      fetch(`${chronos.apiUrl}${p}`, {
+        method,
+        headers: { authorization: `Bearer ${chronos.token}`, 'content-type': 'application/json', ...headers },
+        ...(b === undefined ? {} : { body: JSON.stringify(b) }),
+      });
+    const job = await api(
+      'POST',
+      '/v1/jobs',
+      {},
+      {
+        target: { url: target.url('/domain') },
+        schedule: { type: 'interval', everySeconds: 3600, startAt: new Date(Date.now() + 3_600_000).toISOString() },
+      },
+    );
+    expect(job.status).toBe(201);
+    const { jobId } = (await job.json()) as { jobId: string };
+    const jobsBefore = await allItems(chronos.tables.jobs);
+    const runsOfJob = async () =>
+      (await allItems(chronos.tables.runs)).filter(
+        (run) => run.jobId === jobId && !String(run.sk).startsWith('trigger#'),
+      ).length;
+    const runsBefore = await runsOfJob();
+    const tenant = chronos.tenantId;
+
+    const hugeNumber = fc.constantFrom(1e300, -1, 2 ** 53 + 2, 9e15, 1.5, 0, Number.MAX_SAFE_INTEGER, 7258118400000);
+    const odd = fc.oneof(
+      hugeNumber,
+      fc.constantFrom(null, true, [], {}, '', 'x'.repeat(1100)),
+      fc.string({ maxLength: 20 }),
+    );
+    const ownRunsPk = `${tenant}#${jobId}`;
+    const sortKey = fc.oneof(
+      fc.constantFrom('0000000000001#001', '9999999999999#999', '7258118399999#001', '0000000000000#000'),
+      fc.stringMatching(/^\d{1,14}#\d{1,4}$/),
+      odd,
+    );
+    const cursorKey = fc.oneof(
+      fc.record({ tenantId: fc.oneof(fc.constant(tenant), odd), jobId: fc.oneof(fc.constant(jobId), odd) }),
+      fc.record({ pk: fc.oneof(fc.constant(ownRunsPk), fc.constant(`other#${jobId}`), odd), sk: sortKey }),
+      fc.record({
+        pk: fc.oneof(fc.constant(ownRunsPk), fc.constant(`other#${jobId}`), odd),
+        sk: sortKey,
+        deadLetterTenant: fc.oneof(fc.constant(tenant), fc.constant('other'), odd),
+        deadLetteredAt: fc.oneof(fc.integer({ min: 0, max: 7_258_118_399_999 }), hugeNumber, odd),
+      }),
+    );
+    const cursor = fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc
+          .tuple(cursorKey, fc.option(fc.dictionary(fc.string({ maxLength: 6 }), odd, { maxKeys: 2 })))
+          .map(([key, extra]) => Buffer.from(JSON.stringify({ ...key, ...(extra ?? {}) })).toString('base64url')),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .jsonValue({ maxDepth: 2 })
+          .map((value) => Buffer.from(JSON.stringify(value)).toString('base64url')),
+      },
+    );
+    const instant = fc.oneof(
+      fc.constantFrom(
+        '0000-01-01T00:00:00Z',
+        '1969-12-31T23:59:59.999Z',
+        '1970-01-01T00:00:00Z',
+        '2199-12-31T23:59:59.999Z',
+        '2200-01-01T00:00:00Z',
+        '9999-12-31T23:59:59+23:59',
+        '+275760-09-13T00:00:00Z',
+        '2026-02-30T00:00:00Z',
+      ),
+      fc.date({ min: new Date(-8.64e15), max: new Date(8.64e15), noInvalidDate: true }).map((d) => d.toISOString()),
+    );
+    const limit = fc.oneof(
+      fc.integer({ min: -2, max: 102 }).map(String),
+      fc.constantFrom('1e1', '0x10', ' 5', '-0', '9'.repeat(30), ''),
+    );
+    const listing = fc
+      .record(
+        {
+          path: fc.constantFrom('/v1/jobs', `/v1/jobs/${jobId}/runs`, '/v1/dead-letters'),
+          cursor,
+          from: instant,
+          to: instant,
+          limit,
+        },
+        { requiredKeys: ['path'] },
+      )
+      .map(({ path: p, ...params }) => {
+        const allowed = p.endsWith('/runs') ? params : { ...params, from: undefined, to: undefined };
+        const query = new URLSearchParams(
+          Object.entries(allowed).filter((entry): entry is [string, string] => entry[1] !== undefined),
+        );
+        return ['GET', `${p}?${query}`, {}] as const;
+      });
+    const ifMatch = fc.oneof(
+      fc.constantFrom(
+        '9'.repeat(16),
+        '9'.repeat(400),
+        '-1',
+        '1.5',
+        '"1e3"',
+        'W/"-2"',
+        '0',
+        '"999999999999999"',
+        'W/ "1"',
+        '*',
+      ),
+      fc.integer({ min: 0, max: 5 }).map((n) => `"${n}"`),
+      fc.string({ maxLength: 30 }),
+    );
+    const patch = ifMatch.map((value) => ['PATCH', `/v1/jobs/${jobId}`, { 'if-match': value }] as const);
+    const idempotencyKey = fc.oneof(
+      fc.string({ minLength: 120, maxLength: 300 }),
+      fc.string({ maxLength: 10 }).map((key) => `${key} with spaces`),
+      fc.constantFrom('', '\t', 'é', 'k'.repeat(129)),
+    );
+    const trigger = idempotencyKey.map(
+      (key) => ['POST', `/v1/jobs/${jobId}/trigger`, { 'idempotency-key': key }] as const,
+    );
+
+    const failures: string[] = [];
+    const statuses = new Map<number, number>();
+    let runsCreated = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.oneof({ weight: 4, arbitrary: listing }, patch, trigger), async ([method, p, extra]) => {
+        const headers = Object.fromEntries(Object.entries(extra).filter(([, value]) => sendable(value)));
+        const response = await api(method, p, headers, method === 'PATCH' ? { name: 'fuzzed' } : undefined);
+        const text = await response.text();
+        const what = `${method} ${p} ${JSON.stringify(headers)} → ${response.status} ${text.slice(0, 300)}`;
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        if (response.status >= 500) failures.push(what);
+        expect(response.status, what).toBeLessThan(500);
+        if (response.status >= 400) expect(typeof JSON.parse(text).error?.code, what).toBe('string');
+        if (method === 'POST' && response.status === 202 && !response.headers.get('idempotent-replayed')) runsCreated++;
+      }),
+      { numRuns: 400 },
+    );
+
+    expect(failures).toEqual([]);
+    console.info('domain fuzz answers by status', Object.fromEntries(statuses));
+    expect(statuses.get(400) ?? 0).toBeGreaterThan(100);
+    expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
+    // Nothing written for a rejected request: no job added, and only accepted triggers made runs.
+    expect((await allItems(chronos.tables.jobs)).length).toBe(jobsBefore.length);
+    expect((await runsOfJob()) - runsBefore).toBe(runsCreated);
+  }, 120_000);
 });

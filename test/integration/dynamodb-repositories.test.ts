@@ -215,14 +215,20 @@ describe('DynamoRunRepository', () => {
     expect(first.items.every((r) => r.tenantId === 'tenant-a')).toBe(true);
   });
 
-  it('rejects a forged cursor and ignores a cursor from another job', async () => {
+  it('rejects a forged cursor, a cursor from another job and one with wrong key types', async () => {
     await expect(runs.listByJob('tenant-a', 'J-history', { limit: 2, cursor: 'garbage!' })).rejects.toBeInstanceOf(
       ValidationError,
     );
     const page = await runs.listByJob('tenant-a', 'J-history', { limit: 1 });
     expect(page.cursor).toBeDefined();
-    expect(await runs.listByJob('tenant-b', 'J-history', { limit: 5, cursor: page.cursor as string })).toEqual({
-      items: [],
-    });
+    // Another job's (or tenant's) cursor is a client error, not an empty page that would hide it.
+    await expect(
+      runs.listByJob('tenant-b', 'J-history', { limit: 5, cursor: page.cursor as string }),
+    ).rejects.toBeInstanceOf(ValidationError);
+    const key = JSON.parse(Buffer.from(page.cursor as string, 'base64url').toString('utf8'));
+    const wrongType = Buffer.from(JSON.stringify({ ...key, sk: 12 })).toString('base64url');
+    await expect(runs.listByJob('tenant-a', 'J-history', { limit: 5, cursor: wrongType })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
   });
 });

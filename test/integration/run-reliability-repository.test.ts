@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
 import { dueShardOf } from '#core/due-shard';
+import { ValidationError } from '#core/errors';
 import { newRun } from '#core/use-cases/new-run';
 import { type EmulatedAws, startEmulatedAws } from '../support/emulated-aws.ts';
 
@@ -146,8 +147,23 @@ describe('dead letters', () => {
     const second = await runs.listDeadLetters('tenant-dl', { limit: 1, cursor: first.cursor as string });
     expect(second.items).toHaveLength(1);
     expect(second.items[0]?.runId).not.toBe(first.items[0]?.runId);
-    expect(await runs.listDeadLetters('someone-else', { limit: 1, cursor: first.cursor as string })).toEqual({
-      items: [],
-    });
+    // Another tenant's cursor is a client error, not an empty page that would hide it.
+    await expect(
+      runs.listDeadLetters('someone-else', { limit: 1, cursor: first.cursor as string }),
+    ).rejects.toBeInstanceOf(ValidationError);
+  });
+
+  it('refuses a dead-letters cursor with the right key names but wrong types before it reaches DynamoDB', async () => {
+    const first = await runs.listDeadLetters('tenant-dl', { limit: 1 });
+    const key = JSON.parse(Buffer.from(first.cursor as string, 'base64url').toString('utf8'));
+    for (const forged of [
+      { ...key, deadLetteredAt: String(key.deadLetteredAt) },
+      { ...key, deadLetteredAt: 1e300 },
+      { ...key, sk: 5 },
+      { ...key, pk: 'someone-else#J' },
+    ]) {
+      const cursor = Buffer.from(JSON.stringify(forged)).toString('base64url');
+      await expect(runs.listDeadLetters('tenant-dl', { limit: 1, cursor })).rejects.toBeInstanceOf(ValidationError);
+    }
   });
 });

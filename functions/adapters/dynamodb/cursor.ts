@@ -1,26 +1,71 @@
 /**
  * Pagination cursors are DynamoDB's LastEvaluatedKey, base64url-encoded. They are opaque to
- * clients; a malformed one is a client error, not a server error.
+ * clients, but a client can send anything back: a cursor is checked against the listing it is
+ * used for before it reaches DynamoDB (which answers a key of the wrong shape, type or range with a
+ * ValidationException, a 500 here) — its length, every key name and type, the partition it
+ * belongs to (the caller's tenant or job) and any further rule of the listing. Whatever fails is a
+ * 400 naming `cursor`, never an empty page that would hide the mistake.
  */
+import { isRepresentableInstant } from '#core/bounds';
 import { ValidationError } from '#core/errors';
+
+/** Longest cursor accepted (before decoding): far above any key this API issues. */
+export const MAX_CURSOR_LENGTH = 2048;
+/** Longest string key value accepted in a cursor (DynamoDB sort keys stop at 1024 bytes). */
+const MAX_KEY_VALUE_LENGTH = 1024;
+
+/** The type of one key attribute: a string, or a number that is an instant Chronos stores. */
+export type CursorKeyType = 'string' | 'instant';
+
+/** What a listing's cursor must look like. */
+export interface CursorSpec {
+  /** Every attribute of the key, and its type: no more, no fewer. */
+  keys: Readonly<Record<string, CursorKeyType>>;
+  /** Attributes that must hold exactly these values: the partition the caller may read. */
+  pinned?: Readonly<Record<string, string>>;
+  /** A further rule of the listing (e.g. a sort key inside the query's key range). */
+  accepts?: (key: Record<string, string | number>) => boolean;
+}
 
 export function encodeCursor(key: Record<string, unknown> | undefined): string | undefined {
   return key ? Buffer.from(JSON.stringify(key)).toString('base64url') : undefined;
 }
 
-/** Decodes a cursor, accepting only objects whose keys are `allowed`. */
+const invalid = (reason: string) => new ValidationError([{ field: 'cursor', reason }]);
+
+/** Decodes a cursor and checks it against `spec`; undefined when absent, ValidationError (`cursor`) when invalid. */
 export function decodeCursor(
   cursor: string | undefined,
-  allowed: readonly string[],
-): Record<string, unknown> | undefined {
+  spec: CursorSpec,
+): Record<string, string | number> | undefined {
   if (cursor === undefined) return undefined;
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (key && typeof key === 'object' && !Array.isArray(key) && Object.keys(key).every((k) => allowed.includes(k))) {
-      return key as Record<string, unknown>;
-    }
-  } catch {
-    // fall through to the validation error
+  if (cursor.length > MAX_CURSOR_LENGTH) throw invalid(`must be at most ${MAX_CURSOR_LENGTH} characters`);
+  const key = parsed(cursor);
+  const names = Object.keys(spec.keys);
+  const shapeOk =
+    key !== undefined &&
+    Object.keys(key).length === names.length &&
+    names.every((name) => Object.hasOwn(key, name) && hasType(key[name], spec.keys[name] as CursorKeyType));
+  if (!key || !shapeOk) throw invalid('is not a cursor this API returned');
+  const typed = key as Record<string, string | number>;
+  for (const [name, value] of Object.entries(spec.pinned ?? {})) {
+    if (typed[name] !== value) throw invalid('belongs to another listing');
   }
-  throw new ValidationError([{ field: 'cursor', reason: 'is not a cursor this API returned' }]);
+  if (spec.accepts && !spec.accepts(typed)) throw invalid('does not belong to this query');
+  return typed;
+}
+
+function parsed(cursor: string): Record<string, unknown> | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function hasType(value: unknown, type: CursorKeyType): boolean {
+  if (type === 'instant') return isRepresentableInstant(value);
+  return typeof value === 'string' && value.length >= 1 && value.length <= MAX_KEY_VALUE_LENGTH;
 }

@@ -6,12 +6,12 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { ValidationError } from '#core/errors';
 import type { Job } from '#core/model';
 import type { DueJob, JobListQuery, JobRepository, Page, StoredJob } from '#core/ports';
 import { isConditionFailure } from './conditional.ts';
 import { decodeCursor } from './cursor.ts';
 import { queryFilteredPage } from './filtered-query.ts';
+import { jobsCursor } from './listing-cursors.ts';
 import { JOBS_TABLE } from './table-definitions.ts';
 
 const { partitionKey: PK, sortKey: SK, dueIndex } = JOBS_TABLE;
@@ -44,10 +44,7 @@ export class DynamoJobRepository implements JobRepository {
    * to every job update, and the scanner updates recurring jobs on every pass.
    */
   async listByTenant(tenantId: string, query: JobListQuery): Promise<Page<StoredJob>> {
-    const start = decodeCursor(query.cursor, [PK, SK]);
-    if (start && start[PK] !== tenantId) {
-      throw new ValidationError([{ field: 'cursor', reason: 'is not a cursor this API returned' }]);
-    }
+    const start = decodeCursor(query.cursor, jobsCursor(tenantId));
     const filters: string[] = [];
     const names: Record<string, string> = { '#tenant': PK };
     const values: Record<string, unknown> = { ':tenant': tenantId };

@@ -12,6 +12,7 @@ import type { Page, RunListQuery } from '#core/ports';
 import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
 import { decodeCursor } from './cursor.ts';
 import { queryFilteredPage } from './filtered-query.ts';
+import { runsOfJobCursor } from './listing-cursors.ts';
 import { fromRunItem, runTableKey } from './run-item.ts';
 import { RUNS_TABLE } from './table-definitions.ts';
 
@@ -26,10 +27,9 @@ export async function listRunsOfJob(
   jobId: string,
   query: RunListQuery,
 ): Promise<Page<Run>> {
-  const start = decodeCursor(query.cursor, [PK, SK]);
   const low = runTableKey({ tenantId, jobId, scheduledFor: query.from ?? 0, attempt: 0 });
   const high = runTableKey({ tenantId, jobId, scheduledFor: query.to ?? LAST_INSTANT, attempt: 999 });
-  if (start && start[PK] !== low.pk) return { items: [] };
+  const start = decodeCursor(query.cursor, runsOfJobCursor(low.pk, low.sk, high.sk));
   const names: Record<string, string> = { '#pk': PK, '#sk': SK };
   const values: Record<string, unknown> = { ':pk': low.pk, ':low': low.sk, ':high': high.sk };
   if (query.status !== undefined) {

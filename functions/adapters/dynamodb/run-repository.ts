@@ -20,6 +20,7 @@ import type { Run, RunKey } from '#core/model';
 import type { ClaimResult, Lease, Page, RunListQuery, RunOutcome, RunRepository } from '#core/ports';
 import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { deadLettersCursor } from './listing-cursors.ts';
 import { fromRunItem, runTableKey, toRunItem } from './run-item.ts';
 import { bindTriggerKey, discardQueuedRun, latestRunsOfJob, listRunsOfJob } from './run-management.ts';
 import { RUNS_TABLE } from './table-definitions.ts';
@@ -202,13 +203,7 @@ export class DynamoRunRepository implements RunRepository {
   }
 
   async listDeadLetters(tenantId: string, options: { limit: number; cursor?: string }): Promise<Page<Run>> {
-    const start = decodeCursor(options.cursor, [
-      RUNS_TABLE.partitionKey,
-      RUNS_TABLE.sortKey,
-      deadLetterIndex.partitionKey,
-      deadLetterIndex.sortKey,
-    ]);
-    if (start && start[deadLetterIndex.partitionKey] !== tenantId) return { items: [] };
+    const start = decodeCursor(options.cursor, deadLettersCursor(tenantId));
     const { Items = [], LastEvaluatedKey } = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,

@@ -1,8 +1,10 @@
 /**
  * Interval occurrences are anchored: occurrence k is exactly `startAt + k * everySeconds * 1000`, never
  * derived from when the previous run happened, so latency and retries cannot make the schedule drift.
- * Everything here is arithmetic on k (O(1)) however far `from` is from `startAt`.
+ * Everything here is arithmetic on k (O(1)) however far `from` is from `startAt`. No occurrence lies after
+ * LATEST_INSTANT, so every instant returned, and every index, is a safe integer.
  */
+import { LATEST_INSTANT } from '../bounds.ts';
 import type { IntervalSchedule } from './types.ts';
 
 /** Inclusive range of occurrence indices whose instants lie in [fromInclusive, untilInclusive], or undefined. */
@@ -12,11 +14,12 @@ export function intervalIndexRange(
   untilInclusive: number,
 ): { first: number; last: number } | undefined {
   const period = schedule.everySeconds * 1000;
+  // A stored item is not re-validated: a period that is not a positive number has no occurrences.
+  if (!(period > 0) || !Number.isFinite(period) || !Number.isFinite(schedule.startAt)) return undefined;
   const from = Math.max(fromInclusive, schedule.startAt);
-  const until = Math.min(untilInclusive, schedule.endAt ?? Number.POSITIVE_INFINITY);
+  const until = Math.min(untilInclusive, schedule.endAt ?? LATEST_INSTANT, LATEST_INSTANT);
   if (from > until) return undefined;
   const first = firstIndexAtOrAfter(schedule.startAt, period, from);
-  if (until === Number.POSITIVE_INFINITY) return { first, last: Number.POSITIVE_INFINITY };
   const last = firstIndexAtOrAfter(schedule.startAt, period, until + 1) - 1;
   return first <= last ? { first, last } : undefined;
 }

@@ -3,11 +3,17 @@
  * read it in the server's local zone (UTC on Lambda, something else on a laptop), so the same request could
  * mean different instants. Callers must send `Z` or an offset such as `+02:00`. `Date.parse` is not used
  * either, because it accepts impossible dates (2026-02-30 becomes 2 March) and `24:00`.
+ * Instants outside the calendar range Chronos stores (bounds.ts) are refused here, so no caller
+ * can carry one further.
  */
+import { INSTANT_RANGE_REASON, isRepresentableInstant } from '../bounds.ts';
 
 const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):(\d{2}))$/;
 
-/** Epoch ms of a zoned ISO-8601 date-time (`2026-03-08T02:30:00-05:00`, `...Z`); fractions beyond ms truncate. */
+/**
+ * Epoch ms of a zoned ISO-8601 date-time (`2026-03-08T02:30:00-05:00`, `...Z`) inside the stored calendar
+ * range; fractions beyond ms truncate.
+ */
 export function parseIsoInstant(text: string): { ok: true; at: number } | { ok: false; reason: string } {
   const match = ISO_INSTANT.exec(text);
   if (!match) {
@@ -34,6 +40,6 @@ export function parseIsoInstant(text: string): { ok: true; at: number } | { ok: 
     zone === 'Z' ? 0 : (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes)) * 60_000;
   if (Number(offsetHours) > 23 || Number(offsetMinutes) > 59) return { ok: false, reason: 'has an invalid UTC offset' };
   const at = wallClock - offsetMs;
-  if (!Number.isFinite(new Date(at).getTime())) return { ok: false, reason: 'is outside the supported date range' };
+  if (!isRepresentableInstant(at)) return { ok: false, reason: INSTANT_RANGE_REASON };
   return { ok: true, at };
 }

@@ -2,7 +2,10 @@
  * When a schedule fires. Windows are inclusive at both ends; times are integer epoch milliseconds.
  * `occurrencesSoFar` counts occurrences already materialized as runs: `maxRuns` caps runs, not slots, so
  * occurrences skipped by a misfire policy do not use up a job's runs.
+ * No schedule has an occurrence after LATEST_INSTANT (bounds.ts): past it a schedule simply ends, so a job
+ * stored with extreme values ends instead of yielding an instant no later stage can store.
  */
+import { LATEST_INSTANT } from '../bounds.ts';
 import { compileCron } from './cron-expression.ts';
 import { cronOccurrencesFrom } from './cron-occurrences.ts';
 import { intervalIndexRange, intervalOccurrenceAt } from './interval-occurrences.ts';
@@ -56,7 +59,9 @@ export function slotsBetween(
   }
   switch (schedule.type) {
     case 'once':
-      return fromInclusive <= schedule.at && schedule.at <= untilInclusive ? [schedule.at] : [];
+      return fromInclusive <= schedule.at && schedule.at <= Math.min(untilInclusive, LATEST_INSTANT)
+        ? [schedule.at]
+        : [];
     case 'interval': {
       const range = intervalIndexRange(schedule, fromInclusive, untilInclusive);
       if (!range) return [];
@@ -112,7 +117,7 @@ export function latestSlots(
 
 function takeCron(schedule: CronSchedule, fromInclusive: number, untilInclusive: number, limit: number): number[] {
   const from = Math.max(fromInclusive, schedule.startAt);
-  const until = Math.min(untilInclusive, schedule.endAt ?? Number.POSITIVE_INFINITY);
+  const until = Math.min(untilInclusive, schedule.endAt ?? LATEST_INSTANT, LATEST_INSTANT);
   const found: number[] = [];
   const compiled = compileCron(schedule.expression);
   if (!compiled.ok || from > until) return found;

@@ -8,7 +8,10 @@
  *   { type: 'interval', everySeconds, startAt?, endAt?, maxRuns? }   first run at startAt (default now)
  *   { type: 'cron', expression, timezone?, startAt?, endAt?, maxRuns? }  timezone defaults to 'UTC'
  * endAt is inclusive and must be after startAt; unknown fields are rejected so typos are not silently ignored.
+ * Every number and instant is bounded (bounds.ts): dates inside the stored calendar range, everySeconds up
+ * to ten years, maxRuns up to MAX_RUNS, so no later stage meets a value it cannot represent.
  */
+import { MAX_EVERY_SECONDS, MAX_RUNS } from '../bounds.ts';
 import { compileCron } from './cron-expression.ts';
 import { parseIsoInstant } from './iso-instant.ts';
 import { nextOccurrence } from './occurrences.ts';
@@ -48,11 +51,11 @@ export function parseSchedule(input: unknown, now: number): ParseScheduleResult 
     const parsed = parseIsoInstant(value);
     return parsed.ok ? parsed.at : void fail(field, parsed.reason);
   };
-  const positiveInteger = (field: string, required: boolean): number | undefined => {
+  const positiveInteger = (field: string, required: boolean, max: number): number | undefined => {
     const value = raw[field];
     if (value === undefined) return required ? void fail(field, 'is required') : undefined;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-      return void fail(field, 'must be an integer >= 1');
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
+      return void fail(field, `must be an integer from 1 to ${max}`);
     }
     return value;
   };
@@ -64,15 +67,12 @@ export function parseSchedule(input: unknown, now: number): ParseScheduleResult 
 
   const startAt = instant('startAt', now);
   const endAt = instant('endAt', undefined);
-  const maxRuns = positiveInteger('maxRuns', false);
+  const maxRuns = positiveInteger('maxRuns', false, MAX_RUNS);
   if (startAt !== undefined && endAt !== undefined && endAt <= startAt) fail('endAt', 'must be after startAt');
   const bounds = { ...(endAt !== undefined && { endAt }), ...(maxRuns !== undefined && { maxRuns }) };
 
   if (type === 'interval') {
-    const everySeconds = positiveInteger('everySeconds', true);
-    if (everySeconds !== undefined && everySeconds > Number.MAX_SAFE_INTEGER / 1000) {
-      fail('everySeconds', 'is too large');
-    }
+    const everySeconds = positiveInteger('everySeconds', true, MAX_EVERY_SECONDS);
     if (errors.length > 0 || everySeconds === undefined || startAt === undefined) return { ok: false, errors };
     return { ok: true, schedule: { type, everySeconds, startAt, ...bounds } };
   }

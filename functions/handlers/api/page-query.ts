@@ -1,18 +1,5 @@
-import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ValidationError } from '#core/errors';
-
+/** Page sizes of every listing; `limit` and `cursor` are read by QueryReader.page (query-params.ts). */
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
-
-/** `limit` and `cursor` from the query string, validated. */
-export function pageQueryOf(event: APIGatewayProxyEvent): { limit: number; cursor?: string } {
-  const query = event.queryStringParameters ?? {};
-  let limit = DEFAULT_PAGE_SIZE;
-  if (query.limit !== undefined) {
-    limit = Number(query.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-      throw new ValidationError([{ field: 'limit', reason: `must be an integer from 1 to ${MAX_PAGE_SIZE}` }]);
-    }
-  }
-  return query.cursor ? { limit, cursor: query.cursor } : { limit };
-}
+/** A cursor longer than this is refused before anything decodes it. */
+export { MAX_CURSOR_LENGTH } from '#adapters/dynamodb/cursor';

@@ -6,7 +6,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { type FieldProblem, ValidationError } from '#core/errors';
 import { parseIsoInstant } from '#core/schedule/index';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page-query.ts';
+import { DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE } from './page-query.ts';
 
 /** Reads typed parameters; `done()` throws one ValidationError with every problem found. */
 export class QueryReader {
@@ -38,7 +38,7 @@ export class QueryReader {
     return undefined;
   }
 
-  /** A zoned ISO-8601 instant as epoch ms, or undefined when absent. */
+  /** A zoned ISO-8601 instant inside the stored calendar range (bounds.ts) as epoch ms, or undefined when absent. */
   instant(name: string): number | undefined {
     const value = this.query[name];
     if (value === undefined) return undefined;
@@ -59,7 +59,12 @@ export class QueryReader {
         limit = DEFAULT_PAGE_SIZE;
       }
     }
+    // The cursor's content is checked by the listing it belongs to (adapters/dynamodb/cursor.ts); its size here.
     const cursor = this.query.cursor;
+    if (cursor !== undefined && cursor.length > MAX_CURSOR_LENGTH) {
+      this.problems.push({ field: 'cursor', reason: `must be at most ${MAX_CURSOR_LENGTH} characters` });
+      return { limit };
+    }
     return cursor ? { limit, cursor } : { limit };
   }
 

@@ -1,17 +1,16 @@
 /** POST /v1/runs/{runId}/retry — re-drive a dead-lettered run as a new attempt, now. */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { NotFoundError } from '#core/errors';
 import { redriveRun } from '#core/use-cases/dead-letters';
 import { runView } from '#core/views';
 import { instrumented } from '../observability.ts';
 import { jobRepository, runDispatcher, runRepository, schedulingConfig } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
+import { runIdOf } from './path-id.ts';
 import { json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
 
 export async function retryRun(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  const runId = event.pathParameters?.runId;
-  if (!runId) throw new NotFoundError('run');
+  const runId = runIdOf(event);
   const run = await redriveRun(
     { jobs: jobRepository(), runs: runRepository(), dispatcher: runDispatcher(), config: schedulingConfig() },
     tenantOf(event),

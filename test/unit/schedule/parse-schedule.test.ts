@@ -127,9 +127,9 @@ describe('parseSchedule: rejected input names the field and the reason', () => {
 
   it.each([
     [undefined, 'is required'],
-    [0, 'must be an integer >= 1'],
-    [1.5, 'must be an integer >= 1'],
-    ['60', 'must be an integer >= 1'],
+    [0, 'must be an integer from 1 to 315360000'],
+    [1.5, 'must be an integer from 1 to 315360000'],
+    ['60', 'must be an integer from 1 to 315360000'],
   ])('rejects everySeconds %s', (everySeconds, reason) => {
     // act
     const errors = errorsOf({ type: 'interval', everySeconds });
@@ -141,7 +141,7 @@ describe('parseSchedule: rejected input names the field and the reason', () => {
     // act
     const errors = errorsOf({ type: 'interval', everySeconds: 60, maxRuns: 0 });
     // assess
-    expect(errors).toEqual([{ field: 'schedule.maxRuns', reason: 'must be an integer >= 1' }]);
+    expect(errors).toEqual([{ field: 'schedule.maxRuns', reason: 'must be an integer from 1 to 100000000' }]);
   });
 
   it.each([
