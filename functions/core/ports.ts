@@ -30,8 +30,19 @@ export interface PauseState {
   pausedNextFireAt?: number;
 }
 
-/** A job as stored: the model, plus its pause state while it is PAUSED. */
-export type StoredJob = Job & Partial<PauseState>;
+/**
+ * Why the scanner took a job out of the due-index: its own data made it fail deterministically
+ * (it could not be planned or advanced). The job keeps its `nextFireAt` (where it stopped) but
+ * leaves the due-index; a PATCH with a new schedule, or a pause and resume, clears the mark and
+ * puts it back.
+ */
+export interface Quarantine {
+  reason: string;
+  at: number;
+}
+
+/** A job as stored: the model, plus its pause state while it is PAUSED and its quarantine, if any. */
+export type StoredJob = Job & Partial<PauseState> & { quarantine?: Quarantine };
 
 /** Filters and page of a tenant's job listing (GET /v1/jobs). */
 export interface JobListQuery {
@@ -68,6 +79,12 @@ export interface JobRepository {
     job: Pick<Job, 'tenantId' | 'jobId' | 'version' | 'occurrenceCount'>,
     change: { nextFireAt?: number; materialized: number; now: number },
   ): Promise<boolean>;
+  /**
+   * Quarantines a job the scanner cannot plan or advance: out of the due-index (its `nextFireAt`
+   * stays, as where it stopped), `quarantine` set to the reason, only if it is still at `version`.
+   * False when someone else changed it first (then the scanner looks at it again).
+   */
+  quarantine(job: Pick<Job, 'tenantId' | 'jobId' | 'version'>, reason: string, now: number): Promise<boolean>;
   /** Records a one-time job's final status, only while it is ACTIVE and its schedule is `once`. */
   finish(
     tenantId: string,

@@ -145,6 +145,27 @@ export class DynamoJobRepository implements JobRepository {
     });
   }
 
+  async quarantine(job: Pick<Job, 'tenantId' | 'jobId' | 'version'>, reason: string, now: number): Promise<boolean> {
+    // Only the index's partition key goes: the sparse index drops the job, `nextFireAt` stays to say where it stopped.
+    return this.conditionalUpdate({
+      Key: { [PK]: job.tenantId, [SK]: job.jobId },
+      UpdateExpression: 'SET #quarantine = :quarantine, #version = #version + :one, #updatedAt = :now REMOVE #shard',
+      ConditionExpression: '#version = :expected',
+      ExpressionAttributeNames: {
+        '#quarantine': 'quarantine',
+        '#version': 'version',
+        '#updatedAt': 'updatedAt',
+        '#shard': dueIndex.partitionKey,
+      },
+      ExpressionAttributeValues: {
+        ':quarantine': { reason, at: now },
+        ':one': 1,
+        ':now': now,
+        ':expected': job.version,
+      },
+    });
+  }
+
   async finish(tenantId: string, jobId: string, status: 'COMPLETED' | 'FAILED', now: number): Promise<boolean> {
     return this.conditionalUpdate({
       Key: { [PK]: tenantId, [SK]: jobId },
