@@ -147,9 +147,11 @@ export class DynamoJobRepository implements JobRepository {
 
   async quarantine(job: Pick<Job, 'tenantId' | 'jobId' | 'version'>, reason: string, now: number): Promise<boolean> {
     // Only the index's partition key goes: the sparse index drops the job, `nextFireAt` stays to say where it stopped.
+    // The version is set, not incremented: a job quarantined because the store refuses its data
+    // (a version that is not a number) must still be quarantinable, and comes out with a sound one.
     return this.conditionalUpdate({
       Key: { [PK]: job.tenantId, [SK]: job.jobId },
-      UpdateExpression: 'SET #quarantine = :quarantine, #version = #version + :one, #updatedAt = :now REMOVE #shard',
+      UpdateExpression: 'SET #quarantine = :quarantine, #version = :next, #updatedAt = :now REMOVE #shard',
       ConditionExpression: '#version = :expected',
       ExpressionAttributeNames: {
         '#quarantine': 'quarantine',
@@ -159,7 +161,7 @@ export class DynamoJobRepository implements JobRepository {
       },
       ExpressionAttributeValues: {
         ':quarantine': { reason, at: now },
-        ':one': 1,
+        ':next': (Number.isSafeInteger(Number(job.version)) ? Number(job.version) : 0) + 1,
         ':now': now,
         ':expected': job.version,
       },
