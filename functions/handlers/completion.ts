@@ -40,15 +40,14 @@ const AGGREGATES_TIME_RESERVE_MS = 5_000;
 function recordHandlerFor(jobCounts: JobStatusCounts) {
   return async (record: DynamoDBRecord): Promise<void> => {
     const position = { sequenceNumber: sequenceNumberOf(record), eventID: record.eventID };
-    let run: ReturnType<typeof terminalTransitionOf>;
-    try {
-      run = terminalTransitionOf(record);
-    } catch (error) {
+    const unreadable = unreadableImageOf(record);
+    if (unreadable) {
       // An image that cannot be read now never can: set it aside rather than retry it.
-      setAside('completion', error, position);
+      setAside('completion', unreadable, position);
       return;
     }
     // Only terminal transitions change a job; the queue records only feed the aggregates.
+    const run = terminalTransitionOf(record);
     if (!run) return;
     const ids = { tenantId: run.tenantId, jobId: run.jobId, runId: run.runId, attempt: run.attempt };
     await orSetAside('completion', { ...position, ...ids }, async () => {
@@ -69,15 +68,25 @@ function recordHandlerFor(jobCounts: JobStatusCounts) {
   };
 }
 
-/** Whether both images of a record can be read: a record that cannot is left out of the aggregates. */
-function isReadable(record: DynamoDBRecord): boolean {
+/**
+ * Why a record's images cannot be read as a run, or undefined when they can. A number beyond what
+ * a JS number holds either fails to unmarshall or comes back as a BigInt, which every later sum,
+ * comparison or Date would throw on: both are the record's own, for good.
+ */
+function unreadableImageOf(record: DynamoDBRecord): Error | undefined {
   try {
-    imageOf(record, 'OldImage');
-    imageOf(record, 'NewImage');
-    return true;
-  } catch {
-    return false;
+    for (const which of ['OldImage', 'NewImage'] as const) {
+      if (holdsBigInt(imageOf(record, which))) return new RangeError(`the ${which} holds a number beyond a JS number`);
+    }
+    return undefined;
+  } catch (error) {
+    return error as Error;
   }
+}
+
+function holdsBigInt(value: unknown): boolean {
+  if (typeof value === 'bigint') return true;
+  return value !== null && typeof value === 'object' && Object.values(value).some(holdsBigInt);
 }
 
 /**
@@ -94,7 +103,7 @@ export async function complete(event: DynamoDBStreamEvent, context: Context): Pr
   await jobCounts.flush();
   const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
   // A record set aside as unreadable is not counted: its images cannot be (and must not stop the rest).
-  const counted = recordsBeforeFirstFailure(event.Records, failed).filter(isReadable);
+  const counted = recordsBeforeFirstFailure(event.Records, failed).filter((record) => !unreadableImageOf(record));
   if (counted.length === 0) return response;
   const redeliverAll = {
     batchItemFailures: [{ itemIdentifier: sequenceNumberOf(event.Records[0] as DynamoDBRecord) }],

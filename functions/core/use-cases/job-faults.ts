@@ -24,7 +24,7 @@ export function isOwnFailure(error: unknown): boolean {
   if (error instanceof UnplannableJobError || error instanceof RangeError) return true;
   if (!(error instanceof Error)) return false;
   if (INVALID_REQUEST_NAMES.has(error.name)) return true;
-  return /MAX_SAFE_INTEGER|Special numeric value|can't be converted to Number/.test(error.message);
+  return /MAX_SAFE_INTEGER|Special numeric value|can't be converted to (Number|BigInt)/.test(error.message);
 }
 
 /** A short, bounded reason to store on a job or log for a record. */
