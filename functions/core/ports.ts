@@ -18,6 +18,8 @@ export type DueJob = Pick<
   'tenantId' | 'jobId' | 'schedule' | 'policies' | 'status' | 'version' | 'occurrenceCount'
 > & {
   nextFireAt: number;
+  /** Set when the stored item could not be read (a number beyond a JS number): the scanner quarantines it. */
+  unreadable?: string;
 };
 
 /**

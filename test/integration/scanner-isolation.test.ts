@@ -4,6 +4,8 @@
  * (and so by health) while the others beat as usual, and the final occurrence of a recurring
  * schedule finishing before the advance still completes the job.
  */
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoJobRepository } from '#adapters/dynamodb/job-repository';
 import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
@@ -100,6 +102,28 @@ describe('a job that cannot be planned or advanced', () => {
     expect((await jobs.findDue('due#00', NOW + 1e12, 10)).map((job) => [job.jobId, job.nextFireAt])).toEqual([
       ['01H1', NOW + 3_600_000],
     ]);
+  });
+
+  it('is quarantined when its stored item cannot even be read, instead of failing its shard on every pass', async () => {
+    const healthy = storedJob(tenant, '01H4', { dueShard: 'due#03' });
+    await jobs.create(healthy);
+    // A number no JS number holds, in an attribute the due-index projects: the page cannot be unmarshalled whole.
+    const unreadable = marshall(storedJob(tenant, '01P4', { dueShard: 'due#03' }), { removeUndefinedValues: true });
+    unreadable.occurrenceCount = { N: '12345678901234567890.5' };
+    await aws.dynamodb.send(new PutItemCommand({ TableName: aws.resources.tables.jobs, Item: unreadable }));
+
+    const result = await scanDueJobs(depsWith(), NOW);
+
+    expect(result.perShard.find((pass) => pass.shard === 'due#03')?.error).toBeUndefined();
+    expect(result.quarantined.map((job) => job.jobId)).toEqual(['01P4']);
+    expect((await runsOf(tenant, '01H4')).map((run) => run.scheduledFor)).toEqual([NOW]);
+    const raw = await aws.dynamodb.send(
+      new GetItemCommand({ TableName: aws.resources.tables.jobs, Key: marshall({ tenantId: tenant, jobId: '01P4' }) }),
+    );
+    expect(raw.Item?.dueShard).toBeUndefined();
+    expect(raw.Item?.version).toEqual({ N: '2' });
+    expect(raw.Item?.quarantine?.M?.reason?.S).toContain('cannot be read');
+    expect((await jobs.findDue('due#03', NOW + 1e12, 10)).map((job) => job.jobId)).toEqual(['01H4']);
   });
 
   it('is not quarantined when it moved on meanwhile (the quarantine is conditioned on its version)', async () => {

@@ -1,16 +1,11 @@
 /** Jobs in DynamoDB: one item per job, keyed by tenant, with the sparse sharded due-index. */
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '#core/errors';
 import type { Job } from '#core/model';
 import type { DueJob, JobListQuery, JobRepository, Page, StoredJob } from '#core/ports';
 import { isConditionFailure } from './conditional.ts';
 import { decodeCursor } from './cursor.ts';
+import { readDueItems } from './due-items.ts';
 import { queryFilteredPage } from './filtered-query.ts';
 import { JOBS_TABLE } from './table-definitions.ts';
 
@@ -101,17 +96,7 @@ export class DynamoJobRepository implements JobRepository {
   }
 
   async findDue(shard: string, until: number, limit: number): Promise<DueJob[]> {
-    const { Items = [] } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: dueIndex.name,
-        KeyConditionExpression: '#shard = :shard AND #next <= :until',
-        ExpressionAttributeNames: { '#shard': dueIndex.partitionKey, '#next': dueIndex.sortKey },
-        ExpressionAttributeValues: { ':shard': shard, ':until': until },
-        Limit: limit,
-      }),
-    );
-    return Items as DueJob[];
+    return readDueItems(this.client, this.tableName, shard, until, limit);
   }
 
   async advance(

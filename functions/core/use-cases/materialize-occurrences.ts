@@ -18,7 +18,7 @@
  * that fails for any other reason (throttling, the network) is left as it is for this pass and
  * reported; the next pass tries it again.
  */
-import { type FirePlan, planFiring } from '../fire-plan.ts';
+import { type FirePlan, planFiring, UnplannableJobError } from '../fire-plan.ts';
 import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { DispatchMessage, Run } from '../model.ts';
 import type { DueJob, JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
@@ -87,6 +87,7 @@ export async function materializeOccurrences(
   const planned: PlannedJob[] = [];
   for (const job of jobs) {
     try {
+      if (job.unreadable !== undefined) throw new UnplannableJobError(job.unreadable);
       planned.push({ job, ...planFiring(job, now, until) });
     } catch (error) {
       // Planning is pure: whatever it throws, the job's own data made it throw.
