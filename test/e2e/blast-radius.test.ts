@@ -7,7 +7,9 @@
 import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HEARTBEAT_PK } from '#adapters/dynamodb/metrics-keys';
 import { runTableKey } from '#adapters/dynamodb/run-item';
+import { METRICS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { dueShardOf } from '#core/due-shard';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { createLocalClients } from '#local/emulators/local-clients';
@@ -173,4 +175,37 @@ describe('a runs-stream record that can never be read', () => {
     // Never retried until dropped to the on-failure destination (with the records behind it).
     expect(logged.filter((line) => /dropped|giving up/.test(line))).toEqual([]);
   }, 60_000);
+});
+
+describe('health while a scanner shard fails', () => {
+  it('answers 503 naming the failing shard (and only it), and the admin view shows its error', async () => {
+    // The scanner's side (a shard whose query throws writes this heartbeat) is proven in
+    // test/integration/scanner-isolation.test.ts; here the API reads such a heartbeat as stored.
+    // A shard beyond the 4 scanned, so the running scanner does not overwrite it.
+    const documents = localDocuments(chronos.endpoints.dynamodb);
+    const key = { [METRICS_TABLE.partitionKey]: HEARTBEAT_PK, [METRICS_TABLE.sortKey]: 'due#07' };
+    const failed = { shard: 'due#07', at: Date.now(), durationMs: 3, jobsFound: 0, runsCreated: 0, lagMs: 0 };
+    await documents.put({
+      TableName: chronos.tables.metrics,
+      Item: { ...key, ...failed, error: 'ThrottlingException: Rate exceeded' },
+    });
+    try {
+      const health = await api('GET', '/v1/health');
+      expect(health.status).toBe(503);
+      expect(health.body).toMatchObject({
+        status: 'unavailable',
+        checks: { scannerHeartbeat: 'failing', jobsTable: 'ok', runsTable: 'ok', dispatchQueue: 'ok' },
+        failing: ['scannerHeartbeat'],
+        failingShards: ['due#07'],
+      });
+      expect(JSON.stringify(health.body)).not.toContain('Rate exceeded');
+      const system = await apiAs(chronos.apiUrl, ADMIN_TOKEN)('GET', '/v1/monitoring/system');
+      expect(system.body.scanner.shards.find((shard: { shard: string }) => shard.shard === 'due#07')).toMatchObject({
+        error: 'ThrottlingException: Rate exceeded',
+      });
+    } finally {
+      await documents.delete({ TableName: chronos.tables.metrics, Key: key });
+    }
+    expect((await api('GET', '/v1/health')).status).toBe(200);
+  }, 30_000);
 });
