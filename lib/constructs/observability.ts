@@ -23,6 +23,8 @@ export const CHRONOS_METRICS = {
   scannerShardFailures: 'ScannerShardFailures',
   /** Jobs the scanner took out of the due-index because their own data made them fail. */
   jobsQuarantined: 'JobsQuarantined',
+  /** Jobs a scanner pass could not materialize for a transient reason (tried again next pass). */
+  scannerJobFailures: 'ScannerJobFailures',
   /** Stream and dead-letter records that could never succeed, logged and skipped (functions/handlers/set-aside.ts). */
   recordsSetAside: 'RecordsSetAside',
 } as const;
@@ -60,6 +62,7 @@ export class Observability extends Construct {
     scannerHeartbeat: cloudwatch.Alarm;
     scannerShardFailures: cloudwatch.Alarm;
     jobsQuarantined: cloudwatch.Alarm;
+    scannerJobFailures: cloudwatch.Alarm;
     recordsSetAside: cloudwatch.Alarm;
     iteratorAge: cloudwatch.Alarm;
     functionErrors: ReadonlyMap<string, cloudwatch.Alarm>;
@@ -154,6 +157,18 @@ export class Observability extends Construct {
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    // A transient failure is retried next pass; one that never clears is a failure the scanner
+    // cannot tell from a blip (not the job's data as far as it knows), so someone must look.
+    const scannerJobFailures = alarm('ScannerJobFailures', {
+      metric: custom(CHRONOS_METRICS.scannerJobFailures, 'Sum'),
+      alarmDescription:
+        "Scanner passes keep failing to materialize some jobs for 5 minutes: the scanner log ('job not materialized this pass') names them",
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 5,
+      datapointsToAlarm: 5,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
     const recordsSetAside = alarm('RecordsSetAside', {
       metric: custom(CHRONOS_METRICS.recordsSetAside, 'Sum'),
       alarmDescription:
@@ -204,6 +219,7 @@ export class Observability extends Construct {
       scannerHeartbeat,
       scannerShardFailures,
       jobsQuarantined,
+      scannerJobFailures,
       recordsSetAside,
       iteratorAge,
       functionErrors,

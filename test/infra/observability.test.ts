@@ -154,6 +154,16 @@ describe('alarms', () => {
     });
   });
 
+  it('fires when scanner passes keep failing to materialize jobs for five minutes', () => {
+    expect(alarmOf(chronos.stateless.observability.alarms.scannerJobFailures)).toMatchObject({
+      MetricName: SCANNER_METRICS.jobFailures,
+      Statistic: 'Sum',
+      Threshold: 0,
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 5,
+    });
+  });
+
   it('fires on any quarantined job and on any record set aside, on the names the handlers emit', () => {
     const { jobsQuarantined, recordsSetAside } = chronos.stateless.observability.alarms;
     for (const [alarm, metricName] of [
