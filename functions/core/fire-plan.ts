@@ -22,8 +22,44 @@ export interface FirePlan {
   skipped: number;
 }
 
-/** Plans one pass over `job` at `now`, materializing up to `until` (now + horizon). */
+/**
+ * The job's own data makes a plan that cannot be carried out (an instant no later stage can
+ * represent or store, or a schedule the planner cannot read). Deterministic: the same job fails
+ * the same way on every pass, so the scanner quarantines it instead of trying again.
+ */
+export class UnplannableJobError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnplannableJobError';
+  }
+}
+
+/** The latest instant JS `Date` can hold (±8.64e15 ms), inside the safe-integer range DynamoDB numbers round-trip through. */
+const LATEST_DATE_MS = 8_640_000_000_000_000;
+
+/** An epoch-ms instant every later stage can represent, store and format (a safe integer inside the `Date` range). */
+export function isRepresentableInstant(ms: number): boolean {
+  return Number.isSafeInteger(ms) && Math.abs(ms) <= LATEST_DATE_MS;
+}
+
+/**
+ * Plans one pass over `job` at `now`, materializing up to `until` (now + horizon). Throws
+ * UnplannableJobError when the plan holds an instant that cannot be represented or stored.
+ */
 export function planFiring(job: DueJob, now: number, until: number): FirePlan {
+  const plan = computePlan(job, now, until);
+  const bad = [...plan.occurrences, ...(plan.nextFireAt === undefined ? [] : [plan.nextFireAt])].find(
+    (at) => !isRepresentableInstant(at),
+  );
+  if (bad !== undefined) {
+    throw new UnplannableJobError(
+      `the schedule's next slot (${bad} ms since the epoch) is not a representable instant`,
+    );
+  }
+  return plan;
+}
+
+function computePlan(job: DueJob, now: number, until: number): FirePlan {
   const { schedule, nextFireAt, occurrenceCount } = job;
   let missed: number[] = [];
   let skipped = 0;

@@ -18,6 +18,8 @@ export type DueJob = Pick<
   'tenantId' | 'jobId' | 'schedule' | 'policies' | 'status' | 'version' | 'occurrenceCount'
 > & {
   nextFireAt: number;
+  /** Set when the stored item could not be read (a number beyond a JS number): the scanner quarantines it. */
+  unreadable?: string;
 };
 
 /**
@@ -30,8 +32,19 @@ export interface PauseState {
   pausedNextFireAt?: number;
 }
 
-/** A job as stored: the model, plus its pause state while it is PAUSED. */
-export type StoredJob = Job & Partial<PauseState>;
+/**
+ * Why the scanner took a job out of the due-index: its own data made it fail deterministically
+ * (it could not be planned or advanced). The job keeps its `nextFireAt` (where it stopped) but
+ * leaves the due-index; a PATCH with a new schedule, or a pause and resume, clears the mark and
+ * puts it back.
+ */
+export interface Quarantine {
+  reason: string;
+  at: number;
+}
+
+/** A job as stored: the model, plus its pause state while it is PAUSED and its quarantine, if any. */
+export type StoredJob = Job & Partial<PauseState> & { quarantine?: Quarantine };
 
 /** Filters and page of a tenant's job listing (GET /v1/jobs). */
 export interface JobListQuery {
@@ -68,6 +81,12 @@ export interface JobRepository {
     job: Pick<Job, 'tenantId' | 'jobId' | 'version' | 'occurrenceCount'>,
     change: { nextFireAt?: number; materialized: number; now: number },
   ): Promise<boolean>;
+  /**
+   * Quarantines a job the scanner cannot plan or advance: out of the due-index (its `nextFireAt`
+   * stays, as where it stopped), `quarantine` set to the reason, only if it is still at `version`.
+   * False when someone else changed it first (then the scanner looks at it again).
+   */
+  quarantine(job: Pick<Job, 'tenantId' | 'jobId' | 'version'>, reason: string, now: number): Promise<boolean>;
   /**
    * Records a one-time job's final status from the outcome of its occurrence `occurrence` (epoch
    * ms), only while it is ACTIVE, its schedule is `once` and still at that time: a run of an

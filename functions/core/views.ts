@@ -1,10 +1,13 @@
 /** The API's representation of jobs and runs: ISO-8601 instants, no storage attributes. */
+import { isRepresentableInstant } from './fire-plan.ts';
 import type { Run, Schedule } from './model.ts';
 import type { StoredJob } from './ports.ts';
 import { DEFAULT_SLA_SECONDS, runTiming } from './run-timing.ts';
 import { redactedTarget } from './secrets/secret-headers.ts';
 
-const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
+/** An instant as ISO-8601; null when absent, or not a representable instant (old data must not break a read). */
+const iso = (ms: number | undefined): string | null =>
+  ms === undefined || !isRepresentableInstant(ms) ? null : new Date(ms).toISOString();
 
 export interface RunView {
   runId: string;
@@ -91,6 +94,10 @@ export function jobView(job: StoredJob, latestRun?: Run, upcoming?: number[]) {
     slaSeconds: job.slaSeconds ?? DEFAULT_SLA_SECONDS,
     nextFireAt: iso(job.nextFireAt),
     ...(job.pausedAt === undefined ? {} : { pausedAt: iso(job.pausedAt) }),
+    // Out of the due-index: the scanner could not plan or advance it (a new schedule, or pause and resume, clears it).
+    ...(job.quarantine === undefined
+      ? {}
+      : { quarantine: { reason: job.quarantine.reason, at: iso(job.quarantine.at) } }),
     ...(upcoming === undefined ? {} : { upcoming: upcoming.map((at) => iso(at) as string) }),
     version: job.version,
     createdAt: iso(job.createdAt),

@@ -2,16 +2,21 @@
  * The completion handler, on the runs table's stream (filter: completion-filter.ts). A run that
  * has just reached a terminal state drives what happens to its job next; every delivered record
  * (terminal transitions, and runs entering or leaving QUEUED) feeds the monitoring aggregates.
+ * A record that can never succeed (an unreadable image, a write the store refuses) is set aside
+ * (set-aside.ts): logged, counted, and not retried, so it never holds up its batch or shard.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { jobCountBatch } from '#core/metrics/job-count-batch';
 import type { JobStatusCounts } from '#core/metrics/ports';
 import { completeRun } from '#core/use-cases/complete-run';
+import { isOwnFailure } from '#core/use-cases/job-faults';
 import { logger } from './logger.ts';
-import { instrumented } from './observability.ts';
+import { instrumentedWithMetrics } from './observability.ts';
+import { orSetAside, setAside } from './set-aside.ts';
 import {
   aggregateBatchOf,
+  imageOf,
   recordsBeforeFirstFailure,
   sequenceNumberOf,
   terminalTransitionOf,
@@ -34,24 +39,54 @@ const AGGREGATES_TIME_RESERVE_MS = 5_000;
 
 function recordHandlerFor(jobCounts: JobStatusCounts) {
   return async (record: DynamoDBRecord): Promise<void> => {
+    const position = { sequenceNumber: sequenceNumberOf(record), eventID: record.eventID };
+    const unreadable = unreadableImageOf(record);
+    if (unreadable) {
+      // An image that cannot be read now never can: set it aside rather than retry it.
+      setAside('completion', unreadable, position);
+      return;
+    }
     // Only terminal transitions change a job; the queue records only feed the aggregates.
     const run = terminalTransitionOf(record);
     if (!run) return;
-    const change = await completeRun(
-      {
-        jobs: jobRepository(),
-        runs: runRepository(),
-        dispatcher: runDispatcher(),
-        invoker: httpInvoker(),
-        config: schedulingConfig(),
-        jobCounts,
-      },
-      run,
-      Date.now(),
-    );
     const ids = { tenantId: run.tenantId, jobId: run.jobId, runId: run.runId, attempt: run.attempt };
-    logger.createChild({ persistentKeys: ids }).info('run completed', { status: run.status, change });
+    await orSetAside('completion', { ...position, ...ids }, async () => {
+      const change = await completeRun(
+        {
+          jobs: jobRepository(),
+          runs: runRepository(),
+          dispatcher: runDispatcher(),
+          invoker: httpInvoker(),
+          config: schedulingConfig(),
+          jobCounts,
+        },
+        run,
+        Date.now(),
+      );
+      logger.createChild({ persistentKeys: ids }).info('run completed', { status: run.status, change });
+    });
   };
+}
+
+/**
+ * Why a record's images cannot be read as a run, or undefined when they can. A number beyond what
+ * a JS number holds either fails to unmarshall or comes back as a BigInt, which every later sum,
+ * comparison or Date would throw on: both are the record's own, for good.
+ */
+function unreadableImageOf(record: DynamoDBRecord): Error | undefined {
+  try {
+    for (const which of ['OldImage', 'NewImage'] as const) {
+      if (holdsBigInt(imageOf(record, which))) return new RangeError(`the ${which} holds a number beyond a JS number`);
+    }
+    return undefined;
+  } catch (error) {
+    return error as Error;
+  }
+}
+
+function holdsBigInt(value: unknown): boolean {
+  if (typeof value === 'bigint') return true;
+  return value !== null && typeof value === 'object' && Object.values(value).some(holdsBigInt);
 }
 
 /**
@@ -67,7 +102,8 @@ export async function complete(event: DynamoDBStreamEvent, context: Context): Pr
   const response = await processPartialResponse(event, recordHandlerFor(jobCounts.counts), processor, { context });
   await jobCounts.flush();
   const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
-  const counted = recordsBeforeFirstFailure(event.Records, failed);
+  // A record set aside as unreadable is not counted: its images cannot be (and must not stop the rest).
+  const counted = recordsBeforeFirstFailure(event.Records, failed).filter((record) => !unreadableImageOf(record));
   if (counted.length === 0) return response;
   const redeliverAll = {
     batchItemFailures: [{ itemIdentifier: sequenceNumberOf(event.Records[0] as DynamoDBRecord) }],
@@ -82,9 +118,15 @@ export async function complete(event: DynamoDBStreamEvent, context: Context): Pr
     await runAggregates().add(aggregateBatchOf(event.Records, counted, Date.now()));
     return response;
   } catch (error) {
+    if (isOwnFailure(error)) {
+      // What these records add can never be stored: redelivering would only stop the shard. The
+      // job changes are made; only their monitoring counts are lost, and that is logged and counted.
+      setAside('completion aggregates', error, { firstEventID: event.Records[0]?.eventID, records: counted.length });
+      return response;
+    }
     logger.error('monitoring aggregates not written; the batch will be redelivered', { error: error as Error });
     return redeliverAll;
   }
 }
 
-export const handler = instrumented(complete);
+export const handler = instrumentedWithMetrics(complete);

@@ -10,6 +10,7 @@ import { parseDispatchMessage } from './dispatch-message.ts';
 import { logger } from './logger.ts';
 import { addRunMetric, instrumentedWithMetrics, MetricUnit } from './observability.ts';
 import { RUN_METRICS, receiveCountOf } from './run-metrics.ts';
+import { orSetAside, setAside } from './set-aside.ts';
 import { runRepository } from './wiring.ts';
 
 const processor = new BatchProcessor(EventType.SQS);
@@ -20,16 +21,20 @@ async function recordHandler(record: SQSRecord): Promise<void> {
     message = parseDispatchMessage(record);
   } catch (error) {
     // Not a Chronos message: nothing to record, and retrying cannot help. Keep it visible in the log.
-    logger.error('unreadable dead letter dropped', { messageId: record.messageId, error: error as Error });
+    setAside('dead-letter', error, { messageId: record.messageId, unreadable: true });
     return;
   }
   const receives = receiveCountOf(record) ?? 0;
-  const recorded = await recordDeadLetter(runRepository(), message, receives, Date.now());
-  if (recorded) addRunMetric(RUN_METRICS.deadLettered, MetricUnit.Count, 1, message.tenantId);
   const ids = { tenantId: message.tenantId, jobId: message.jobId, runId: message.runId, attempt: message.attempt };
-  logger
-    .createChild({ persistentKeys: ids })
-    .warn(recorded ? 'run dead-lettered' : 'dead letter for a run that had already ended');
+  // A message whose run can never be recorded (the store refuses its key) is set aside, not
+  // returned to the queue to fail again; a transient failure is retried through the partial batch.
+  await orSetAside('dead-letter', { messageId: record.messageId, ...ids }, async () => {
+    const recorded = await recordDeadLetter(runRepository(), message, receives, Date.now());
+    if (recorded) addRunMetric(RUN_METRICS.deadLettered, MetricUnit.Count, 1, message.tenantId);
+    logger
+      .createChild({ persistentKeys: ids })
+      .warn(recorded ? 'run dead-lettered' : 'dead letter for a run that had already ended');
+  });
 }
 
 export async function handleDeadLetters(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {

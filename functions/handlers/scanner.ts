@@ -3,9 +3,18 @@
  * runs stuck past their lease or parked beyond the SQS delay limit. Every pass leaves a heartbeat
  * per shard in the metrics table (GET /v1/monitoring/system, GET /v1/health, the alarm on
  * a missing heartbeat) and its duration, output and lag as metrics.
+ *
+ * A failure stays where it happened: a job quarantined or failed is logged with its ids and the
+ * pass goes on; a shard whose scan or sweep failed writes a heartbeat carrying the error, so
+ * health names that shard while every other shard's heartbeat stays fresh.
  */
+
+import { allShards } from '#core/due-shard';
+import type { ShardHeartbeat } from '#core/metrics/ports';
+import { reasonOf } from '#core/use-cases/job-faults';
+import type { ScanResult } from '#core/use-cases/scan-due-jobs';
 import { scanDueJobs } from '#core/use-cases/scan-due-jobs';
-import { sweepRuns } from '#core/use-cases/sweep-runs';
+import { type SweepResult, sweepRuns } from '#core/use-cases/sweep-runs';
 import { logger } from './logger.ts';
 import { instrumentedWithMetrics, MetricUnit, metrics } from './observability.ts';
 import { materializeDeps, runDispatcher, runRepository, scannerHeartbeats, schedulingConfig } from './wiring.ts';
@@ -14,24 +23,91 @@ export const SCANNER_METRICS = {
   duration: 'ScannerDurationMs',
   materialized: 'ScannerRunsMaterialized',
   shardLag: 'ScannerShardLag',
+  /** Shards whose scan or sweep failed this pass. */
+  shardFailures: 'ScannerShardFailures',
+  /** Jobs taken out of the due-index because their own data made them fail. */
+  quarantined: 'JobsQuarantined',
+  /** Jobs that failed this pass for a transient reason (tried again next pass). */
+  jobFailures: 'ScannerJobFailures',
 } as const;
 
 export async function scan(): Promise<{ materialized: number; swept: number }> {
   const started = Date.now();
-  const [result, sweep] = await Promise.all([
+  const [scanned, swept] = await Promise.allSettled([
     scanDueJobs(materializeDeps(), started, () => Date.now() - started),
     sweepRuns({ runs: runRepository(), dispatcher: runDispatcher(), config: schedulingConfig() }, started),
   ]);
+  // Neither rejects for one shard or one job; a rejection here is a bug, reported on every shard.
+  const result = settledOr(scanned, (error) => emptyScan(`scan: ${reasonOf(error)}`));
+  const sweep = settledOr(swept, (error): SweepResult => ({ found: 0, resent: 0, failedShards: everyShard(error) }));
   const durationMs = Date.now() - started;
+
+  for (const job of result.quarantined) logger.error('job quarantined', { ...job });
+  for (const job of result.failed) logger.warn('job not materialized this pass; retried next pass', { ...job });
+  const beats = heartbeatsOf(result, sweep, started);
+  for (const beat of beats)
+    if (beat.error) logger.error('scanner shard failed', { shard: beat.shard, error: beat.error });
+
   metrics.addMetric(SCANNER_METRICS.duration, MetricUnit.Milliseconds, durationMs);
   metrics.addMetric(SCANNER_METRICS.materialized, MetricUnit.Count, result.runsCreated);
+  metrics.addMetric(SCANNER_METRICS.quarantined, MetricUnit.Count, result.quarantined.length);
+  metrics.addMetric(SCANNER_METRICS.jobFailures, MetricUnit.Count, result.failed.length);
+  metrics.addMetric(SCANNER_METRICS.shardFailures, MetricUnit.Count, beats.filter((beat) => beat.error).length);
   // One value per shard in the same EMF line (no shard dimension): max and percentiles still show a lagging shard.
   for (const shard of result.perShard)
     metrics.addMetric(SCANNER_METRICS.shardLag, MetricUnit.Milliseconds, shard.lagMs);
-  await scannerHeartbeats().beat(result.perShard.map((shard) => ({ ...shard, at: started })));
-  const { perShard: _perShard, ...totals } = result;
-  logger.info('scan finished', { ...totals, sweptFound: sweep.found, sweptResent: sweep.resent, durationMs });
+  await scannerHeartbeats().beat(beats);
+  const { perShard: _perShard, quarantined, failed, ...totals } = result;
+  logger.info('scan finished', {
+    ...totals,
+    quarantined: quarantined.length,
+    failedJobs: failed.length,
+    sweptFound: sweep.found,
+    sweptResent: sweep.resent,
+    durationMs,
+  });
   return { materialized: result.runsCreated, swept: sweep.resent };
+}
+
+/** One heartbeat per shard: its scan, with the scan's or the sweep's error when either failed. */
+function heartbeatsOf(result: ScanResult, sweep: SweepResult, at: number): ShardHeartbeat[] {
+  const sweepErrors = new Map((sweep.failedShards ?? []).map((failure) => [failure.shard, failure.error]));
+  return result.perShard.map(({ error, ...pass }) => {
+    const sweepError = sweepErrors.get(pass.shard) ?? sweepErrors.get(EVERY_SHARD);
+    const errors = [error, sweepError && `sweep: ${sweepError}`].filter((e): e is string => Boolean(e));
+    return { ...pass, at, ...(errors.length > 0 ? { error: errors.join('; ') } : {}) };
+  });
+}
+
+const EVERY_SHARD = '*';
+
+function everyShard(error: unknown): Array<{ shard: string; error: string }> {
+  return [{ shard: EVERY_SHARD, error: reasonOf(error) }];
+}
+
+function emptyScan(error: string): ScanResult {
+  const perShard = allShards(schedulingConfig().shardCount).map((shard) => ({
+    shard,
+    jobsFound: 0,
+    runsCreated: 0,
+    lagMs: 0,
+    durationMs: 0,
+    error,
+  }));
+  return {
+    shards: perShard.length,
+    jobsFound: 0,
+    runsCreated: 0,
+    messagesSent: 0,
+    jobsAdvanced: 0,
+    quarantined: [],
+    failed: [],
+    perShard,
+  };
+}
+
+function settledOr<T>(settled: PromiseSettledResult<T>, fallback: (error: unknown) => T): T {
+  return settled.status === 'fulfilled' ? settled.value : fallback(settled.reason);
 }
 
 export const handler = instrumentedWithMetrics(scan);

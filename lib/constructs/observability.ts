@@ -19,6 +19,14 @@ export const CHRONOS_METRICS = {
   scannerDuration: 'ScannerDurationMs',
   scannerMaterialized: 'ScannerRunsMaterialized',
   scannerShardLag: 'ScannerShardLag',
+  /** Scanner shards whose pass failed (functions/handlers/scanner.ts). */
+  scannerShardFailures: 'ScannerShardFailures',
+  /** Jobs the scanner took out of the due-index because their own data made them fail. */
+  jobsQuarantined: 'JobsQuarantined',
+  /** Jobs a scanner pass could not materialize for a transient reason (tried again next pass). */
+  scannerJobFailures: 'ScannerJobFailures',
+  /** Stream and dead-letter records that could never succeed, logged and skipped (functions/handlers/set-aside.ts). */
+  recordsSetAside: 'RecordsSetAside',
 } as const;
 
 export interface ObservabilityProps {
@@ -39,8 +47,10 @@ export interface ObservabilityProps {
 /**
  * Chronos' CloudWatch dashboard and alarms. Alarms notify one SNS topic (email from config):
  * dead letters, a queue message waiting too long, a start-lag p99 too high, a missing scanner
- * heartbeat (no scan metric for some minutes), a function failing too often, a stream consumer
- * falling behind. Every threshold comes from the stage configuration.
+ * heartbeat (no scan metric for some minutes), a scanner shard failing, a job quarantined, a
+ * record set aside, a function failing too often, a stream consumer falling behind. Every
+ * threshold comes from the stage configuration, except the last three failure alarms, which fire
+ * on any occurrence: each one names something an operator must look at.
  */
 export class Observability extends Construct {
   public readonly topic: sns.Topic;
@@ -50,6 +60,10 @@ export class Observability extends Construct {
     oldestMessage: cloudwatch.Alarm;
     startLagP99: cloudwatch.Alarm;
     scannerHeartbeat: cloudwatch.Alarm;
+    scannerShardFailures: cloudwatch.Alarm;
+    jobsQuarantined: cloudwatch.Alarm;
+    scannerJobFailures: cloudwatch.Alarm;
+    recordsSetAside: cloudwatch.Alarm;
     iteratorAge: cloudwatch.Alarm;
     functionErrors: ReadonlyMap<string, cloudwatch.Alarm>;
   };
@@ -123,6 +137,47 @@ export class Observability extends Construct {
       evaluationPeriods: silence,
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
     });
+    // One failed pass may be a blip (a throttled query); a shard failing pass after pass is not.
+    const scannerShardFailures = alarm('ScannerShardFailures', {
+      metric: custom(CHRONOS_METRICS.scannerShardFailures, 'Sum'),
+      alarmDescription:
+        'A scanner shard keeps failing its pass: its due jobs are late. GET /v1/health names it; the scanner log says why',
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const jobsQuarantined = alarm('JobsQuarantined', {
+      metric: custom(CHRONOS_METRICS.jobsQuarantined, 'Sum'),
+      alarmDescription:
+        "A job was quarantined: the scanner could not plan or advance it. The scanner log ('job quarantined') names it; its GET /v1/jobs/{id} shows the reason",
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    // A transient failure is retried next pass; one that never clears is a failure the scanner
+    // cannot tell from a blip (not the job's data as far as it knows), so someone must look.
+    const scannerJobFailures = alarm('ScannerJobFailures', {
+      metric: custom(CHRONOS_METRICS.scannerJobFailures, 'Sum'),
+      alarmDescription:
+        "Scanner passes keep failing to materialize some jobs for 5 minutes: the scanner log ('job not materialized this pass') names them",
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 5,
+      datapointsToAlarm: 5,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const recordsSetAside = alarm('RecordsSetAside', {
+      metric: custom(CHRONOS_METRICS.recordsSetAside, 'Sum'),
+      alarmDescription:
+        "A runs-stream or dead-letter record could never succeed and was skipped: the handler log ('record set aside') names it",
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
     const iteratorAge = alarm('StreamIteratorAge', {
       metric: props.completionFunction.metric('IteratorAge', { period: Duration.minutes(1), statistic: 'Maximum' }),
       alarmDescription:
@@ -157,7 +212,18 @@ export class Observability extends Construct {
         }),
       );
     }
-    this.alarms = { deadLetters, oldestMessage, startLagP99, scannerHeartbeat, iteratorAge, functionErrors };
+    this.alarms = {
+      deadLetters,
+      oldestMessage,
+      startLagP99,
+      scannerHeartbeat,
+      scannerShardFailures,
+      jobsQuarantined,
+      scannerJobFailures,
+      recordsSetAside,
+      iteratorAge,
+      functionErrors,
+    };
     this.dashboard = this.buildDashboard(props, custom);
   }
 
@@ -212,6 +278,11 @@ export class Observability extends Construct {
         custom(CHRONOS_METRICS.scannerDuration, 'Maximum'),
         custom(CHRONOS_METRICS.scannerMaterialized, 'Sum'),
         custom(CHRONOS_METRICS.scannerShardLag, 'Maximum'),
+      ]),
+      graph('Isolated failures: shards failing, jobs quarantined, records set aside', [
+        custom(CHRONOS_METRICS.scannerShardFailures, 'Sum'),
+        custom(CHRONOS_METRICS.jobsQuarantined, 'Sum'),
+        custom(CHRONOS_METRICS.recordsSetAside, 'Sum'),
       ]),
       graph('Completion stream iterator age (ms)', [
         props.completionFunction.metric('IteratorAge', { period: minute, statistic: 'Maximum' }),

@@ -4,6 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { METRICS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { ROUTES } from '#handlers/api/routes';
+import { SCANNER_METRICS } from '#handlers/scanner';
+import { SET_ASIDE_METRIC } from '#handlers/set-aside';
 import type { ChronosApp } from '../../lib/app.ts';
 import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/constructs/chronos-function.ts';
 import {
@@ -139,6 +141,48 @@ describe('alarms', () => {
     });
   });
 
+  it('fires when a scanner shard fails two passes out of three', () => {
+    expect(alarmOf(chronos.stateless.observability.alarms.scannerShardFailures)).toMatchObject({
+      Namespace: 'Chronos',
+      MetricName: SCANNER_METRICS.shardFailures,
+      Statistic: 'Sum',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('fires when scanner passes keep failing to materialize jobs for five minutes', () => {
+    expect(alarmOf(chronos.stateless.observability.alarms.scannerJobFailures)).toMatchObject({
+      MetricName: SCANNER_METRICS.jobFailures,
+      Statistic: 'Sum',
+      Threshold: 0,
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 5,
+    });
+  });
+
+  it('fires on any quarantined job and on any record set aside, on the names the handlers emit', () => {
+    const { jobsQuarantined, recordsSetAside } = chronos.stateless.observability.alarms;
+    for (const [alarm, metricName] of [
+      [jobsQuarantined, SCANNER_METRICS.quarantined],
+      [recordsSetAside, SET_ASIDE_METRIC],
+    ] as const) {
+      expect(alarmOf(alarm)).toMatchObject({
+        Namespace: 'Chronos',
+        MetricName: metricName,
+        Statistic: 'Sum',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: 1,
+        AlarmActions: [topicRef()],
+      });
+    }
+    expect(alarmOf(jobsQuarantined).AlarmDescription).toContain('GET /v1/jobs/{id}');
+  });
+
   it('fires when the completion stream iterator age is high', () => {
     expect(alarmOf(chronos.stateless.observability.alarms.iteratorAge)).toMatchObject({
       Namespace: 'AWS/Lambda',
@@ -213,6 +257,7 @@ describe('dashboard', () => {
       'Oldest dispatch message',
       'Dead-letter queue depth',
       'Scanner duration (ms) and runs materialized',
+      'Isolated failures: shards failing, jobs quarantined, records set aside',
       'Completion stream iterator age',
       'DynamoDB throttled events',
       'Lambda errors',

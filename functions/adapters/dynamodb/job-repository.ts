@@ -1,15 +1,10 @@
 /** Jobs in DynamoDB: one item per job, keyed by tenant, with the sparse sharded due-index. */
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Job } from '#core/model';
 import type { DueJob, JobListQuery, JobRepository, Page, StoredJob } from '#core/ports';
 import { isConditionFailure } from './conditional.ts';
 import { decodeCursor } from './cursor.ts';
+import { readDueItems } from './due-items.ts';
 import { queryFilteredPage } from './filtered-query.ts';
 import { jobsCursor } from './listing-cursors.ts';
 import { JOBS_TABLE } from './table-definitions.ts';
@@ -98,17 +93,7 @@ export class DynamoJobRepository implements JobRepository {
   }
 
   async findDue(shard: string, until: number, limit: number): Promise<DueJob[]> {
-    const { Items = [] } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: dueIndex.name,
-        KeyConditionExpression: '#shard = :shard AND #next <= :until',
-        ExpressionAttributeNames: { '#shard': dueIndex.partitionKey, '#next': dueIndex.sortKey },
-        ExpressionAttributeValues: { ':shard': shard, ':until': until },
-        Limit: limit,
-      }),
-    );
-    return Items as DueJob[];
+    return readDueItems(this.client, this.tableName, shard, until, limit);
   }
 
   async advance(
@@ -139,6 +124,29 @@ export class DynamoJobRepository implements JobRepository {
         ...(change.nextFireAt === undefined ? { '#shard': dueIndex.partitionKey } : {}),
       },
       ExpressionAttributeValues: values,
+    });
+  }
+
+  async quarantine(job: Pick<Job, 'tenantId' | 'jobId' | 'version'>, reason: string, now: number): Promise<boolean> {
+    // Only the index's partition key goes: the sparse index drops the job, `nextFireAt` stays to say where it stopped.
+    // The version is set, not incremented: a job quarantined because the store refuses its data
+    // (a version that is not a number) must still be quarantinable, and comes out with a sound one.
+    return this.conditionalUpdate({
+      Key: { [PK]: job.tenantId, [SK]: job.jobId },
+      UpdateExpression: 'SET #quarantine = :quarantine, #version = :next, #updatedAt = :now REMOVE #shard',
+      ConditionExpression: '#version = :expected',
+      ExpressionAttributeNames: {
+        '#quarantine': 'quarantine',
+        '#version': 'version',
+        '#updatedAt': 'updatedAt',
+        '#shard': dueIndex.partitionKey,
+      },
+      ExpressionAttributeValues: {
+        ':quarantine': { reason, at: now },
+        ':next': (Number.isSafeInteger(Number(job.version)) ? Number(job.version) : 0) + 1,
+        ':now': now,
+        ':expected': job.version,
+      },
     });
   }
 

@@ -1,4 +1,7 @@
-/** The scanner's heartbeat: one item per due-index shard, overwritten by every pass. */
+/**
+ * The scanner's heartbeat: one item per due-index shard, overwritten by every pass (a failed
+ * shard's item carries its error, and the next good pass overwrites it without one).
+ */
 import { BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ScannerHeartbeats, ShardHeartbeat } from '#core/metrics/ports';
 import { HEARTBEAT_PK } from './metrics-keys.ts';
@@ -45,6 +48,7 @@ export class DynamoScannerHeartbeats implements ScannerHeartbeats {
       jobsFound: item.jobsFound as number,
       runsCreated: item.runsCreated as number,
       lagMs: item.lagMs as number,
+      ...(typeof item.error === 'string' ? { error: item.error } : {}),
     }));
   }
 }

@@ -69,6 +69,8 @@ export interface ShardHeartbeat {
   runsCreated: number;
   /** How far behind its due time the oldest job found was (0 when none was late). */
   lagMs: number;
+  /** Why this shard's pass failed (its query, its sends, its sweep); absent when it finished. */
+  error?: string;
 }
 
 export interface ScannerHeartbeats {

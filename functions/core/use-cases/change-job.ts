@@ -44,8 +44,11 @@ export function withoutDueEntry(job: StoredJob): StoredJob {
   return rest;
 }
 
-/** Drops the pause state a PAUSED job carries. */
+/**
+ * Drops the pause state a PAUSED job carries, and its quarantine: resume puts the job back into
+ * the due-index, where the scanner judges it afresh (and quarantines it again if it still fails).
+ */
 export function withoutPauseState(job: StoredJob): StoredJob {
-  const { pausedAt: _at, pausedNextFireAt: _next, ...rest } = job;
+  const { pausedAt: _at, pausedNextFireAt: _next, quarantine: _quarantine, ...rest } = job;
   return rest;
 }

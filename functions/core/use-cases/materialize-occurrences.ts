@@ -11,12 +11,20 @@
  * means whoever created the run never finished, and may have died before sending (the chaos test
  * kills a scanner exactly there). Nothing else would ever look at that run again. A duplicate
  * message is harmless: the executor's claim is conditional, so only one call is made.
+ *
+ * One job never holds up the others: planning, run creation and the advance are isolated per job.
+ * A job whose own data makes it fail (job-faults.ts: an instant that cannot be stored, a value
+ * the store refuses) is quarantined: taken out of the due-index with the reason on the job. A job
+ * that fails for any other reason (throttling, the network) is left as it is for this pass and
+ * reported; the next pass tries it again.
  */
-import { planFiring } from '../fire-plan.ts';
+import { type FirePlan, planFiring, UnplannableJobError } from '../fire-plan.ts';
 import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { DispatchMessage, Run } from '../model.ts';
 import type { DueJob, JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
 import { completeIfExhausted } from './complete-exhausted.ts';
+import { completeIfFinalRunEnded } from './final-occurrence.ts';
+import { isOwnFailure, reasonOf } from './job-faults.ts';
 import { newRun } from './new-run.ts';
 
 export interface MaterializeDeps {
@@ -34,6 +42,10 @@ export interface MaterializeResult {
   jobsAdvanced: number;
   /** The jobs this call advanced, with what it wrote: the caller knows them without reading them back. */
   advanced: AdvancedJob[];
+  /** Jobs this call took out of the due-index because their own data made them fail. */
+  quarantined: JobFault[];
+  /** Jobs that failed for another reason (transient): left due, tried again by the next pass. */
+  failed: JobFault[];
 }
 
 /** A job this call moved past the occurrences it materialized (its version went up by one). */
@@ -42,6 +54,15 @@ export interface AdvancedJob {
   nextFireAt?: number;
   materialized: number;
 }
+
+/** A job that could not be materialized, and why. */
+export interface JobFault {
+  tenantId: string;
+  jobId: string;
+  reason: string;
+}
+
+type PlannedJob = { job: DueJob } & FirePlan;
 
 function messageOf(run: Run): DispatchMessage {
   const { tenantId, jobId, scheduledFor, attempt, runId } = run;
@@ -55,42 +76,132 @@ export async function materializeOccurrences(
   now: number,
 ): Promise<MaterializeResult> {
   const until = now + deps.config.horizonMs;
-  const planned = jobs.map((job) => ({ job, ...planFiring(job, now, until) }));
+  const ownFailures: Array<{ job: DueJob; error: unknown }> = [];
+  const failed: JobFault[] = [];
+  /** Sorts a job's failure: its own (to quarantine) or transient (left for the next pass). */
+  const fault = (job: DueJob, error: unknown) => {
+    if (isOwnFailure(error)) ownFailures.push({ job, error });
+    else failed.push(faultOf(job, error));
+  };
 
-  const toSend: Run[] = [];
-  let runsCreated = 0;
-  await Promise.all(
-    planned.flatMap(({ job, occurrences, nextFireAt }) =>
-      occurrences.map(async (scheduledFor, i) => {
-        // Nothing comes after the last occurrence of a plan that ends the schedule.
-        const final = nextFireAt === undefined && i === occurrences.length - 1 && job.schedule.type !== 'once';
-        const run = newRun(job, scheduledFor, 1, now, deps.config.retentionDays, final);
-        const result = await deps.runs.createIfAbsent(run);
-        if (result.created) {
-          runsCreated++;
-          toSend.push(run);
-        } else if (result.existing.status === 'QUEUED') {
-          toSend.push(result.existing);
-        }
-      }),
-    ),
-  );
+  const planned: PlannedJob[] = [];
+  for (const job of jobs) {
+    try {
+      if (job.unreadable !== undefined) throw new UnplannableJobError(job.unreadable);
+      planned.push({ job, ...planFiring(job, now, until) });
+    } catch (error) {
+      // Planning is pure: whatever it throws, the job's own data made it throw.
+      ownFailures.push({ job, error });
+    }
+  }
 
+  const created = await Promise.all(planned.map((plan) => createRuns(deps, plan, now)));
+  const toSend = created.flatMap((c) => c.toSend);
+  // Runs of a job that failed half-way are sent too: they exist, and nothing else would send them.
   await deps.dispatcher.dispatch(toSend.map((run) => ({ message: messageOf(run), releaseAt: run.scheduledFor })));
 
-  const advanced = await Promise.all(
-    planned.map(async ({ job, occurrences, nextFireAt }): Promise<AdvancedJob[]> => {
-      if (nextFireAt === job.nextFireAt) return [];
-      const moved = await deps.jobs.advance(job, { nextFireAt, materialized: occurrences.length, now });
-      if (!moved) return [];
-      // A recurring schedule that ended with nothing left to fire (its last occurrences dropped by
-      // the misfire policy after an outage) has no final run whose completion would end the job.
-      if (nextFireAt === undefined && occurrences.length === 0 && job.schedule.type !== 'once') {
-        await completeIfExhausted(deps, job.tenantId, job.jobId, now);
+  const advanced: AdvancedJob[] = [];
+  await Promise.all(
+    planned.map(async (plan, i) => {
+      const runsError = created[i]?.error;
+      if (runsError !== undefined) return fault(plan.job, runsError);
+      let moved: AdvancedJob | undefined;
+      try {
+        moved = await advance(deps, plan, now);
+      } catch (error) {
+        return fault(plan.job, error);
       }
-      return [{ jobId: job.jobId, nextFireAt, materialized: occurrences.length }];
+      if (!moved) return;
+      advanced.push(moved);
+      try {
+        await endIfExhausted(deps, plan, now);
+      } catch (error) {
+        // Advanced already: nothing to quarantine, but the job may stay ACTIVE; say so.
+        failed.push(faultOf(plan.job, error));
+      }
     }),
   );
 
-  return { runsCreated, messagesSent: toSend.length, jobsAdvanced: advanced.flat().length, advanced: advanced.flat() };
+  const quarantined = await quarantineAll(deps, ownFailures, now, failed);
+  return {
+    runsCreated: created.reduce((sum, c) => sum + c.created, 0),
+    messagesSent: toSend.length,
+    jobsAdvanced: advanced.length,
+    advanced,
+    quarantined,
+    failed,
+  };
+}
+
+/** Creates the runs of one job's plan; what to send, and the first error if some could not be created. */
+async function createRuns(
+  deps: MaterializeDeps,
+  { job, occurrences, nextFireAt }: PlannedJob,
+  now: number,
+): Promise<{ toSend: Run[]; created: number; error?: unknown }> {
+  let created = 0;
+  const settled = await Promise.allSettled(
+    occurrences.map(async (scheduledFor, i) => {
+      // Nothing comes after the last occurrence of a plan that ends the schedule.
+      const final = nextFireAt === undefined && i === occurrences.length - 1 && job.schedule.type !== 'once';
+      const run = newRun(job, scheduledFor, 1, now, deps.config.retentionDays, final);
+      const result = await deps.runs.createIfAbsent(run);
+      if (result.created) {
+        created++;
+        return run;
+      }
+      return result.existing.status === 'QUEUED' ? result.existing : undefined;
+    }),
+  );
+  const toSend = settled.flatMap((s) => (s.status === 'fulfilled' && s.value ? [s.value] : []));
+  const rejected = settled.find((s) => s.status === 'rejected');
+  return { toSend, created, ...(rejected ? { error: rejected.reason } : {}) };
+}
+
+/** Moves one job past its plan; the advanced job, or undefined when someone else moved it first. */
+async function advance(
+  deps: MaterializeDeps,
+  { job, occurrences, nextFireAt }: PlannedJob,
+  now: number,
+): Promise<AdvancedJob | undefined> {
+  if (nextFireAt === job.nextFireAt) return undefined;
+  const moved = await deps.jobs.advance(job, { nextFireAt, materialized: occurrences.length, now });
+  return moved ? { jobId: job.jobId, nextFireAt, materialized: occurrences.length } : undefined;
+}
+
+/** After an advance that ended a recurring schedule: completes the job if nothing of it is left to finish. */
+async function endIfExhausted(deps: MaterializeDeps, { job, occurrences, nextFireAt }: PlannedJob, now: number) {
+  if (nextFireAt !== undefined || job.schedule.type === 'once') return;
+  const final = occurrences.at(-1);
+  // A recurring schedule that ended with nothing left to fire (its last occurrences dropped by
+  // the misfire policy after an outage) has no final run whose completion would end the job.
+  if (final === undefined) await completeIfExhausted(deps, job.tenantId, job.jobId, now);
+  // Its final run may have finished before this advance, when its completion could not end the job yet.
+  else await completeIfFinalRunEnded(deps, { tenantId: job.tenantId, jobId: job.jobId, scheduledFor: final }, now);
+}
+
+/** Quarantines the jobs that failed on their own; those whose quarantine cannot be written go to `failed`. */
+async function quarantineAll(
+  deps: MaterializeDeps,
+  ownFailures: Array<{ job: DueJob; error: unknown }>,
+  now: number,
+  failed: JobFault[],
+): Promise<JobFault[]> {
+  const quarantined: JobFault[] = [];
+  await Promise.all(
+    ownFailures.map(async ({ job, error }) => {
+      const reason = reasonOf(error);
+      try {
+        // False: the job changed meanwhile (a PATCH, a pause); the next pass judges the new version.
+        if (await deps.jobs.quarantine(job, reason, now)) quarantined.push(faultOf(job, error));
+      } catch (quarantineError) {
+        failed.push({ ...faultOf(job, error), reason: `${reason} (not quarantined: ${reasonOf(quarantineError)})` });
+      }
+    }),
+  );
+  return quarantined;
+}
+
+function faultOf(job: DueJob, error: unknown): JobFault {
+  return { tenantId: job.tenantId, jobId: job.jobId, reason: reasonOf(error) };
 }

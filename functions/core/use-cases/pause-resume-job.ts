@@ -81,8 +81,9 @@ export async function resumeJob(deps: ResumeDeps, tenantId: string, jobId: strin
     const resumeAt = job.pausedNextFireAt;
     if (resumeAt === undefined) return { write: active };
     const dueShard = dueShardOf(jobId, deps.config.shardCount);
-    // A one-time job fires however late; a job with nothing missed simply goes back.
-    if (job.schedule.type === 'once' || resumeAt >= now)
+    // A one-time job fires however late; a job with nothing missed simply goes back; so does a
+    // quarantined one, for the scanner to judge afresh (and quarantine again if it still fails).
+    if (job.schedule.type === 'once' || resumeAt >= now || job.quarantine !== undefined)
       return { write: { ...active, nextFireAt: resumeAt, dueShard } };
 
     // The pause was deliberate: every occurrence in it is missed, with no grace for lateness.

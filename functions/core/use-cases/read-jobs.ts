@@ -13,13 +13,14 @@ export interface ReadDeps {
 export const UPCOMING_COUNT = 5;
 
 /**
- * The job's next occurrences after `now`, ascending, at most `count`: [] unless it is ACTIVE with
- * something left to fire. Those between now and `nextFireAt` are already materialized as runs
+ * The job's next occurrences after `now`, ascending, at most `count`: [] unless it is ACTIVE, not
+ * quarantined, with something left to fire. Those between now and `nextFireAt` are already materialized as runs
  * (the scanner works a horizon ahead) and still upcoming; from `nextFireAt` on, the schedule
  * decides, with maxRuns counted from the occurrences materialized so far.
  */
 export function upcomingOccurrences(job: StoredJob, now: number, count = UPCOMING_COUNT): number[] {
-  if (job.status !== 'ACTIVE' || job.nextFireAt === undefined) return [];
+  // A quarantined job fires nothing until it is rescheduled, and its schedule may not even be computable.
+  if (job.status !== 'ACTIVE' || job.nextFireAt === undefined || job.quarantine !== undefined) return [];
   const from = Math.max(now, job.nextFireAt);
   const materialized =
     now < job.nextFireAt ? occurrencesBetween(job.schedule, now + 1, job.nextFireAt - 1, 0, count) : [];

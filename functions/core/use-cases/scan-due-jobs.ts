@@ -2,9 +2,19 @@
  * The scanner: every due-index shard is queried in parallel for jobs due within the horizon, and
  * their occurrences are materialized page by page. Racing scanners are safe (see
  * materialize-occurrences.ts), so the scan needs no lock.
+ *
+ * One shard never holds up the others: a shard whose pass fails (its query throws, its messages
+ * cannot be sent) ends with the error in its own result, and every other shard finishes. Within
+ * a shard, jobs are isolated from each other by materializeOccurrences.
  */
 import { allShards } from '../due-shard.ts';
-import { type MaterializeDeps, type MaterializeResult, materializeOccurrences } from './materialize-occurrences.ts';
+import { reasonOf } from './job-faults.ts';
+import {
+  type JobFault,
+  type MaterializeDeps,
+  type MaterializeResult,
+  materializeOccurrences,
+} from './materialize-occurrences.ts';
 
 /** Due jobs read per page; also the batch the scanner materializes together. */
 export const SCAN_PAGE_SIZE = 100;
@@ -17,6 +27,8 @@ export interface ShardPass {
   /** How late the earliest due job found was (0 when none was past due). */
   lagMs: number;
   durationMs: number;
+  /** Why the pass over this shard stopped short; absent when it finished. */
+  error?: string;
 }
 
 export interface ScanResult extends Omit<MaterializeResult, 'advanced'> {
@@ -25,33 +37,36 @@ export interface ScanResult extends Omit<MaterializeResult, 'advanced'> {
   perShard: ShardPass[];
 }
 
+type ShardTotals = Omit<ScanResult, 'shards' | 'perShard'> & { lagMs: number };
+
 /**
  * Scans every shard once at `now`, stopping a shard's loop when it has nothing due. `elapsedMs`
- * (ms since the scan began) times each shard's pass for the heartbeat.
+ * (ms since the scan began) times each shard's pass for the heartbeat. Never rejects for one
+ * shard: a failed shard's pass carries its `error`.
  */
 export async function scanDueJobs(
   deps: MaterializeDeps,
   now: number,
   elapsedMs: () => number = () => 0,
 ): Promise<ScanResult> {
-  const until = now + deps.config.horizonMs;
   const perShard = await Promise.all(
     allShards(deps.config.shardCount).map(async (shard) => {
-      const total = { jobsFound: 0, runsCreated: 0, messagesSent: 0, jobsAdvanced: 0, lagMs: 0 };
-      // Advanced jobs leave the window, so re-querying from the start walks the whole shard.
-      for (;;) {
-        const due = await deps.jobs.findDue(shard, until, SCAN_PAGE_SIZE);
-        if (due.length === 0) break;
-        if (total.jobsFound === 0) total.lagMs = Math.max(0, now - (due[0]?.nextFireAt ?? now));
-        const result = await materializeOccurrences(deps, due, now);
-        total.jobsFound += due.length;
-        total.runsCreated += result.runsCreated;
-        total.messagesSent += result.messagesSent;
-        total.jobsAdvanced += result.jobsAdvanced;
-        // Nothing moved: every job here was advanced by someone else meanwhile, or cannot advance.
-        if (result.jobsAdvanced === 0 || due.length < SCAN_PAGE_SIZE) break;
+      const total: ShardTotals = {
+        jobsFound: 0,
+        runsCreated: 0,
+        messagesSent: 0,
+        jobsAdvanced: 0,
+        lagMs: 0,
+        quarantined: [],
+        failed: [],
+      };
+      let error: string | undefined;
+      try {
+        await scanShard(deps, shard, now, total);
+      } catch (thrown) {
+        error = reasonOf(thrown);
       }
-      return { ...total, shard, durationMs: elapsedMs() };
+      return { ...total, shard, durationMs: elapsedMs(), ...(error === undefined ? {} : { error }) };
     }),
   );
   return perShard.reduce<ScanResult>(
@@ -61,6 +76,8 @@ export async function scanDueJobs(
       runsCreated: sum.runsCreated + s.runsCreated,
       messagesSent: sum.messagesSent + s.messagesSent,
       jobsAdvanced: sum.jobsAdvanced + s.jobsAdvanced,
+      quarantined: [...sum.quarantined, ...s.quarantined],
+      failed: [...sum.failed, ...s.failed],
       perShard: [
         ...sum.perShard,
         {
@@ -69,9 +86,44 @@ export async function scanDueJobs(
           runsCreated: s.runsCreated,
           lagMs: s.lagMs,
           durationMs: s.durationMs,
+          ...(s.error === undefined ? {} : { error: s.error }),
         },
       ],
     }),
-    { shards: 0, jobsFound: 0, runsCreated: 0, messagesSent: 0, jobsAdvanced: 0, perShard: [] },
+    {
+      shards: 0,
+      jobsFound: 0,
+      runsCreated: 0,
+      messagesSent: 0,
+      jobsAdvanced: 0,
+      quarantined: [],
+      failed: [],
+      perShard: [],
+    },
   );
+}
+
+/** Walks one shard, adding what it did to `total` as it goes (so a failure keeps what was done). */
+async function scanShard(deps: MaterializeDeps, shard: string, now: number, total: ShardTotals): Promise<void> {
+  const until = now + deps.config.horizonMs;
+  // Advanced and quarantined jobs leave the window, so re-querying from the start walks the whole shard.
+  for (;;) {
+    const due = await deps.jobs.findDue(shard, until, SCAN_PAGE_SIZE);
+    if (due.length === 0) break;
+    if (total.jobsFound === 0) total.lagMs = Math.max(0, now - (due[0]?.nextFireAt ?? now));
+    const result = await materializeOccurrences(deps, due, now);
+    total.jobsFound += due.length;
+    total.runsCreated += result.runsCreated;
+    total.messagesSent += result.messagesSent;
+    total.jobsAdvanced += result.jobsAdvanced;
+    total.quarantined.push(...result.quarantined);
+    total.failed.push(...withoutRepeats(total.failed, result.failed));
+    // Nothing moved: every job here was advanced by someone else meanwhile, cannot advance, or failed.
+    if (result.jobsAdvanced + result.quarantined.length === 0 || due.length < SCAN_PAGE_SIZE) break;
+  }
+}
+
+/** The faults of jobs not reported yet (a job failing on every page of a shard is reported once). */
+function withoutRepeats(reported: JobFault[], faults: JobFault[]): JobFault[] {
+  return faults.filter((f) => !reported.some((r) => r.tenantId === f.tenantId && r.jobId === f.jobId));
 }

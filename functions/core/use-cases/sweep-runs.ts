@@ -13,6 +13,7 @@
 import { allShards } from '../due-shard.ts';
 import type { Run } from '../model.ts';
 import type { RunDispatcher, RunRepository } from '../ports.ts';
+import { reasonOf } from './job-faults.ts';
 
 /** How long a swept run waits before it may be swept again if nothing picks it up. */
 export const RESWEEP_AFTER_MS = 5 * 60_000;
@@ -27,33 +28,45 @@ export interface SweepDeps {
 export interface SweepResult {
   found: number;
   resent: number;
+  /** Shards whose sweep failed this pass, with why (absent when none did); the others finished. */
+  failedShards?: Array<{ shard: string; error: string }>;
 }
 
-/** Sweeps every shard once at `now`. */
+/** Sweeps every shard once at `now`. One shard's failure never stops the others: it is reported in `failedShards`. */
 export async function sweepRuns(deps: SweepDeps, now: number): Promise<SweepResult> {
   const perShard = await Promise.all(
     allShards(deps.config.shardCount).map(async (shard) => {
-      const found = await deps.runs.findSweepable(shard, now, SWEEP_PAGE_SIZE);
-      const toSend: Run[] = [];
-      await Promise.all(
-        found.map(async (run) => {
-          if (run.status !== 'RUNNING' && run.status !== 'QUEUED') return;
-          const due = Math.max(run.scheduledFor, run.availableAt ?? 0);
-          if (await deps.runs.rescheduleSweep(run, run.sweepAt, Math.max(now, due) + RESWEEP_AFTER_MS))
-            toSend.push(run);
-        }),
-      );
-      await deps.dispatcher.dispatch(
-        toSend.map(({ tenantId, jobId, scheduledFor, attempt, runId, availableAt }) => ({
-          message: { tenantId, jobId, scheduledFor, attempt, runId },
-          releaseAt: Math.max(scheduledFor, availableAt ?? 0),
-        })),
-      );
-      return { found: found.length, resent: toSend.length };
+      try {
+        return { shard, ...(await sweepShard(deps, shard, now)), error: undefined };
+      } catch (error) {
+        return { shard, found: 0, resent: 0, error: reasonOf(error) };
+      }
     }),
   );
-  return perShard.reduce((sum, s) => ({ found: sum.found + s.found, resent: sum.resent + s.resent }), {
-    found: 0,
-    resent: 0,
-  });
+  const failedShards = perShard.flatMap(({ shard, error }) => (error === undefined ? [] : [{ shard, error }]));
+  return {
+    found: perShard.reduce((sum, s) => sum + s.found, 0),
+    resent: perShard.reduce((sum, s) => sum + s.resent, 0),
+    ...(failedShards.length > 0 ? { failedShards } : {}),
+  };
+}
+
+async function sweepShard(deps: SweepDeps, shard: string, now: number): Promise<{ found: number; resent: number }> {
+  const found = await deps.runs.findSweepable(shard, now, SWEEP_PAGE_SIZE);
+  const toSend: Run[] = [];
+  // One run whose sweep cannot be moved (a throttled write) waits for the next pass; the rest are sent.
+  await Promise.allSettled(
+    found.map(async (run) => {
+      if (run.status !== 'RUNNING' && run.status !== 'QUEUED') return;
+      const due = Math.max(run.scheduledFor, run.availableAt ?? 0);
+      if (await deps.runs.rescheduleSweep(run, run.sweepAt, Math.max(now, due) + RESWEEP_AFTER_MS)) toSend.push(run);
+    }),
+  );
+  await deps.dispatcher.dispatch(
+    toSend.map(({ tenantId, jobId, scheduledFor, attempt, runId, availableAt }) => ({
+      message: { tenantId, jobId, scheduledFor, attempt, runId },
+      releaseAt: Math.max(scheduledFor, availableAt ?? 0),
+    })),
+  );
+  return { found: found.length, resent: toSend.length };
 }

@@ -9,7 +9,8 @@
  * retroactively and the new one's maxRuns counts from the change. Runs the old schedule already
  * materialized for the future are discarded while still QUEUED (discard-queued-runs.ts); a run
  * an executor has already claimed, or one created by a scan racing with the change, may still
- * run. A job due within the horizon is materialized at once.
+ * run. A job due within the horizon is materialized at once. A quarantined job (the scanner could
+ * not plan or advance it) leaves quarantine with a new schedule: it goes back into the due-index.
  */
 import { dueShardOf } from '../due-shard.ts';
 import { ConflictError } from '../errors.ts';
@@ -61,7 +62,9 @@ function applyChange(job: StoredJob, change: JobChange, shardCount: number, now:
   if (!change.schedule) return next;
 
   const first = requireFirstFireAt(change.schedule, now);
-  const rescheduled: StoredJob = { ...withoutDueEntry(next), schedule: change.schedule, occurrenceCount: 0 };
+  // A new schedule is a fresh start: a quarantine (the old schedule could not be planned) ends with it.
+  const { quarantine: _cleared, ...fresh } = withoutDueEntry(next);
+  const rescheduled: StoredJob = { ...fresh, schedule: change.schedule, occurrenceCount: 0 };
   // A paused job keeps its new first slot for resume; an active one goes straight into the due-index.
   if (job.status === 'PAUSED') return { ...rescheduled, pausedNextFireAt: first };
   return { ...rescheduled, nextFireAt: first, dueShard: dueShardOf(job.jobId, shardCount) };

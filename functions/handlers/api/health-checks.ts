@@ -3,8 +3,8 @@
  * makes the answer say which one instead of making the whole request time out.
  */
 
-/** `ok` passes; anything else fails and is named in the answer. */
-export type CheckState = 'ok' | 'unreachable' | 'timeout' | 'missing' | 'stale';
+/** `ok` passes; anything else fails and is named in the answer (`failing`: it answered, and reports a failure of its own). */
+export type CheckState = 'ok' | 'unreachable' | 'timeout' | 'missing' | 'stale' | 'failing';
 
 /** Probes one dependency; may stop its request when `signal` aborts (the check timed out). */
 export type Probe = (signal: AbortSignal) => Promise<CheckState>;

@@ -2,7 +2,8 @@
  * GET /v1/health — no token needed. 200 when everything the executor and the scanner depend on
  * answers: the jobs, runs and tenants tables, the dispatch queue, and a scanner heartbeat (which
  * also reads the metrics table) no older than SCANNER_HEARTBEAT_MAX_AGE_SECONDS (default 180).
- * Otherwise 503, with each failing check named. Checks run in parallel, each cut off after
+ * Otherwise 503, with each failing check named; a scanner shard whose latest pass failed makes the
+ * heartbeat check `failing`, and the answer names those shards (`failingShards`). Checks run in parallel, each cut off after
  * CHECK_TIMEOUT_MS, so the answer stays fast even when a dependency hangs. `?deep=true`, the
  * former opt-in for the full check, is still accepted and changes nothing.
  */
@@ -13,6 +14,7 @@ import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
 import { monitoredQueueStats, scannerHeartbeats, tableProbes } from '../wiring.ts';
 import { type Probe, runChecks } from './health-checks.ts';
+import { heartbeatStateOf } from './health-heartbeats.ts';
 import { json } from './responses.ts';
 
 const DEFAULT_HEARTBEAT_MAX_AGE_SECONDS = 180;
@@ -31,6 +33,7 @@ export async function health(_event: APIGatewayProxyEvent): Promise<APIGatewayPr
       },
     ]),
   );
+  let failingShards: string[] = [];
   const { checks, failing } = await runChecks(
     {
       ...tableChecks,
@@ -39,16 +42,22 @@ export async function health(_event: APIGatewayProxyEvent): Promise<APIGatewayPr
         return 'ok';
       },
       scannerHeartbeat: async () => {
-        const newest = Math.max(0, ...(await scannerHeartbeats().read()).map((beat) => beat.at));
-        if (newest === 0) return 'missing';
-        return Date.now() - newest <= maxAgeMs ? 'ok' : 'stale';
+        const state = heartbeatStateOf(await scannerHeartbeats().read(), Date.now(), maxAgeMs);
+        failingShards = state.failingShards;
+        return state.state;
       },
     },
     CHECK_TIMEOUT_MS,
     (check, error) => logger.error('health check failed', { check, error: error as Error }),
   );
   const healthy = failing.length === 0;
-  return json(healthy ? 200 : 503, { status: healthy ? 'ok' : 'unavailable', checks, failing });
+  return json(healthy ? 200 : 503, {
+    status: healthy ? 'ok' : 'unavailable',
+    checks,
+    failing,
+    // Which shards: the errors themselves stay in the logs and the admin view (GET /v1/monitoring/system).
+    ...(failingShards.length > 0 ? { failingShards } : {}),
+  });
 }
 
 export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(health);

@@ -36,6 +36,8 @@ export async function getMonitoringSystem(event: APIGatewayProxyEvent): Promise<
       jobsFound: beat.jobsFound,
       runsCreated: beat.runsCreated,
       lagMs: beat.lagMs,
+      // The latest pass over this shard failed: why (the scanner's log has the rest).
+      error: beat.error ?? null,
     }));
   const newest = beats.reduce<number | undefined>((max, beat) => Math.max(max ?? 0, beat.at), undefined);
   return json(200, {

@@ -73,6 +73,16 @@ export class InMemoryJobRepository implements JobRepository {
     return true;
   }
 
+  async quarantine(job: Pick<Job, 'tenantId' | 'jobId' | 'version'>, reason: string, now: number): Promise<boolean> {
+    const stored = this.items.get(this.key(job.tenantId, job.jobId));
+    if (!stored || stored.version !== job.version) return false;
+    stored.quarantine = { reason, at: now };
+    stored.version++;
+    stored.updatedAt = now;
+    delete stored.dueShard;
+    return true;
+  }
+
   async completeExhausted(tenantId: string, jobId: string, now: number): Promise<boolean> {
     const stored = this.items.get(this.key(tenantId, jobId));
     if (stored?.status !== 'ACTIVE' || stored.nextFireAt !== undefined || stored.schedule.type === 'once') {
