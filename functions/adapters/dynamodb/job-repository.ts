@@ -9,12 +9,15 @@ import {
 import { ValidationError } from '#core/errors';
 import type { Job } from '#core/model';
 import type { DueJob, JobListQuery, JobRepository, Page, StoredJob } from '#core/ports';
-import { isConditionFailure } from './conditional.ts';
+import type { InFlightMarker } from '#core/schedule/overlap';
+import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
 import { decodeCursor } from './cursor.ts';
 import { queryFilteredPage } from './filtered-query.ts';
 import { JOBS_TABLE } from './table-definitions.ts';
 
 const { partitionKey: PK, sortKey: SK, dueIndex } = JOBS_TABLE;
+/** The job attribute holding the in-flight marker. */
+const IN_FLIGHT = 'inFlight';
 
 export class DynamoJobRepository implements JobRepository {
   constructor(
@@ -183,6 +186,52 @@ export class DynamoJobRepository implements JobRepository {
         ':active': 'ACTIVE',
         ':once': 'once',
       },
+    });
+  }
+
+  // The in-flight marker of `overlap: "forbid"` (core/schedule/overlap.ts): one map attribute on the
+  // job item, set and removed by conditional updates, so checking every run in flight costs one write.
+
+  async takeInFlight(
+    tenantId: string,
+    jobId: string,
+    marker: InFlightMarker,
+    now: number,
+  ): Promise<{ taken: true } | { taken: false; holder?: InFlightMarker }> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PK]: tenantId, [SK]: jobId },
+          UpdateExpression: 'SET #inFlight = :marker',
+          // Same rule as mayHoldInFlight: free, expired, or held by this occurrence.
+          ConditionExpression:
+            'attribute_exists(#sk) AND (attribute_not_exists(#inFlight) OR #inFlight.#until < :now OR #inFlight.#occurrence = :occurrence)',
+          ExpressionAttributeNames: {
+            '#sk': SK,
+            '#inFlight': IN_FLIGHT,
+            '#until': 'until',
+            '#occurrence': 'scheduledFor',
+          },
+          ExpressionAttributeValues: { ':marker': marker, ':now': now, ':occurrence': marker.scheduledFor },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { taken: true };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const holder = itemOfConditionFailure<Record<string, unknown>>(error)?.[IN_FLIGHT] as InFlightMarker | undefined;
+      return holder ? { taken: false, holder } : { taken: false };
+    }
+  }
+
+  async releaseInFlight(tenantId: string, jobId: string, occurrence: number): Promise<boolean> {
+    return this.conditionalUpdate({
+      Key: { [PK]: tenantId, [SK]: jobId },
+      UpdateExpression: 'REMOVE #inFlight',
+      ConditionExpression: '#inFlight.#occurrence = :occurrence',
+      ExpressionAttributeNames: { '#inFlight': IN_FLIGHT, '#occurrence': 'scheduledFor' },
+      ExpressionAttributeValues: { ':occurrence': occurrence },
     });
   }
 
