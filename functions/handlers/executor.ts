@@ -65,25 +65,25 @@ function recordHandlerFor(owner: string, visibility: BatchLeaseVisibility) {
     try {
       const message = parseDispatchMessage(record);
       keys = { tenantId: message.tenantId, jobId: message.jobId, runId: message.runId, attempt: message.attempt };
+      /** Nothing was called and no claim is held: back within seconds, not after the queue's half hour. */
+      const comeBackSoon = (error: unknown): never => {
+        const seconds = comeBackDelaySeconds(record);
+        redelivery.comeBackIn(seconds);
+        logger.warn('run not called: failed before the call; its message comes back shortly', {
+          ...keys,
+          comeBackInSeconds: seconds,
+          error: (error instanceof FailedBeforeCallError ? error.cause : error) as Error,
+        });
+        throw error;
+      };
       const result = await executeRun({ ...sharedDeps(), config, redelivery }, message, deliveryTimingOf(record)).catch(
-        (error: unknown) => {
-          if (!(error instanceof FailedBeforeCallError)) throw error;
-          // Nothing was called and no claim is held: the message comes back within seconds (then
-          // later on each failed receive), not after the queue's half-hour visibility timeout.
-          const seconds = comeBackDelaySeconds(record);
-          redelivery.comeBackIn(seconds);
-          logger.warn('run not called: failed before the call; its message comes back shortly', {
-            ...keys,
-            comeBackInSeconds: seconds,
-            error: error.cause as Error,
-          });
-          throw error;
-        },
+        (error: unknown) => (error instanceof FailedBeforeCallError ? comeBackSoon(error) : Promise.reject(error)),
       );
       if (result.kind === 'leased-elsewhere') throw new RunBusyError(message.runId);
       if (result.kind === 'throttled') {
-        // The tenant is at its in-flight cap: back to the queue for a second or two.
-        await sendBackLater(message);
+        // The tenant is at its in-flight cap: back to the queue for a second or two. Should that
+        // send fail, the message itself comes back as shortly.
+        await sendBackLater(message).catch(comeBackSoon);
         logger.debug('run deferred: tenant at its in-flight cap', keys);
         return;
       }
