@@ -4,12 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { OutcomeRejectedError } from '#core/errors';
-import type { Job, RunKey } from '#core/model';
+import type { Job, Run, RunKey } from '#core/model';
 import type { RunOutcome } from '#core/ports';
 import { fixedSigningKeys } from '#core/signing';
 import { executeRun, FailedBeforeCallError } from '#core/use-cases/execute-run';
 import { newRun } from '#core/use-cases/new-run';
 import { OUTCOME_WRITE_TRIES, reducedOutcome } from '#core/use-cases/record-outcome';
+import { runView } from '#core/views';
 import { FakeClock, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
@@ -74,6 +75,8 @@ describe('an outcome is always recorded', () => {
       outcomeReduced: 'the full outcome could not be stored: Item size has exceeded the maximum allowed size',
     });
     expect(stored?.responseExcerpt).toBeUndefined();
+    // The API shows why the run's record is short.
+    expect(runView(stored as Run)).toMatchObject({ status: 'FAILED', outcomeReduced: stored?.outcomeReduced });
     // The retry decision survives the reduction: the occurrence is not silently given up.
     expect(stored?.nextAttemptAt).toBeGreaterThan(DUE);
     expect(runs.completions).toHaveLength(2);
