@@ -9,6 +9,13 @@
  * counted as a recovery) or ends FAILED as `lost` (at-most-once: never a second call). The
  * message is hidden until the lease ends as the claim is made (`redelivery`): that is how a run
  * whose executor died is found again.
+ *
+ * Once the target was called, its outcome is recorded whatever it holds (record-outcome.ts): a run
+ * never stays RUNNING for want of a write, so no lease runs out and no call is repeated for it.
+ * Before the call, any failure (a read, the tenant's cap, KMS, the signing keys) gives back a claim
+ * already made and is a FailedBeforeCallError, so the message can come back within seconds.
+ * Under `overlap: "forbid"` the call is made only while the run's occurrence holds the job's
+ * in-flight marker (schedule/overlap.ts).
  */
 import { type DeliveryTiming, deliveryStamp } from '../delivery-stamp.ts';
 import type { DispatchMessage, Job, Run } from '../model.ts';
