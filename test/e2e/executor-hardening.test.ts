@@ -103,8 +103,9 @@ describe('overlap: "forbid"', () => {
     expect(inFlight.max).toBe(1);
     expect(callsTo('/slow-forbid').length).toBeGreaterThanOrEqual(2);
     const skipped = runs.filter((r) => r.status === 'SKIPPED' && r.errorType === 'overlap');
-    // About one occurrence a second, one call every five seconds: most occurrences were skipped.
-    expect(skipped.length).toBeGreaterThanOrEqual(6);
+    // About one occurrence a second, one call every five seconds: most occurrences were skipped
+    // (fewer when a loaded scanner falls behind and its misfire policy folds missed ones into one).
+    expect(skipped.length).toBeGreaterThanOrEqual(3);
     expect(runs.find((r) => r.runId === triggeredRunId)).toMatchObject({ status: 'SKIPPED', errorType: 'overlap' });
     expect(runs.filter((r) => r.status === 'SUCCEEDED')).toHaveLength(callsTo('/slow-forbid').length);
   }, 60_000);
