@@ -95,6 +95,12 @@ function recordHandlerFor(owner: string, visibility: BatchLeaseVisibility) {
           httpStatus: result.outcome.httpStatus,
           durationMs: result.outcome.durationMs,
         });
+        if (result.outcomeReduced !== undefined) {
+          logger.warn('run outcome stored reduced: the store refused it whole', {
+            ...keys,
+            outcomeReduced: result.outcomeReduced,
+          });
+        }
       } else {
         if (result.kind === 'skipped') addRunMetric(RUN_METRICS.skipped, MetricUnit.Count, 1, message.tenantId);
         if (result.kind === 'lost') addRunMetric(RUN_METRICS.failed, MetricUnit.Count, 1, message.tenantId);

@@ -62,7 +62,8 @@ export interface ExecuteRunDeps {
 }
 
 export type ExecuteRunResult =
-  | { kind: 'called'; run: Run; outcome: RunOutcome }
+  /** `outcomeReduced`: the outcome was stored without some of its fields, and why. */
+  | { kind: 'called'; run: Run; outcome: RunOutcome; outcomeReduced?: string }
   | { kind: 'cancelled' }
   | { kind: 'skipped'; reason: string }
   | { kind: 'lost' }
@@ -243,10 +244,15 @@ async function claimAndCall(
   const result = await deps.invoker.invoke(requestOf(ready, message, keys, deps.clock.now(), secretHeaders));
   const outcome = withRetryDecision(ready, message.attempt, outcomeOf(result, deps.clock.now()), deps.random());
   // The stamp rides along with the outcome: the repository records every field it is given.
-  const recorded = await recordOutcome(deps, message, lease.owner, { ...outcome, ...deliveryStamp(ready, delivery) });
+  const stored = await recordOutcome(deps, message, lease.owner, { ...outcome, ...deliveryStamp(ready, delivery) });
   // Only the lease holder speaks for the occurrence: a run taken over meanwhile keeps the marker.
-  if (holdsInFlight && recorded) await settleInFlight(deps, ready, message, outcome);
-  return { kind: 'called', run: claim.run, outcome };
+  if (holdsInFlight && stored.recorded) await settleInFlight(deps, ready, message, outcome);
+  return {
+    kind: 'called',
+    run: claim.run,
+    outcome,
+    ...(stored.reduced === undefined ? {} : { outcomeReduced: stored.reduced }),
+  };
 }
 
 type Prepared =

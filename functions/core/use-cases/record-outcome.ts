@@ -28,20 +28,25 @@ export interface RecordOutcomeDeps {
   clock: Clock;
 }
 
-/** Records `outcome` for the run `owner` holds; resolves to `complete`'s answer (false: the lease was lost). */
+/** What was written: `recorded` is `complete`'s answer (false: the lease was lost); `reduced` says why, if it was. */
+export type RecordedOutcome = { recorded: boolean; reduced?: string };
+
+/** Records `outcome` for the run `owner` holds, whole if it can, reduced otherwise. */
 export async function recordOutcome(
   deps: RecordOutcomeDeps,
   key: RunKey,
   owner: string,
   outcome: RunOutcome,
-): Promise<boolean> {
+): Promise<RecordedOutcome> {
   let refusal: unknown;
   try {
-    return await withRetries(deps.clock, () => deps.runs.complete(key, owner, outcome));
+    return { recorded: await withRetries(deps.clock, () => deps.runs.complete(key, owner, outcome)) };
   } catch (error) {
     refusal = error;
   }
-  return withRetries(deps.clock, () => deps.runs.complete(key, owner, reducedOutcome(outcome, reasonOf(refusal))));
+  const reduced = reducedOutcome(outcome, reasonOf(refusal));
+  const recorded = await withRetries(deps.clock, () => deps.runs.complete(key, owner, reduced));
+  return { recorded, reduced: reduced.outcomeReduced as string };
 }
 
 /** The outcome cut to what is always storable, with the reason it was cut. */

@@ -65,7 +65,7 @@ describe('an outcome is always recorded', () => {
 
     const result = await executeRun(deps, message);
 
-    expect(result.kind).toBe('called');
+    expect(result).toMatchObject({ kind: 'called', outcomeReduced: expect.stringContaining('Item size') });
     expect(invoker.requests).toHaveLength(1);
     const stored = await runs.get(message);
     expect(stored).toMatchObject({
