@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoJobRepository } from '#adapters/dynamodb/job-repository';
 import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
@@ -12,6 +13,8 @@ import { FetchHttpInvoker } from '#adapters/http/invoker';
 import { systemClock } from '#adapters/system-clock';
 import { OutcomeRejectedError } from '#core/errors';
 import type { Job } from '#core/model';
+import type { HttpResult } from '#core/ports';
+import { isTerminal } from '#core/run-state';
 import { fixedSigningKeys } from '#core/signing';
 import { executeRun } from '#core/use-cases/execute-run';
 import { newRun } from '#core/use-cases/new-run';
@@ -103,6 +106,70 @@ describe('an outcome DynamoDB refuses whole', () => {
     await expect(write).rejects.toBeInstanceOf(OutcomeRejectedError);
     expect((await runs.get(message))?.status).toBe('RUNNING');
   });
+});
+
+describe('any target answer', () => {
+  const hostileNumber = fc.oneof(
+    fc.double(),
+    fc.integer(),
+    fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, -1, 1e300, 2 ** 60, 999, 600),
+  );
+  const hostileText = fc.oneof(
+    fc.string({ maxLength: 30 }),
+    fc.string({ unit: 'binary', maxLength: 3_000 }),
+    fc.constant('\ud800'),
+    fc.constant('b'.repeat(420_000)),
+  );
+  const hostileResult: fc.Arbitrary<Omit<HttpResult, 'startedAt'> & { startedAt?: number }> = fc.oneof(
+    fc.record({
+      kind: fc.constant('response' as const),
+      status: hostileNumber,
+      bodyExcerpt: hostileText,
+      durationMs: hostileNumber,
+      startedAt: hostileNumber,
+      retryAfterSeconds: fc.option(hostileNumber, { nil: undefined }),
+    }),
+    fc.record({
+      kind: fc.constant('error' as const),
+      errorType: fc.constantFrom('timeout' as const, 'connection' as const),
+      message: hostileText,
+      durationMs: hostileNumber,
+      startedAt: hostileNumber,
+    }),
+  );
+
+  it('ends its run in DynamoDB, whole or reduced, after exactly one call, and never throws', async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(hostileResult, async (answer) => {
+        const due = Date.now();
+        const { message } = await plantJobAndRun(`J-hostile-${n++}`, due);
+        let invoked = 0;
+        const deps = {
+          jobs,
+          runs,
+          invoker: {
+            invoke: async () => {
+              invoked++;
+              return answer as HttpResult;
+            },
+          },
+          signingKeys: fixedSigningKeys({ current: 'secret' }),
+          clock: systemClock,
+          random: () => 0.5,
+          config: { leaseMarginMs: 5_000, owner: 'exec-1' },
+        };
+
+        const result = await executeRun(deps, message);
+
+        expect(result.kind).toBe('called');
+        expect(invoked).toBe(1);
+        const stored = await runs.get(message);
+        expect(stored && isTerminal(stored.status)).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
+  }, 60_000);
 });
 
 describe('giving a claim back', () => {
