@@ -215,7 +215,15 @@ async function claimAndCall(
   // that fails costs nothing here: a finished run's message is deleted with the batch, and one under
   // another executor's live lease comes back once a lease like ours would have ended.
   deps.redelivery?.afterLease(lease.expiresAt);
-  const claim = await beforeCall(() => deps.runs.claim(message, lease));
+  const claim = await beforeCall(async () => {
+    try {
+      return await deps.runs.claim(message, lease);
+    } catch (error) {
+      // The write may have landed though its answer was lost (a timeout): give back what may be ours.
+      await deps.runs.release(message, lease.owner, lease.expiresAt).catch(() => undefined);
+      throw error;
+    }
+  });
   if (!claim.claimed) {
     if (!claim.run) return { kind: 'missing' };
     if (isTerminal(claim.run.status)) return { kind: 'already-finished' };

@@ -173,6 +173,22 @@ describe('an error before the call', () => {
     expect((await runs.get(message))?.status).toBe('QUEUED');
   });
 
+  it('gives back a claim whose write landed though its answer was lost', async () => {
+    const { deps, message, runs, invoker } = await setup();
+    const claim = runs.claim.bind(runs);
+    runs.claim = async (key, lease) => {
+      await claim(key, lease);
+      throw Object.assign(new Error('socket timeout'), { name: 'TimeoutError' });
+    };
+
+    await expect(executeRun(deps, message)).rejects.toBeInstanceOf(FailedBeforeCallError);
+
+    expect((await runs.get(message))?.status).toBe('QUEUED');
+    runs.claim = claim;
+    expect((await executeRun(deps, message)).kind).toBe('called');
+    expect(invoker.requests).toHaveLength(1);
+  });
+
   it('reports a failed cap check as failed before the call', async () => {
     const { deps, message } = await setup();
     const capped = {
