@@ -252,7 +252,13 @@ async function claimAndCall(
   const result = await deps.invoker.invoke(requestOf(ready, message, keys, deps.clock.now(), secretHeaders));
   const outcome = withRetryDecision(ready, message.attempt, outcomeOf(result, deps.clock.now()), deps.random());
   // The stamp rides along with the outcome: the repository records every field it is given.
-  const stored = await recordOutcome(deps, message, lease.owner, { ...outcome, ...deliveryStamp(ready, delivery) });
+  const stored = await recordOutcome(
+    deps,
+    message,
+    lease.owner,
+    { ...outcome, ...deliveryStamp(ready, delivery) },
+    lease.expiresAt,
+  );
   // Only the lease holder speaks for the occurrence: a run taken over meanwhile keeps the marker.
   if (holdsInFlight && stored.recorded) await settleInFlight(deps, ready, message, outcome);
   return {

@@ -20,6 +20,7 @@ import { truncate, wellFormed } from './target-outcome.ts';
 /** Tries of each form, and the backoff between them (ms): about two seconds in all. */
 export const OUTCOME_WRITE_TRIES = 4;
 const FIRST_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 3_000;
 /** The error kept in a reduced outcome (characters). */
 const REDUCED_ERROR_CHARS = 256;
 
@@ -31,12 +32,18 @@ export interface RecordOutcomeDeps {
 /** What was written: `recorded` is `complete`'s answer (false: the lease was lost); `reduced` says why, if it was. */
 export type RecordedOutcome = { recorded: boolean; reduced?: string };
 
-/** Records `outcome` for the run `owner` holds, whole if it can, reduced otherwise. */
+/**
+ * Records `outcome` for the run `owner` holds, whole if it can, reduced otherwise. The reduced form
+ * is tried until `leaseExpiresAt` when given (an outage of the table shorter than what is left of
+ * the lease loses nothing): until then no one else may take the run over, and after it the write's
+ * owner condition makes a late try harmless.
+ */
 export async function recordOutcome(
   deps: RecordOutcomeDeps,
   key: RunKey,
   owner: string,
   outcome: RunOutcome,
+  leaseExpiresAt?: number,
 ): Promise<RecordedOutcome> {
   let refusal: unknown;
   try {
@@ -45,7 +52,7 @@ export async function recordOutcome(
     refusal = error;
   }
   const reduced = reducedOutcome(outcome, reasonOf(refusal));
-  const recorded = await withRetries(deps.clock, () => deps.runs.complete(key, owner, reduced));
+  const recorded = await withRetries(deps.clock, () => deps.runs.complete(key, owner, reduced), leaseExpiresAt);
   return { recorded, reduced: reduced.outcomeReduced as string };
 }
 
@@ -77,14 +84,20 @@ function reasonOf(error: unknown): string {
   return `the full outcome could not be stored: ${message}`;
 }
 
-/** Runs `write`, again after a backoff while it fails transiently; a refusal of the outcome ends the tries at once. */
-async function withRetries(clock: Clock, write: () => Promise<boolean>): Promise<boolean> {
+/**
+ * Runs `write`, again after a backoff while it fails transiently: OUTCOME_WRITE_TRIES times, or
+ * for as long as the next try still starts before `deadline`. A refusal of the outcome ends the
+ * tries at once.
+ */
+async function withRetries(clock: Clock, write: () => Promise<boolean>, deadline = 0): Promise<boolean> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
     } catch (error) {
-      if (error instanceof OutcomeRejectedError || attempt >= OUTCOME_WRITE_TRIES) throw error;
-      await clock.sleepUntil(clock.now() + FIRST_BACKOFF_MS * 3 ** (attempt - 1));
+      const backoff = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 3 ** (attempt - 1));
+      const next = clock.now() + backoff;
+      if (error instanceof OutcomeRejectedError || (attempt >= OUTCOME_WRITE_TRIES && next >= deadline)) throw error;
+      await clock.sleepUntil(next);
     }
   }
 }

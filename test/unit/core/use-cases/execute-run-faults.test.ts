@@ -98,16 +98,32 @@ describe('an outcome is always recorded', () => {
     expect(waits[1] as number).toBeGreaterThan(waits[0] as number);
   });
 
-  it('falls back to the reduced form when the full one keeps failing, and gives up only after both', async () => {
+  it('keeps trying the reduced form while the lease lasts, through an outage of the table', async () => {
     const down = () => Object.assign(new Error('socket hang up'), { $metadata: {} });
-    const always = Array.from({ length: 2 * OUTCOME_WRITE_TRIES }, () => down);
-    const runs = new FaultyRuns(always);
-    const { deps, message, invoker } = await setup(runs);
+    // Down for about 20 s: longer than the tries of the full form, shorter than the lease.
+    const outage = Array.from({ length: OUTCOME_WRITE_TRIES + 10 }, () => down);
+    const runs = new FaultyRuns(outage);
+    const { deps, message, invoker, clock } = await setup(runs);
+
+    await executeRun(deps, message);
+
+    expect(invoker.requests).toHaveLength(1);
+    const stored = await runs.get(message);
+    expect(stored).toMatchObject({ status: 'FAILED', outcomeReduced: expect.stringContaining('socket hang up') });
+    expect(clock.current).toBeLessThan(DUE + 10_000 + 30_000);
+  });
+
+  it('gives up only once the lease has run out, when the table stays down', async () => {
+    const down = () => Object.assign(new Error('socket hang up'), { $metadata: {} });
+    const runs = new FaultyRuns(Array.from({ length: 1_000 }, () => down));
+    const { deps, message, invoker, clock } = await setup(runs);
 
     await expect(executeRun(deps, message)).rejects.toThrow('socket hang up');
 
     expect(invoker.requests).toHaveLength(1);
-    expect(runs.completions).toHaveLength(2 * OUTCOME_WRITE_TRIES);
+    const leaseEnd = DUE + 10_000 + 30_000;
+    expect(clock.current).toBeGreaterThan(leaseEnd - 3_000);
+    expect(clock.current).toBeLessThan(leaseEnd);
     expect(runs.completions.at(-1)?.outcomeReduced).toContain('socket hang up');
   });
 
