@@ -29,3 +29,15 @@ export class ConflictError extends Error {
     this.name = 'ConflictError';
   }
 }
+
+/**
+ * The store refused a run outcome as such (an item too large, a value it cannot represent): writing
+ * the same outcome again cannot succeed. Never reaches a handler's answer: the executor records a
+ * reduced outcome instead.
+ */
+export class OutcomeRejectedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'OutcomeRejectedError';
+  }
+}

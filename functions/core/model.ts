@@ -105,6 +105,11 @@ export interface Run extends RunKey {
   retryAfterSeconds?: number;
   /** Set on a failed attempt that will be retried: when the next attempt starts. */
   nextAttemptAt?: number;
+  /**
+   * Why the outcome was recorded without some of its fields (status, error type and timings kept):
+   * the store refused it whole, e.g. too large an item.
+   */
+  outcomeReduced?: string;
   /** A retry (or a parked run) is not released to the executor before this time. */
   availableAt?: number;
   deadLetteredAt?: number;

@@ -5,6 +5,7 @@
 import type { DispatchMessage, ErrorType, Job, JobStatus, Run, RunKey } from './model.ts';
 import type { RunStatus, TerminalRunStatus } from './run-state.ts';
 import type { ScheduleType } from './schedule/index.ts';
+import type { InFlightMarker } from './schedule/overlap.ts';
 
 export interface Page<T> {
   items: T[];
@@ -101,6 +102,19 @@ export interface JobRepository {
   ): Promise<boolean>;
   /** Marks a recurring job COMPLETED once nothing more can fire (ACTIVE, no `nextFireAt`). */
   completeExhausted(tenantId: string, jobId: string, now: number): Promise<boolean>;
+  /**
+   * `overlap: "forbid"`: sets the job's in-flight marker to `marker` if it is free, expired
+   * (`until` before `now`) or held by the same occurrence (a retry, or extending its own). Otherwise
+   * `taken: false` with the marker that holds the job. A job that no longer exists is never taken.
+   */
+  takeInFlight(
+    tenantId: string,
+    jobId: string,
+    marker: InFlightMarker,
+    now: number,
+  ): Promise<{ taken: true } | { taken: false; holder?: InFlightMarker }>;
+  /** Removes the in-flight marker if `occurrence` holds it; false when it does not (expired and taken since). */
+  releaseInFlight(tenantId: string, jobId: string, occurrence: number): Promise<boolean>;
 }
 
 /** What an attempt ended with: a terminal status and the run fields that describe the ending. */
@@ -114,6 +128,7 @@ export type RunOutcome = Pick<
   | 'errorType'
   | 'retryAfterSeconds'
   | 'nextAttemptAt'
+  | 'outcomeReduced'
 > & {
   status: Extract<TerminalRunStatus, 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED' | 'SKIPPED'>;
   completedAt: number;
@@ -156,8 +171,18 @@ export interface RunRepository {
   rescheduleSweep(key: RunKey, from: number, to: number): Promise<boolean>;
   /** A tenant's dead-lettered runs, newest first. */
   listDeadLetters(tenantId: string, options: { limit: number; cursor?: string }): Promise<Page<Run>>;
-  /** Records the outcome, only if `owner` still holds the lease. */
+  /**
+   * Records the outcome, only if `owner` still holds the lease. Throws OutcomeRejectedError when
+   * the store refuses this outcome as such (too large, not representable): writing it again cannot
+   * succeed, a smaller one may. Any other error may be transient.
+   */
   complete(key: RunKey, owner: string, outcome: RunOutcome): Promise<boolean>;
+  /**
+   * Gives a claim back (RUNNING → QUEUED), only while `owner` holds it with the lease ending at
+   * `leaseExpiresAt`: for an executor that failed before calling, so the next delivery claims the
+   * run at once instead of waiting for the lease to run out.
+   */
+  release(key: RunKey, owner: string, leaseExpiresAt: number): Promise<boolean>;
   get(key: RunKey): Promise<Run | undefined>;
   /** The newest run of the same job scheduled before `key`'s occurrence (any attempt). */
   previous(key: RunKey): Promise<Run | undefined>;
@@ -245,8 +270,17 @@ export type HttpResult =
       startedAt: number;
       /** Retry-After, in seconds from the answer, when the target sent one. */
       retryAfterSeconds?: number;
+      /** What the invoker clamped or ignored in the answer (recorded with the run). */
+      notes?: string[];
     }
-  | { kind: 'error'; errorType: ErrorType; message: string; durationMs: number; startedAt: number };
+  | {
+      kind: 'error';
+      errorType: ErrorType;
+      message: string;
+      durationMs: number;
+      startedAt: number;
+      notes?: string[];
+    };
 
 export interface HttpInvoker {
   invoke(request: HttpRequest): Promise<HttpResult>;

@@ -4,6 +4,8 @@
  *   QUEUED ──claim──▶ RUNNING ──▶ SUCCEEDED | FAILED | TIMED_OUT
  *     │                  │  └──▶ CANCELLED (job cancelled) | SKIPPED (overlap forbidden)
  *     └──▶ CANCELLED     └──(lease expired, reclaimed)──▶ RUNNING
+ *     ▲                  │
+ *     └──(released)──────┘  the executor failed before its call and gives the claim back
  *
  * Terminal states never change again; the completion handler reacts to the move into one.
  */
@@ -31,7 +33,7 @@ export type TerminalRunStatus = (typeof TERMINAL_RUN_STATUSES)[number];
 
 const TRANSITIONS: Record<RunStatus, readonly RunStatus[]> = {
   QUEUED: ['RUNNING', 'CANCELLED', 'SKIPPED', 'DEAD_LETTERED'],
-  RUNNING: ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED', 'DEAD_LETTERED'],
+  RUNNING: ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED', 'DEAD_LETTERED'],
   SUCCEEDED: [],
   FAILED: [],
   TIMED_OUT: [],

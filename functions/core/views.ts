@@ -33,6 +33,8 @@ export interface RunView {
   errorType: string | null;
   responseExcerpt: string | null;
   recoveries: number;
+  /** Present when the outcome was stored without some of its fields: why (execute-run's record-outcome.ts). */
+  outcomeReduced?: string;
 }
 
 /** A run as the API shows it, with its derived timings judged against `slaSeconds` (the job's). */
@@ -61,6 +63,7 @@ export function runView(run: Run, slaSeconds: number = DEFAULT_SLA_SECONDS): Run
     errorType: run.errorType ?? null,
     responseExcerpt: run.responseExcerpt ?? null,
     recoveries: run.recoveries ?? 0,
+    ...(run.outcomeReduced === undefined ? {} : { outcomeReduced: run.outcomeReduced }),
   };
 }
 

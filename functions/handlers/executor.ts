@@ -9,7 +9,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BatchLeaseVisibility } from '#adapters/sqs/batch-lease-visibility';
 import { systemClock } from '#adapters/system-clock';
-import { type ExecuteRunDeps, executeRun, RunBusyError } from '#core/use-cases/execute-run';
+import { type ExecuteRunDeps, executeRun, FailedBeforeCallError, RunBusyError } from '#core/use-cases/execute-run';
 import { parseDispatchMessage } from './dispatch-message.ts';
 import { logger } from './logger.ts';
 import { addRunMetric, instrumentedWithMetrics, MetricUnit } from './observability.ts';
@@ -65,11 +65,25 @@ function recordHandlerFor(owner: string, visibility: BatchLeaseVisibility) {
     try {
       const message = parseDispatchMessage(record);
       keys = { tenantId: message.tenantId, jobId: message.jobId, runId: message.runId, attempt: message.attempt };
-      const result = await executeRun({ ...sharedDeps(), config, redelivery }, message, deliveryTimingOf(record));
+      /** Nothing was called and no claim is held: back within seconds, not after the queue's half hour. */
+      const comeBackSoon = (error: unknown): never => {
+        const seconds = comeBackDelaySeconds(record);
+        redelivery.comeBackIn(seconds);
+        logger.warn('run not called: failed before the call; its message comes back shortly', {
+          ...keys,
+          comeBackInSeconds: seconds,
+          error: (error instanceof FailedBeforeCallError ? error.cause : error) as Error,
+        });
+        throw error;
+      };
+      const result = await executeRun({ ...sharedDeps(), config, redelivery }, message, deliveryTimingOf(record)).catch(
+        (error: unknown) => (error instanceof FailedBeforeCallError ? comeBackSoon(error) : Promise.reject(error)),
+      );
       if (result.kind === 'leased-elsewhere') throw new RunBusyError(message.runId);
       if (result.kind === 'throttled') {
-        // The tenant is at its in-flight cap: back to the queue for a second or two.
-        await sendBackLater(message);
+        // The tenant is at its in-flight cap: back to the queue for a second or two. Should that
+        // send fail, the message itself comes back as shortly.
+        await sendBackLater(message).catch(comeBackSoon);
         logger.debug('run deferred: tenant at its in-flight cap', keys);
         return;
       }
@@ -81,6 +95,12 @@ function recordHandlerFor(owner: string, visibility: BatchLeaseVisibility) {
           httpStatus: result.outcome.httpStatus,
           durationMs: result.outcome.durationMs,
         });
+        if (result.outcomeReduced !== undefined) {
+          logger.warn('run outcome stored reduced: the store refused it whole', {
+            ...keys,
+            outcomeReduced: result.outcomeReduced,
+          });
+        }
       } else {
         if (result.kind === 'skipped') addRunMetric(RUN_METRICS.skipped, MetricUnit.Count, 1, message.tenantId);
         if (result.kind === 'lost') addRunMetric(RUN_METRICS.failed, MetricUnit.Count, 1, message.tenantId);
@@ -90,6 +110,18 @@ function recordHandlerFor(owner: string, visibility: BatchLeaseVisibility) {
       redelivery.settle();
     }
   };
+}
+
+/**
+ * How long a message that failed before its call stays away: 2 s on its first receive, then 8, 32,
+ * 128... (at most 15 min). The first retry is quick (a throttled read, a KMS hiccup); a lasting
+ * outage is looked at less and less often, and reaches the dead-letter queue after the queue's
+ * maxReceiveCount receives (five: about three minutes) rather than in seconds.
+ */
+export function comeBackDelaySeconds(record: Pick<SQSRecord, 'attributes'>): number {
+  const receives = Number(record.attributes?.ApproximateReceiveCount);
+  const previous = Number.isSafeInteger(receives) && receives > 1 ? Math.min(receives - 1, 10) : 0;
+  return Math.min(900, 2 * 4 ** previous);
 }
 
 export async function execute(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {

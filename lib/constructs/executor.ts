@@ -1,5 +1,6 @@
 import { Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -48,6 +49,13 @@ export class Executor extends Construct {
       .bindKeyDecrypt(props.secretsKey, ENV.secretsKmsKeyId)
       // A run whose tenant is at its in-flight cap is sent back with a short delay (tenant-run-cap.ts).
       .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
+    // `overlap: "forbid"`: the in-flight marker on the job item is set and released by conditional
+    // updates (job-repository.ts takeInFlight/releaseInFlight). Updates only: no put, no delete.
+    iam.Grant.addToPrincipal({
+      grantee: this.function,
+      actions: ['dynamodb:UpdateItem'],
+      resourceArns: [props.jobsTable.tableArn],
+    });
     // Resolved by CloudFormation at deploy time (a dynamic reference): the value is never in the template.
     this.function.addEnvironment(ENV.signingSecretCurrent, props.signingSecret.secretValue.unsafeUnwrap());
     // Every record of a batch is called at its own time, in parallel: ten per invocation halves the

@@ -282,7 +282,8 @@ describe('executor', () => {
   it('reads jobs, writes runs and its tenant slots, opens secrets, and sends only throttled runs back', () => {
     const { executor } = chronos.stateless;
     const grants = grantsOf(template, logicalIdOf(executor.function.executionRole));
-    expect(actionsOn(grants, jobsArn)).toEqual(READ);
+    // Reads jobs, and updates only their in-flight marker (overlap: "forbid"): no put, no delete.
+    expect(actionsOn(grants, jobsArn)).toEqual([...READ, 'dynamodb:UpdateItem'].sort());
     expect(actionsOn(grants, runsArn)).toEqual(READ_WRITE);
     expect(actionsOn(grants, tenantsArn)).toEqual(READ_WRITE);
     // A run of a tenant at its in-flight cap is sent again with a short delay (tenant-run-cap.ts).

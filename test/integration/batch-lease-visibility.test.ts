@@ -7,6 +7,7 @@ import {
   type ChangeMessageVisibilityBatchCommand,
   CreateQueueCommand,
   GetQueueAttributesCommand,
+  ReceiveMessageCommand,
   SendMessageBatchCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
@@ -99,6 +100,59 @@ describe('hiding claimed runs messages until their lease ends', () => {
   }, 20_000);
 });
 
+describe('a record that failed before its call', () => {
+  let emulator: RunningEmulator;
+  let clients: LocalClients;
+
+  beforeAll(async () => {
+    emulator = await startSqsEmulator();
+    clients = createLocalClients({ dynamodb: 'http://127.0.0.1:1', sqs: emulator.endpoint });
+  });
+  afterAll(async () => {
+    clients?.destroy();
+    await emulator?.stop();
+  });
+
+  it('comes back within seconds, though claimed neighbours are hidden for their lease and the queue for half an hour', async () => {
+    const created = await clients.sqs.send(
+      new CreateQueueCommand({ QueueName: 'come-back-soon', Attributes: { VisibilityTimeout: '1800' } }),
+    );
+    const url = onEndpoint(created.QueueUrl, emulator.endpoint);
+    await clients.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: ['failed', 'claimed'].map((body) => ({ Id: body, MessageBody: body })),
+      }),
+    );
+    const received = await clients.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
+    const records = (received.Messages ?? []).map((m) => ({
+      messageId: m.MessageId as string,
+      receiptHandle: m.ReceiptHandle as string,
+      body: m.Body,
+    }));
+    expect(records).toHaveLength(2);
+    const visibility = new BatchLeaseVisibility(clients.sqs, url, records);
+    const failedAt = Date.now();
+    for (const record of records) {
+      const lease = visibility.forMessage(record, () => undefined);
+      // Both claim (the failing one as its claim write is made), then one fails before its call.
+      lease.afterLease(Date.now() + 60_000);
+      if (record.body === 'failed') lease.comeBackIn(1);
+    }
+    await visibility.done();
+
+    let again: string | undefined;
+    while (again === undefined && Date.now() - failedAt < 8_000) {
+      const next = await clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 1 }));
+      again = next.Messages?.[0]?.Body;
+    }
+    expect(again).toBe('failed');
+    expect(Date.now() - failedAt).toBeLessThan(8_000);
+  }, 20_000);
+});
+
 describe('one visibility change per batch, as a rule', () => {
   type Input = ChangeMessageVisibilityBatchCommand['input'];
   function recordingClient(failIds: string[] = []) {
@@ -185,5 +239,25 @@ describe('one visibility change per batch, as a rule', () => {
       visibility.forMessage(record(n), (reason) => failures.push(`m${n} ${reason}`)).afterLease(NOW);
     await visibility.done();
     expect(failures).toEqual(['m2 ReceiptHandleIsInvalid: gone']);
+  });
+
+  it('changes a record that failed before its call on its own, after any change that still hides it', async () => {
+    const { client, calls } = recordingClient();
+    const visibility = new BatchLeaseVisibility(client, 'queue-url', [record(1), record(2)], () => NOW);
+    const [a, failing] = [1, 2].map((n) => visibility.forMessage(record(n), () => undefined));
+
+    a?.afterLease(NOW + 40_000);
+    failing?.afterLease(NOW + 40_000);
+    failing?.comeBackIn(2);
+    failing?.settle();
+    await visibility.done();
+
+    expect(calls.map((c) => c.Entries)).toEqual([
+      [
+        { Id: '0', ReceiptHandle: 'h1', VisibilityTimeout: 40 + VISIBILITY_SLACK_SECONDS },
+        { Id: '1', ReceiptHandle: 'h2', VisibilityTimeout: 40 + VISIBILITY_SLACK_SECONDS },
+      ],
+      [{ Id: '0', ReceiptHandle: 'h2', VisibilityTimeout: 2 }],
+    ]);
   });
 });

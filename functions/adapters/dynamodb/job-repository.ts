@@ -2,7 +2,8 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Job } from '#core/model';
 import type { DueJob, JobListQuery, JobRepository, Page, StoredJob } from '#core/ports';
-import { isConditionFailure } from './conditional.ts';
+import type { InFlightMarker } from '#core/schedule/overlap';
+import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
 import { decodeCursor } from './cursor.ts';
 import { readDueItems } from './due-items.ts';
 import { queryFilteredPage } from './filtered-query.ts';
@@ -10,6 +11,8 @@ import { jobsCursor } from './listing-cursors.ts';
 import { JOBS_TABLE } from './table-definitions.ts';
 
 const { partitionKey: PK, sortKey: SK, dueIndex } = JOBS_TABLE;
+/** The job attribute holding the in-flight marker. */
+const IN_FLIGHT = 'inFlight';
 
 export class DynamoJobRepository implements JobRepository {
   constructor(
@@ -203,6 +206,52 @@ export class DynamoJobRepository implements JobRepository {
         ':active': 'ACTIVE',
         ':once': 'once',
       },
+    });
+  }
+
+  // The in-flight marker of `overlap: "forbid"` (core/schedule/overlap.ts): one map attribute on the
+  // job item, set and removed by conditional updates, so checking every run in flight costs one write.
+
+  async takeInFlight(
+    tenantId: string,
+    jobId: string,
+    marker: InFlightMarker,
+    now: number,
+  ): Promise<{ taken: true } | { taken: false; holder?: InFlightMarker }> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PK]: tenantId, [SK]: jobId },
+          UpdateExpression: 'SET #inFlight = :marker',
+          // Same rule as mayHoldInFlight: free, expired, or held by this occurrence.
+          ConditionExpression:
+            'attribute_exists(#sk) AND (attribute_not_exists(#inFlight) OR #inFlight.#until < :now OR #inFlight.#occurrence = :occurrence)',
+          ExpressionAttributeNames: {
+            '#sk': SK,
+            '#inFlight': IN_FLIGHT,
+            '#until': 'until',
+            '#occurrence': 'scheduledFor',
+          },
+          ExpressionAttributeValues: { ':marker': marker, ':now': now, ':occurrence': marker.scheduledFor },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { taken: true };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const holder = itemOfConditionFailure<Record<string, unknown>>(error)?.[IN_FLIGHT] as InFlightMarker | undefined;
+      return holder ? { taken: false, holder } : { taken: false };
+    }
+  }
+
+  async releaseInFlight(tenantId: string, jobId: string, occurrence: number): Promise<boolean> {
+    return this.conditionalUpdate({
+      Key: { [PK]: tenantId, [SK]: jobId },
+      UpdateExpression: 'REMOVE #inFlight',
+      ConditionExpression: '#inFlight.#occurrence = :occurrence',
+      ExpressionAttributeNames: { '#inFlight': IN_FLIGHT, '#occurrence': 'scheduledFor' },
+      ExpressionAttributeValues: { ':occurrence': occurrence },
     });
   }
 

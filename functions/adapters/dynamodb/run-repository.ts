@@ -16,6 +16,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { dueShardOf } from '#core/due-shard';
+import { OutcomeRejectedError } from '#core/errors';
 import type { Run, RunKey } from '#core/model';
 import type { ClaimResult, Lease, Page, RunListQuery, RunOutcome, RunRepository } from '#core/ports';
 import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
@@ -24,6 +25,17 @@ import { deadLettersCursor } from './listing-cursors.ts';
 import { fromRunItem, runTableKey, toRunItem } from './run-item.ts';
 import { bindTriggerKey, discardQueuedRun, latestRunsOfJob, listRunsOfJob } from './run-management.ts';
 import { RUNS_TABLE } from './table-definitions.ts';
+
+/**
+ * An outcome DynamoDB refuses as such: a ValidationException (an item over 400 KB, an attribute it
+ * cannot hold), or an error the client raised before sending anything (the marshaller refusing a
+ * value, e.g. a number beyond MAX_SAFE_INTEGER). Those never have the service's `$metadata`.
+ * Throttling, timeouts and the network are transient.
+ */
+function refusesOutcome(error: unknown): boolean {
+  if (!(error instanceof Error)) return true;
+  return error.name === 'ValidationException' || !('$metadata' in error);
+}
 
 type UpdateInput = Pick<
   ConstructorParameters<typeof UpdateCommand>[0],
@@ -117,11 +129,35 @@ export class DynamoRunRepository implements RunRepository {
       values[`:${field}`] = value;
       sets.push(`#${field} = :${field}`);
     }
+    try {
+      const result = await this.update(key, {
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE #sweepShard, #sweepAt`,
+        ConditionExpression: '#status = :running AND #owner = :owner',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      });
+      return result.ok;
+    } catch (error) {
+      throw refusesOutcome(error) ? new OutcomeRejectedError((error as Error).message, { cause: error }) : error;
+    }
+  }
+
+  async release(key: RunKey, owner: string, leaseExpiresAt: number): Promise<boolean> {
     const result = await this.update(key, {
-      UpdateExpression: `SET ${sets.join(', ')} REMOVE #sweepShard, #sweepAt`,
-      ConditionExpression: '#status = :running AND #owner = :owner',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      UpdateExpression: 'SET #status = :queued REMOVE #owner, #lease, #claimedAt',
+      ConditionExpression: '#status = :running AND #owner = :owner AND #lease = :lease',
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        '#owner': 'leaseOwner',
+        '#lease': 'leaseExpiresAt',
+        '#claimedAt': 'claimedAt',
+      },
+      ExpressionAttributeValues: {
+        ':queued': 'QUEUED',
+        ':running': 'RUNNING',
+        ':owner': owner,
+        ':lease': leaseExpiresAt,
+      },
     });
     return result.ok;
   }

@@ -6,7 +6,7 @@
  */
 import type { ErrorType } from '#core/model';
 import type { HttpInvoker, HttpRequest, HttpResult } from '#core/ports';
-import { parseRetryAfter } from '#core/retry-policy';
+import { readRetryAfter } from '#core/retry-policy';
 import { type OutboundRules, STRICT_OUTBOUND_RULES } from '#core/url-guard';
 import { guardedFetch } from './guarded-fetch.ts';
 import { guardedAgent, type Resolver } from './guarded-lookup.ts';
@@ -74,14 +74,16 @@ export class FetchHttpInvoker implements HttpInvoker {
         { rules: this.rules, dispatcher: this.dispatcher, maxRedirects: this.options.maxRedirects },
       );
       const bodyExcerpt = await readExcerpt(response, this.excerptBytes);
-      const retryAfterSeconds = parseRetryAfter(response.headers.get('retry-after'), Date.now());
+      // Bounded or ignored, never thrown: the target's header is the target's business.
+      const retryAfter = readRetryAfter(response.headers.get('retry-after'), Date.now());
       return {
         kind: 'response',
         status: response.status,
         bodyExcerpt,
         durationMs: Date.now() - startedAt,
         startedAt,
-        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+        ...(retryAfter.seconds === undefined ? {} : { retryAfterSeconds: retryAfter.seconds }),
+        ...(retryAfter.note === undefined ? {} : { notes: [retryAfter.note] }),
       };
     } catch (error) {
       return { kind: 'error', ...classifyFetchError(error), durationMs: Date.now() - startedAt, startedAt };

@@ -36,6 +36,12 @@ export interface BatchMessage {
 /** A record's part: its claim (`afterLease`), and `settle` once its handler is done, claimed or not. */
 export interface MessageLease extends RunRedelivery {
   settle(): void;
+  /**
+   * The record failed without a call and holds no claim: its message is to come back in `seconds`,
+   * not when a lease or the queue's visibility timeout ends. Its own change, not the batch's: a
+   * failed record is never deleted with the batch, so it need not wait for its neighbours.
+   */
+  comeBackIn(seconds: number): void;
 }
 
 export class BatchLeaseVisibility {
@@ -70,6 +76,13 @@ export class BatchLeaseVisibility {
         this.held.delete(message.messageId);
         this.reported(message.messageId);
       },
+      comeBackIn: (seconds) => {
+        this.held.delete(message.messageId);
+        this.reported(message.messageId);
+        // Chained after any change already under way that may still hide it until a lease ends.
+        const entry = { receiptHandle: message.receiptHandle, onFailure };
+        this.calls = this.calls.then(() => this.change([entry], boundedSeconds(seconds)));
+      },
     };
   }
 
@@ -95,10 +108,13 @@ export class BatchLeaseVisibility {
 
   private async hide(held: Held[]): Promise<void> {
     const latest = Math.max(...held.map((h) => h.leaseExpiresAt));
-    const seconds = Math.min(
-      MAX_VISIBILITY_SECONDS,
-      Math.max(0, Math.ceil((latest - this.now()) / 1000)) + VISIBILITY_SLACK_SECONDS,
+    await this.change(
+      held,
+      boundedSeconds(Math.max(0, Math.ceil((latest - this.now()) / 1000)) + VISIBILITY_SLACK_SECONDS),
     );
+  }
+
+  private async change(held: Array<Pick<Held, 'receiptHandle' | 'onFailure'>>, seconds: number): Promise<void> {
     for (let start = 0; start < held.length; start += ENTRIES_PER_CALL) {
       const part = held.slice(start, start + ENTRIES_PER_CALL);
       try {
@@ -118,6 +134,13 @@ export class BatchLeaseVisibility {
       }
     }
   }
+}
+
+/** A visibility timeout SQS accepts: whole seconds in [0, 12 h]. */
+function boundedSeconds(seconds: number): number {
+  return Number.isFinite(seconds)
+    ? Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, Math.ceil(seconds)))
+    : MAX_VISIBILITY_SECONDS;
 }
 
 type Failure = (reason: string) => void;

@@ -9,27 +9,30 @@
  * counted as a recovery) or ends FAILED as `lost` (at-most-once: never a second call). The
  * message is hidden until the lease ends as the claim is made (`redelivery`): that is how a run
  * whose executor died is found again.
+ *
+ * Once the target was called, its outcome is recorded whatever it holds (record-outcome.ts): a run
+ * never stays RUNNING for want of a write, so no lease runs out and no call is repeated for it.
+ * Before the call, any failure (a read, the tenant's cap, KMS, the signing keys) gives back a claim
+ * already made and is a FailedBeforeCallError, so the message can come back within seconds.
+ * Under `overlap: "forbid"` the call is made only while the run's occurrence holds the job's
+ * in-flight marker (schedule/overlap.ts).
  */
 import { type DeliveryTiming, deliveryStamp } from '../delivery-stamp.ts';
 import type { DispatchMessage, Job, Run } from '../model.ts';
-import type {
-  Clock,
-  HttpInvoker,
-  HttpResult,
-  JobRepository,
-  RunOutcome,
-  RunRedelivery,
-  RunRepository,
-} from '../ports.ts';
+import type { Clock, HttpInvoker, JobRepository, RunOutcome, RunRedelivery, RunRepository } from '../ports.ts';
 import { nextAttemptAt } from '../retry-policy.ts';
 import { idempotencyKeyOf } from '../run-id.ts';
 import { isTerminal } from '../run-state.ts';
-import { decideOverlap } from '../schedule/index.ts';
+import { decideOverlap } from '../schedule/overlap.ts';
 import type { SecretCipher } from '../secrets/secret-cipher.ts';
 import { openSecretHeaders } from '../secrets/secret-headers.ts';
 import { type SigningKeySet, type SigningKeys, signatureHeaders } from '../signing.ts';
 import { inFlightCapCanBind } from '../tenants/in-flight-cap.ts';
 import type { RunSlots } from '../tenants/ports.ts';
+import { recordOutcome } from './record-outcome.ts';
+import { outcomeOf } from './target-outcome.ts';
+
+export { outcomeOf };
 
 export interface ExecuteRunDeps {
   jobs: JobRepository;
@@ -59,7 +62,8 @@ export interface ExecuteRunDeps {
 }
 
 export type ExecuteRunResult =
-  | { kind: 'called'; run: Run; outcome: RunOutcome }
+  /** `outcomeReduced`: the outcome was stored without some of its fields, and why. */
+  | { kind: 'called'; run: Run; outcome: RunOutcome; outcomeReduced?: string }
   | { kind: 'cancelled' }
   | { kind: 'skipped'; reason: string }
   | { kind: 'lost' }
@@ -73,37 +77,24 @@ export type ExecuteRunResult =
 /** A slot is taken this long before the due time: enough for the claim and the reads that follow it. */
 export const SLOT_LEAD_MS = 200;
 
+/**
+ * Something failed before the target was called (a throttled read, the tenant's cap, the signing
+ * keys, KMS...): no call was made, and a claim already made was given back, so the message may
+ * come back within seconds rather than when a lease or the queue's visibility timeout ends.
+ */
+export class FailedBeforeCallError extends Error {
+  constructor(cause: unknown) {
+    super(`run not called: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'FailedBeforeCallError';
+  }
+}
+
 /** Thrown so the message returns to the queue instead of being acknowledged. */
 export class RunBusyError extends Error {
   constructor(runId: string) {
     super(`run ${runId} is leased by another executor`);
     this.name = 'RunBusyError';
   }
-}
-
-/** Maps an HTTP result to the run's terminal outcome (without the retry decision). */
-export function outcomeOf(result: HttpResult, completedAt: number): RunOutcome {
-  const timing = { startedAt: result.startedAt, durationMs: result.durationMs, completedAt };
-  if (result.kind === 'error') {
-    return {
-      ...timing,
-      status: result.errorType === 'timeout' ? 'TIMED_OUT' : 'FAILED',
-      errorType: result.errorType,
-      error: result.message,
-    };
-  }
-  if (result.status >= 200 && result.status < 300) {
-    return { ...timing, status: 'SUCCEEDED', httpStatus: result.status, responseExcerpt: result.bodyExcerpt };
-  }
-  return {
-    ...timing,
-    status: 'FAILED',
-    httpStatus: result.status,
-    responseExcerpt: result.bodyExcerpt,
-    errorType: result.status >= 500 ? 'http_5xx' : 'http_4xx',
-    error: `target answered HTTP ${result.status}`,
-    ...(result.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: result.retryAfterSeconds }),
-  };
 }
 
 /** at-most-once jobs never retry, whatever their retry policy says. */
@@ -156,6 +147,19 @@ export async function executeRun(
   message: DispatchMessage,
   delivery?: DeliveryTiming,
 ): Promise<ExecuteRunResult> {
+  const picked = await beforeCall(() => pickUp(deps, message));
+  if (picked.kind === 'throttled') return picked;
+  const { job, lease, slot } = picked;
+  try {
+    return await claimAndCall(deps, message, job, lease, delivery);
+  } finally {
+    // Best effort: a slot expires with the lease, and a failed release must not hide how the run ended.
+    await slot?.slots.release(message.tenantId, message.runId).catch(() => undefined);
+  }
+}
+
+/** Reads what the claim decides on and takes the tenant's slot, if it is capped. */
+async function pickUp(deps: ExecuteRunDeps, message: DispatchMessage) {
   const cap = deps.slots ? await deps.slots.capOf(message.tenantId) : undefined;
   const capped =
     deps.slots && cap !== undefined && inFlightCapCanBind(cap, deps.slots.fleetMaxCallsInFlight ?? Infinity)
@@ -177,12 +181,17 @@ export async function executeRun(
   // The slot expires with the lease: an executor that dies holding it frees it by then.
   const slot = job ? capped : undefined;
   if (slot && !(await slot.slots.acquire(message.tenantId, message.runId, slot.cap, lease.expiresAt, now))) {
-    return { kind: 'throttled' };
+    return { kind: 'throttled' as const };
   }
+  return { kind: 'picked' as const, job, lease, slot };
+}
+
+/** Runs a step that comes before any call: its failure is a FailedBeforeCallError. */
+async function beforeCall<T>(step: () => Promise<T>): Promise<T> {
   try {
-    return await claimAndCall(deps, message, job, lease, delivery);
-  } finally {
-    await slot?.slots.release(message.tenantId, message.runId);
+    return await step();
+  } catch (error) {
+    throw error instanceof FailedBeforeCallError ? error : new FailedBeforeCallError(error);
   }
 }
 
@@ -206,12 +215,21 @@ async function claimAndCall(
   // that fails costs nothing here: a finished run's message is deleted with the batch, and one under
   // another executor's live lease comes back once a lease like ours would have ended.
   deps.redelivery?.afterLease(lease.expiresAt);
-  const claim = await deps.runs.claim(message, lease);
+  const claim = await beforeCall(async () => {
+    try {
+      return await deps.runs.claim(message, lease);
+    } catch (error) {
+      // The write may have landed though its answer was lost (a timeout): give back what may be ours.
+      await deps.runs.release(message, lease.owner, lease.expiresAt).catch(() => undefined);
+      throw error;
+    }
+  });
   if (!claim.claimed) {
     if (!claim.run) return { kind: 'missing' };
     if (isTerminal(claim.run.status)) return { kind: 'already-finished' };
     if (claim.expired && claim.run.leaseExpiresAt !== undefined) {
-      await deps.runs.markLost(message, claim.run.leaseExpiresAt, now);
+      const expiredAt = claim.run.leaseExpiresAt;
+      await beforeCall(() => deps.runs.markLost(message, expiredAt, now));
       return { kind: 'lost' };
     }
     return {
@@ -219,15 +237,65 @@ async function claimAndCall(
       ...(claim.run.leaseExpiresAt ? { leaseExpiresAt: claim.run.leaseExpiresAt } : {}),
     };
   }
+  let prepared: Prepared;
+  try {
+    prepared = await prepareCall(deps, message, job, claim.run, lease);
+  } catch (error) {
+    // Nothing was called: give the claim back, so the message that comes back within seconds can
+    // claim the run at once. Should that fail too, the lease runs out and the run is taken over.
+    await deps.runs.release(message, lease.owner, lease.expiresAt).catch(() => undefined);
+    throw new FailedBeforeCallError(error);
+  }
+  if (prepared.kind !== 'call') return prepared;
+  const { job: ready, keys, secretHeaders, holdsInFlight } = prepared;
 
+  const result = await deps.invoker.invoke(requestOf(ready, message, keys, deps.clock.now(), secretHeaders));
+  const outcome = withRetryDecision(ready, message.attempt, outcomeOf(result, deps.clock.now()), deps.random());
+  // The stamp rides along with the outcome: the repository records every field it is given.
+  const stored = await recordOutcome(
+    deps,
+    message,
+    lease.owner,
+    { ...outcome, ...deliveryStamp(ready, delivery) },
+    lease.expiresAt,
+  );
+  // Only the lease holder speaks for the occurrence: a run taken over meanwhile keeps the marker.
+  if (holdsInFlight && stored.recorded) await settleInFlight(deps, ready, message, outcome);
+  return {
+    kind: 'called',
+    run: claim.run,
+    outcome,
+    ...(stored.reduced === undefined ? {} : { outcomeReduced: stored.reduced }),
+  };
+}
+
+type Prepared =
+  | {
+      kind: 'call';
+      job: Job;
+      keys: SigningKeySet;
+      secretHeaders: Record<string, string> | undefined;
+      holdsInFlight: boolean;
+    }
+  | Exclude<ExecuteRunResult, { kind: 'called' }>;
+
+/**
+ * Everything between the claim and the call: decides whether the call goes out (cancelled, paused,
+ * overlap) and reads what it needs. Any error thrown here means nothing was called.
+ */
+async function prepareCall(
+  deps: ExecuteRunDeps,
+  message: DispatchMessage,
+  job: Job | undefined,
+  run: Run,
+  lease: { owner: string; expiresAt: number },
+): Promise<Prepared> {
+  const end = async (outcome: Omit<RunOutcome, 'completedAt'>) => {
+    await recordOutcome(deps, message, lease.owner, { ...outcome, completedAt: deps.clock.now() });
+  };
   if (!job || job.status === 'CANCELLED') {
     const reason = job ? 'job was cancelled before the run started' : 'job no longer exists';
-    await deps.runs.complete(message, lease.owner, {
-      status: 'CANCELLED',
-      completedAt: deps.clock.now(),
-      errorType: 'cancelled',
-      error: reason,
-    });
+    await end({ status: 'CANCELLED', errorType: 'cancelled', error: reason });
     return { kind: 'cancelled' };
   }
 
@@ -237,41 +305,53 @@ async function claimAndCall(
     job.target.secretHeaders && deps.secrets
       ? await openSecretHeaders(deps.secrets, job.tenantId, job.target.secretHeaders)
       : undefined;
-  if (job.status === 'PAUSED' && !claim.run.triggered) {
+  if (job.status === 'PAUSED' && !run.triggered) {
     // A scan that read the job just before it was paused may still have materialized this
     // occurrence; pausing means no scheduled call goes out, so it ends here, visibly.
-    await deps.runs.complete(message, lease.owner, {
-      status: 'SKIPPED',
-      completedAt: deps.clock.now(),
-      errorType: 'paused',
-      error: 'job was paused before the run started',
-    });
+    await end({ status: 'SKIPPED', errorType: 'paused', error: 'job was paused before the run started' });
     return { kind: 'skipped', reason: 'job was paused' };
   }
 
-  await deps.clock.sleepUntil(Math.max(message.scheduledFor, claim.run.availableAt ?? 0));
-  if (job.policies.overlap === 'forbid') {
-    // Decided at the due time, not at claim time: the predecessor may finish in between.
-    const decision = decideOverlap('forbid', await deps.runs.previous(message));
-    if (decision.action === 'skip') {
-      await deps.runs.complete(message, lease.owner, {
-        status: 'SKIPPED',
-        completedAt: deps.clock.now(),
-        errorType: 'overlap',
-        error: decision.reason,
-      });
-      return { kind: 'skipped', reason: decision.reason };
-    }
-  }
+  await deps.clock.sleepUntil(Math.max(message.scheduledFor, run.availableAt ?? 0));
   if (deps.clock.now() + job.timeoutSeconds * 1000 > lease.expiresAt) {
     // Stalled between claim and call (an overloaded host): the lease could run out mid-call and
     // another executor take the run over, calling it twice. Not calling keeps the one-call
     // promise; the run is recovered once this lease expires.
     return { kind: 'leased-elsewhere', leaseExpiresAt: lease.expiresAt };
   }
-  const result = await deps.invoker.invoke(requestOf(job, message, keys, deps.clock.now(), secretHeaders));
-  const outcome = withRetryDecision(job, message.attempt, outcomeOf(result, deps.clock.now()), deps.random());
-  // The stamp rides along with the outcome: the repository records every field it is given.
-  await deps.runs.complete(message, lease.owner, { ...outcome, ...deliveryStamp(job, delivery) });
-  return { kind: 'called', run: claim.run, outcome };
+  if (job.policies.overlap === 'forbid') {
+    // Taken at the due time, right before the call, not at claim time: the holder may finish in between.
+    const now = deps.clock.now();
+    const marker = { scheduledFor: message.scheduledFor, runId: message.runId, until: lease.expiresAt };
+    const taken = await deps.jobs.takeInFlight(job.tenantId, job.jobId, marker, now);
+    if (!taken.taken) {
+      const decision = taken.holder
+        ? decideOverlap('forbid', taken.holder, message.scheduledFor, now)
+        : { action: 'skip' as const, reason: 'job no longer exists' };
+      const reason = decision.action === 'skip' ? decision.reason : 'overlap forbidden: another run is in flight';
+      await end({ status: 'SKIPPED', errorType: 'overlap', error: reason });
+      return { kind: 'skipped', reason };
+    }
+  }
+  return { kind: 'call', job, keys, secretHeaders, holdsInFlight: job.policies.overlap === 'forbid' };
+}
+
+/**
+ * After the call of a `forbid` job: a final outcome frees the job; a failure that will be retried
+ * keeps it until the retry's lease could end, so the retry (the same occurrence) finds its place
+ * kept and no other occurrence starts in between. Best effort: a marker not released expires at
+ * its `until` (the lease end), and skips nothing after that.
+ */
+async function settleInFlight(deps: ExecuteRunDeps, job: Job, message: DispatchMessage, outcome: RunOutcome) {
+  try {
+    if (outcome.nextAttemptAt === undefined) {
+      await deps.jobs.releaseInFlight(job.tenantId, job.jobId, message.scheduledFor);
+      return;
+    }
+    const until = outcome.nextAttemptAt + job.timeoutSeconds * 1000 + deps.config.leaseMarginMs;
+    const marker = { scheduledFor: message.scheduledFor, runId: message.runId, until };
+    await deps.jobs.takeInFlight(job.tenantId, job.jobId, marker, deps.clock.now());
+  } catch {
+    // The marker expires with the lease (see above).
+  }
 }

@@ -1,5 +1,6 @@
 import type { Job } from '#core/model';
 import type { DueJob, JobListQuery, JobRepository, Page, StoredJob } from '#core/ports';
+import { type InFlightMarker, mayHoldInFlight } from '#core/schedule/overlap';
 
 /** JobRepository in memory, with the same conditional semantics as the DynamoDB adapter. */
 export class InMemoryJobRepository implements JobRepository {
@@ -111,5 +112,29 @@ export class InMemoryJobRepository implements JobRepository {
     delete stored.nextFireAt;
     delete stored.dueShard;
     return true;
+  }
+
+  /** In-flight markers of `forbid` jobs, by job (kept beside the job: a StoredJob has no such field). */
+  readonly inFlight = new Map<string, InFlightMarker>();
+
+  async takeInFlight(
+    tenantId: string,
+    jobId: string,
+    marker: InFlightMarker,
+    now: number,
+  ): Promise<{ taken: true } | { taken: false; holder?: InFlightMarker }> {
+    const key = this.key(tenantId, jobId);
+    if (!this.items.has(key)) return { taken: false };
+    const holder = this.inFlight.get(key);
+    if (!mayHoldInFlight(holder, marker.scheduledFor, now))
+      return holder ? { taken: false, holder: { ...holder } } : { taken: false };
+    this.inFlight.set(key, { ...marker });
+    return { taken: true };
+  }
+
+  async releaseInFlight(tenantId: string, jobId: string, occurrence: number): Promise<boolean> {
+    const key = this.key(tenantId, jobId);
+    if (this.inFlight.get(key)?.scheduledFor !== occurrence) return false;
+    return this.inFlight.delete(key);
   }
 }

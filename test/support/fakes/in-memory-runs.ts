@@ -94,6 +94,16 @@ export class InMemoryRunRepository implements RunRepository {
     return true;
   }
 
+  async release(key: RunKey, owner: string, leaseExpiresAt: number): Promise<boolean> {
+    const run = this.items.get(keyOf(key));
+    if (run?.status !== 'RUNNING' || run.leaseOwner !== owner || run.leaseExpiresAt !== leaseExpiresAt) return false;
+    run.status = 'QUEUED';
+    delete run.leaseOwner;
+    delete run.leaseExpiresAt;
+    delete run.claimedAt;
+    return true;
+  }
+
   async get(key: RunKey): Promise<Run | undefined> {
     const run = this.items.get(keyOf(key));
     return run ? structuredClone(run) : undefined;

@@ -20,6 +20,8 @@ const fakes = vi.hoisted(() => ({
   invoker: undefined as unknown,
   hidden: [] as string[],
   refuseVisibility: false,
+  /** comeBackIn calls: [messageId, seconds]. */
+  comeBack: [] as Array<[string, number]>,
 }));
 
 vi.mock('#handlers/wiring', () => ({
@@ -44,9 +46,14 @@ vi.mock('#handlers/wiring', () => ({
       });
     };
     return {
-      forMessage: (_record: unknown, onFailure: (reason: string) => void) => {
+      forMessage: (record: { messageId: string }, onFailure: (reason: string) => void) => {
         let settled = false;
         return {
+          comeBackIn: (seconds: number) => {
+            fakes.comeBack.push([record.messageId, seconds]);
+            if (!settled) reported();
+            settled = true;
+          },
           afterLease: () => {
             held.push(onFailure);
             settled = true;
@@ -156,5 +163,34 @@ describe('executor log lines', () => {
 
     expect(lines).toEqual([expect.objectContaining({ message: 'run not called: already-finished' })]);
     expectRunKeysOnEveryLine(['J-e']);
+  });
+
+  it('sends a record that failed before its call back within seconds, later on each receive, and keys its line', async () => {
+    // With a healthy neighbour: a batch whose every record failed is thrown whole (FullBatchFailureError).
+    const event = await eventOf(['J-f', 'J-g']);
+    const get = fakes.jobs.get.bind(fakes.jobs);
+    fakes.jobs.get = async (tenantId, jobId) => {
+      if (jobId === 'J-f') throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
+      return get(tenantId, jobId);
+    };
+    const third = {
+      ...event,
+      Records: event.Records.map((r) => ({ ...r, attributes: { ApproximateReceiveCount: '3' } })),
+    };
+
+    try {
+      const first = await execute(event, context);
+      await execute(third as SQSEvent, context);
+
+      expect(first.batchItemFailures).toEqual([{ itemIdentifier: 'm-J-f' }]);
+      expect(fakes.comeBack).toEqual([
+        ['m-J-f', 2],
+        ['m-J-f', 32],
+      ]);
+      expect(lines.find((l) => l.level === 'warn')).toMatchObject({ extra: { jobId: 'J-f', comeBackInSeconds: 2 } });
+      expectRunKeysOnEveryLine(['J-f', 'J-g']);
+    } finally {
+      fakes.jobs.get = get;
+    }
   });
 });

@@ -177,29 +177,106 @@ describe('completing a run', () => {
   });
 });
 
-describe('overlap', () => {
-  it('skips an occurrence whose predecessor is still running when overlap is forbidden, calling nothing', async () => {
-    const { deps, message, jobs, runs, invoker } = await setup();
+describe('overlap forbidden: one occurrence in flight at a time', () => {
+  const forbid = (jobs: InMemoryJobRepository) =>
     Object.assign(jobs.items.get('t/J1') as Job, { policies: { misfire: 'fire_once', overlap: 'forbid' } });
-    const earlier = newRun(job, DUE - 1_000, 1, DUE - 60_000, 7);
-    await runs.createIfAbsent(earlier);
-    await runs.claim(earlier, { owner: 'slow', expiresAt: DUE + 60_000, now: DUE - 1_000, takeOverExpired: true });
+
+  it('skips an occurrence while an older one is in flight, even behind a skipped one, calling nothing', async () => {
+    const { deps, message, jobs, runs, invoker } = await setup();
+    forbid(jobs);
+    // DUE − 4 s is still running; DUE − 2 s was skipped for it: the latest run alone says nothing.
+    await jobs.takeInFlight('t', 'J1', { scheduledFor: DUE - 4_000, runId: 'R-4', until: DUE + 60_000 }, DUE - 4_000);
+    await runs.createIfAbsent({ ...newRun(job, DUE - 2_000, 1, DUE - 60_000, 7), status: 'SKIPPED' });
 
     const result = await executeRun(deps('exec-1'), message);
 
-    expect(result).toEqual({ kind: 'skipped', reason: 'overlap forbidden: previous run is still RUNNING' });
+    expect(result).toEqual({
+      kind: 'skipped',
+      reason: `overlap forbidden: the occurrence of ${new Date(DUE - 4_000).toISOString()} (run R-4) is still in flight`,
+    });
     expect(invoker.requests).toHaveLength(0);
     expect(await runs.get(message)).toMatchObject({ status: 'SKIPPED', errorType: 'overlap' });
+    expect(jobs.inFlight.get('t/J1')?.scheduledFor).toBe(DUE - 4_000);
   });
 
-  it('runs when the predecessor has finished, even with overlap forbidden', async () => {
-    const { deps, message, jobs, runs, invoker } = await setup();
-    Object.assign(jobs.items.get('t/J1') as Job, { policies: { misfire: 'fire_once', overlap: 'forbid' } });
-    const earlier = newRun(job, DUE - 1_000, 1, DUE - 60_000, 7);
-    await runs.createIfAbsent({ ...earlier, status: 'SUCCEEDED' });
+  it('holds the job during the call, until the lease end, and frees it once the outcome is final', async () => {
+    let heldDuringCall: unknown;
+    const { deps, message, jobs, invoker } = await setup(() => {
+      heldDuringCall = structuredClone(jobs.inFlight.get('t/J1'));
+      return { kind: 'response', status: 200, bodyExcerpt: 'ok', durationMs: 5 };
+    });
+    forbid(jobs);
+
+    expect((await executeRun(deps('exec-1'), message)).kind).toBe('called');
+
+    expect(invoker.requests).toHaveLength(1);
+    expect(heldDuringCall).toEqual({ scheduledFor: DUE, runId: message.runId, until: DUE + 10_000 + 30_000 });
+    expect(jobs.inFlight.has('t/J1')).toBe(false);
+  });
+
+  it('keeps the job for a failed attempt until its retry could end; the retry runs, another occurrence does not', async () => {
+    const { deps, message, jobs, runs, invoker, clock } = await setup(() => ({
+      kind: 'response',
+      status: 503,
+      bodyExcerpt: 'down',
+      durationMs: 5,
+    }));
+    forbid(jobs);
+    const first = await executeRun(deps('exec-1'), message);
+    const nextAttemptAt = first.kind === 'called' ? (first.outcome.nextAttemptAt as number) : Number.NaN;
+    expect(jobs.inFlight.get('t/J1')).toMatchObject({ scheduledFor: DUE, until: nextAttemptAt + 10_000 + 30_000 });
+
+    // Before the retry exists, the next occurrence is due: it is skipped.
+    const next = newRun(job, DUE + 1_000, 1, DUE, 7);
+    await runs.createIfAbsent(next);
+    clock.current = DUE + 1_000;
+    const nextMessage = { ...message, scheduledFor: DUE + 1_000, runId: next.runId };
+    expect((await executeRun(deps('exec-2'), nextMessage)).kind).toBe('skipped');
+
+    // The retry, the same occurrence, takes the job again and is called.
+    const retry = { ...newRun(job, DUE, 2, DUE, 7), availableAt: nextAttemptAt };
+    await runs.createIfAbsent(retry);
+    const retried = await executeRun(deps('exec-3'), { ...message, attempt: 2, runId: retry.runId });
+
+    expect(retried.kind).toBe('called');
+    expect(invoker.requests.map((r) => r.headers['Chronos-Run-Id'])).toEqual([message.runId, retry.runId]);
+  });
+
+  it('takes over the marker of a crashed executor once it has expired', async () => {
+    const { deps, message, jobs, invoker } = await setup();
+    forbid(jobs);
+    await jobs.takeInFlight('t', 'J1', { scheduledFor: DUE - 60_000, runId: 'R-dead', until: DUE - 1 }, DUE - 60_000);
 
     expect((await executeRun(deps('exec-1'), message)).kind).toBe('called');
     expect(invoker.requests).toHaveLength(1);
+  });
+
+  it('skips a triggered run while a scheduled occurrence is in flight', async () => {
+    const { deps, jobs, runs, invoker } = await setup();
+    forbid(jobs);
+    await jobs.takeInFlight('t', 'J1', { scheduledFor: DUE - 4_000, runId: 'R-4', until: DUE + 60_000 }, DUE - 4_000);
+    const triggered = { ...newRun(job, DUE + 123, 1, DUE, 7), triggered: true };
+    await runs.createIfAbsent(triggered);
+
+    const result = await executeRun(deps('exec-1'), {
+      tenantId: 't',
+      jobId: 'J1',
+      scheduledFor: DUE + 123,
+      attempt: 1,
+      runId: triggered.runId,
+    });
+
+    expect(result.kind).toBe('skipped');
+    expect(invoker.requests).toHaveLength(0);
+  });
+
+  it('leaves the job alone under allow', async () => {
+    const { deps, message, jobs, invoker } = await setup();
+    await jobs.takeInFlight('t', 'J1', { scheduledFor: DUE - 4_000, runId: 'R-4', until: DUE + 60_000 }, DUE - 4_000);
+
+    expect((await executeRun(deps('exec-1'), message)).kind).toBe('called');
+    expect(invoker.requests).toHaveLength(1);
+    expect(jobs.inFlight.get('t/J1')?.scheduledFor).toBe(DUE - 4_000);
   });
 });
 
