@@ -196,3 +196,33 @@ describe('the run history and trigger keys of a job', () => {
     expect(previous?.scheduledFor).toBe(NOW + 2_000);
   });
 });
+
+describe('a whole-job write racing the in-flight marker of overlap: forbid', () => {
+  const tenant = 'tenant-marker';
+  const marker = (runId: string) => ({ scheduledFor: NOW, runId, until: NOW + 60_000 });
+  const markerOf = async (jobId: string) =>
+    ((await jobs.get(tenant, jobId)) as (StoredJob & { inFlight?: unknown }) | undefined)?.inFlight;
+
+  it('does not drop a marker taken after the job was read, and keeps it on the retried write', async () => {
+    await jobs.create(job(tenant, '01M1'));
+    const read = (await jobs.get(tenant, '01M1')) as StoredJob;
+    expect((await jobs.takeInFlight(tenant, '01M1', marker('run-a'), NOW)).taken).toBe(true);
+
+    expect(await jobs.replace({ ...read, name: 'renamed', version: read.version + 1 }, read.version)).toBe(false);
+    expect(await markerOf('01M1')).toEqual(marker('run-a'));
+
+    const fresh = (await jobs.get(tenant, '01M1')) as StoredJob;
+    expect(await jobs.replace({ ...fresh, name: 'renamed', version: fresh.version + 1 }, fresh.version)).toBe(true);
+    expect(await jobs.get(tenant, '01M1')).toMatchObject({ name: 'renamed', inFlight: marker('run-a') });
+  });
+
+  it('does not put back a marker released after the job was read', async () => {
+    await jobs.create(job(tenant, '01M2'));
+    await jobs.takeInFlight(tenant, '01M2', marker('run-b'), NOW);
+    const read = (await jobs.get(tenant, '01M2')) as StoredJob;
+    expect(await jobs.releaseInFlight(tenant, '01M2', NOW)).toBe(true);
+
+    expect(await jobs.replace({ ...read, name: 'renamed', version: read.version + 1 }, read.version)).toBe(false);
+    expect(await markerOf('01M2')).toBeUndefined();
+  });
+});

@@ -78,14 +78,29 @@ export class DynamoJobRepository implements JobRepository {
   }
 
   async replace(job: StoredJob, expectedVersion: number): Promise<boolean> {
+    // The executor moves the in-flight marker without bumping the version, so a whole-item write
+    // is also conditioned on the marker being as it was read: otherwise it could put back a marker
+    // just released (skipping occurrences until it expires) or drop one just taken (an overlap).
+    const marker = (job as StoredJob & { [IN_FLIGHT]?: InFlightMarker })[IN_FLIGHT];
+    const markerUnchanged = marker
+      ? '#inFlight.#runId = :runId AND #inFlight.#until = :until'
+      : 'attribute_not_exists(#inFlight)';
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: job,
-          ConditionExpression: 'attribute_exists(#sk) AND #version = :expected',
-          ExpressionAttributeNames: { '#sk': SK, '#version': 'version' },
-          ExpressionAttributeValues: { ':expected': expectedVersion },
+          ConditionExpression: `attribute_exists(#sk) AND #version = :expected AND ${markerUnchanged}`,
+          ExpressionAttributeNames: {
+            '#sk': SK,
+            '#version': 'version',
+            '#inFlight': IN_FLIGHT,
+            ...(marker ? { '#runId': 'runId', '#until': 'until' } : {}),
+          },
+          ExpressionAttributeValues: {
+            ':expected': expectedVersion,
+            ...(marker ? { ':runId': marker.runId, ':until': marker.until } : {}),
+          },
         }),
       );
       return true;
