@@ -9,11 +9,13 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BatchLeaseVisibility } from '#adapters/sqs/batch-lease-visibility';
 import { systemClock } from '#adapters/system-clock';
+import type { DispatchMessage } from '#core/model';
 import { type ExecuteRunDeps, executeRun, FailedBeforeCallError, RunBusyError } from '#core/use-cases/execute-run';
-import { parseDispatchMessage } from './dispatch-message.ts';
+import { MalformedMessageError, parseDispatchMessage } from './dispatch-message.ts';
 import { logger } from './logger.ts';
 import { addRunMetric, instrumentedWithMetrics, MetricUnit } from './observability.ts';
 import { deliveryTimingOf, RUN_METRICS, recordCallMetrics } from './run-metrics.ts';
+import { setAside } from './set-aside.ts';
 import { patientRunSlots, runCapOf, sendBackLater } from './tenant-run-cap.ts';
 import {
   executorMaxCallsInFlight,
@@ -63,7 +65,8 @@ function recordHandlerFor(owner: string, visibility: BatchLeaseVisibility) {
       }),
     );
     try {
-      const message = parseDispatchMessage(record);
+      const message = readMessageOrSetAside(record);
+      if (!message) return;
       keys = { tenantId: message.tenantId, jobId: message.jobId, runId: message.runId, attempt: message.attempt };
       /** Nothing was called and no claim is held: back within seconds, not after the queue's half hour. */
       const comeBackSoon = (error: unknown): never => {
@@ -110,6 +113,21 @@ function recordHandlerFor(owner: string, visibility: BatchLeaseVisibility) {
       redelivery.settle();
     }
   };
+}
+
+/**
+ * The run a record points at, or undefined for a record that is not a message Chronos could have
+ * sent: it would fail the same way on every receive, so it is set aside (logged, counted, alarmed)
+ * and acknowledged at once instead of going round until the dead-letter queue.
+ */
+function readMessageOrSetAside(record: SQSRecord): DispatchMessage | undefined {
+  try {
+    return parseDispatchMessage(record);
+  } catch (error) {
+    if (!(error instanceof MalformedMessageError)) throw error;
+    setAside('executor', error, { messageId: record.messageId });
+    return undefined;
+  }
 }
 
 /**

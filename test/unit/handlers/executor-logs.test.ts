@@ -194,3 +194,31 @@ describe('executor log lines', () => {
     }
   });
 });
+
+describe('a record that is not a dispatch message', () => {
+  it('is set aside at once (logged, acknowledged), while the run beside it is called', async () => {
+    const lines: Array<{ message: unknown; extra: Record<string, unknown> }> = [];
+    vi.spyOn(logger, 'error').mockImplementation((message: unknown, ...extra: unknown[]) => {
+      lines.push({ message, extra: Object.assign({}, ...(extra as object[])) });
+    });
+    const event = await eventOf(['J-h']);
+    const poison = { messageId: 'm-poison', receiptHandle: 'h-poison', body: '{"jobId": 42}', attributes: {} };
+
+    try {
+      const response = await execute({ Records: [poison, ...event.Records] } as unknown as SQSEvent, context);
+
+      expect(response.batchItemFailures).toEqual([]);
+      expect(lines).toEqual([
+        {
+          message: 'record set aside: it can never succeed',
+          extra: expect.objectContaining({ handler: 'executor', messageId: 'm-poison' }),
+        },
+      ]);
+      expect((await fakes.runs.get({ tenantId: 't1', jobId: 'J-h', scheduledFor: DUE, attempt: 1 }))?.status).toBe(
+        'SUCCEEDED',
+      );
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+});
