@@ -2,6 +2,7 @@
  * Dead letters: a dispatch message SQS gave up on (maxReceiveCount) still ends its run visibly,
  * as DEAD_LETTERED with the reason; a tenant can list them and re-drive one as a new attempt.
  */
+import { MAX_ATTEMPT_NUMBER } from '../bounds.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { DispatchMessage, Run } from '../model.ts';
 import type { JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
@@ -41,6 +42,8 @@ export async function redriveRun(deps: RedriveDeps, tenantId: string, runId: str
   const job = await deps.jobs.get(tenantId, run.jobId);
   if (!job || job.status === 'CANCELLED') throw new ConflictError(`job ${run.jobId} is cancelled`);
 
+  if (run.attempt >= MAX_ATTEMPT_NUMBER)
+    throw new ConflictError(`run ${runId} is attempt ${run.attempt}, the last an occurrence can have`);
   const next = newRun(run, run.scheduledFor, run.attempt + 1, now, deps.config.retentionDays);
   const created = await deps.runs.createIfAbsent(next);
   if (!created.created) throw new ConflictError(`run ${runId} was already re-driven as ${next.runId}`);

@@ -1,3 +1,4 @@
+import { MAX_ATTEMPT_NUMBER } from '../bounds.ts';
 import type { Job, Run } from '../model.ts';
 import { runIdOf } from '../run-id.ts';
 
@@ -26,6 +27,9 @@ export function newRun(
   retentionDays: number,
   final = job.finalOccurrence === true,
 ): Run & { expiresAt: number } {
+  // The runs table's sort key holds the attempt in three digits: a later one would sort wrong.
+  if (!Number.isSafeInteger(attempt) || attempt < 1 || attempt > MAX_ATTEMPT_NUMBER)
+    throw new RangeError(`attempt ${attempt} is outside 1..${MAX_ATTEMPT_NUMBER}`);
   const key = { tenantId: job.tenantId, jobId: job.jobId, scheduledFor, attempt };
   const scheduleType = job.schedule?.type ?? job.scheduleType;
   return {

@@ -21,10 +21,16 @@ export const UPCOMING_COUNT = 5;
 export function upcomingOccurrences(job: StoredJob, now: number, count = UPCOMING_COUNT): number[] {
   // A quarantined job fires nothing until it is rescheduled, and its schedule may not even be computable.
   if (job.status !== 'ACTIVE' || job.nextFireAt === undefined || job.quarantine !== undefined) return [];
-  const from = Math.max(now, job.nextFireAt);
-  const materialized =
-    now < job.nextFireAt ? occurrencesBetween(job.schedule, now + 1, job.nextFireAt - 1, 0, count) : [];
-  return [...materialized, ...upcoming(job.schedule, from, job.occurrenceCount, count - materialized.length)];
+  const nextFireAt = job.nextFireAt;
+  try {
+    const from = Math.max(now, nextFireAt);
+    const materialized = now < nextFireAt ? occurrencesBetween(job.schedule, now + 1, nextFireAt - 1, 0, count) : [];
+    return [...materialized, ...upcoming(job.schedule, from, job.occurrenceCount, count - materialized.length)];
+  } catch {
+    // A stored schedule that can no longer be computed (a time zone the runtime no longer knows)
+    // must not turn a read into a 500: the scanner quarantines the job, with the reason, on its pass.
+    return [];
+  }
 }
 
 /** The job and its newest run; NotFoundError if the tenant has no such job. */

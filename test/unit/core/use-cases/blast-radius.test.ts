@@ -85,6 +85,16 @@ describe('a job that cannot be planned', () => {
     expect(() => planFiring(poison, NOW, NOW + 90_000)).toThrow(RangeError);
   });
 
+  it('can be read before the scanner has quarantined it: no upcoming occurrence, no error', async () => {
+    const { deps, jobs } = setup();
+    jobs.items.set(`${TENANT}/01POISON0000000000000000000`, poisonJob('due#01'));
+
+    const { job } = await getJob(deps, TENANT, '01POISON0000000000000000000');
+
+    expect(job.quarantine).toBeUndefined();
+    expect(upcomingOccurrences(job, NOW)).toEqual([]);
+  });
+
   it('shows its quarantine in its view, with no upcoming occurrence and nothing that fails to render', async () => {
     const { deps, jobs } = setup();
     jobs.items.set(`${TENANT}/01POISON0000000000000000000`, poisonJob('due#01'));

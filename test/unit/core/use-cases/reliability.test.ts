@@ -254,6 +254,19 @@ describe('dead letters', () => {
     ).rejects.toBeInstanceOf(ConflictError);
   });
 
+  it('refuses (409) to re-drive the last attempt an occurrence can have, and makes no run', async () => {
+    const { runs, jobs, dispatcher } = await world();
+    const last = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 999 };
+    await runs.createIfAbsent(newRun({ tenantId: 't', jobId: 'J1' }, DUE, 999, DUE, 7));
+    await recordDeadLetter(runs, { ...last, runId: `J1_${DUE}_999` }, 5, DUE + 1);
+
+    await expect(
+      redriveRun({ jobs, runs, dispatcher, config: { retentionDays: 7 } }, 't', `J1_${DUE}_999`, DUE + 2),
+    ).rejects.toBeInstanceOf(ConflictError);
+    expect(dispatcher.sent).toEqual([]);
+    expect(() => newRun({ tenantId: 't', jobId: 'J1' }, DUE, 1_000, DUE, 7)).toThrow(RangeError);
+  });
+
   it('leaves a run that already finished alone', async () => {
     const { runs, executor, message } = await world({}, () => ({
       kind: 'response',
