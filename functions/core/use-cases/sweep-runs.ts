@@ -1,18 +1,25 @@
 /**
- * The scanner's second duty: retries parked beyond the SQS delay limit (QUEUED runs in the sweep
- * index), sent once their due time is within reach of an SQS delay. Each swept run's `sweepAt` is
- * first moved forward with a conditional write, so racing scanners send it once, and a run whose
- * message is lost before its claim is found again later.
+ * The scanner's second duty: sending the runs whose message never brought them to an executor.
+ * Every run enters the sweep index with the put that creates it (`sweepAt`: its release plus a
+ * grace, see runs/send-runs.ts) and leaves it when it is claimed; so a run still there at
+ * `sweepAt` is one whose writer died between put and send, whose send failed, or whose message
+ * was lost, whatever wrote it (scanner, trigger, re-drive, resume, retry). Retries parked beyond
+ * the SQS delay limit wait there too, until their due time is within reach of an SQS delay.
  *
- * Runs under a lease are not in the index: a claim takes the run out (a parked retry) or never puts
- * it in, and the executor hides the run's message only until the lease ends, so a dead executor's
- * message comes back by itself and the next claim takes the run over or records it as lost. A
+ * Each swept run's `sweepAt` is first moved forward with a conditional write, so racing scanners
+ * send it once, and a run whose new message is lost too is found again later. A send that fails
+ * puts the runs back where they were, for the next pass. Duplicate messages are harmless: the
+ * claim is conditional.
+ *
+ * Runs under a lease are not in the index: the claim takes them out, and the executor hides the
+ * run's message only until the lease ends, so a dead executor's message comes back by itself. A
  * RUNNING entry can only be one a claim made before that change; it is still sent, to the same end.
  */
 
 import { allShards } from '../due-shard.ts';
 import type { Run } from '../model.ts';
 import type { RunDispatcher, RunRepository } from '../ports.ts';
+import { releaseAtOf, sendRuns } from '../runs/send-runs.ts';
 
 /** How long a swept run waits before it may be swept again if nothing picks it up. */
 export const RESWEEP_AFTER_MS = 5 * 60_000;
@@ -29,31 +36,46 @@ export interface SweepResult {
   resent: number;
 }
 
+type Sweepable = Run & { sweepAt: number };
+
 /** Sweeps every shard once at `now`. */
 export async function sweepRuns(deps: SweepDeps, now: number): Promise<SweepResult> {
-  const perShard = await Promise.all(
-    allShards(deps.config.shardCount).map(async (shard) => {
-      const found = await deps.runs.findSweepable(shard, now, SWEEP_PAGE_SIZE);
-      const toSend: Run[] = [];
-      await Promise.all(
-        found.map(async (run) => {
-          if (run.status !== 'RUNNING' && run.status !== 'QUEUED') return;
-          const due = Math.max(run.scheduledFor, run.availableAt ?? 0);
-          if (await deps.runs.rescheduleSweep(run, run.sweepAt, Math.max(now, due) + RESWEEP_AFTER_MS))
-            toSend.push(run);
-        }),
-      );
-      await deps.dispatcher.dispatch(
-        toSend.map(({ tenantId, jobId, scheduledFor, attempt, runId, availableAt }) => ({
-          message: { tenantId, jobId, scheduledFor, attempt, runId },
-          releaseAt: Math.max(scheduledFor, availableAt ?? 0),
-        })),
-      );
-      return { found: found.length, resent: toSend.length };
-    }),
-  );
+  const perShard = await Promise.all(allShards(deps.config.shardCount).map((shard) => sweepShard(deps, shard, now)));
   return perShard.reduce((sum, s) => ({ found: sum.found + s.found, resent: sum.resent + s.resent }), {
     found: 0,
     resent: 0,
   });
+}
+
+/** One shard, page by page: swept runs leave the window, so re-querying from the start walks it. */
+async function sweepShard(deps: SweepDeps, shard: string, now: number): Promise<SweepResult> {
+  const total = { found: 0, resent: 0 };
+  for (;;) {
+    const found = await deps.runs.findSweepable(shard, now, SWEEP_PAGE_SIZE);
+    const page = await sweepPage(deps, found, now);
+    total.found += found.length;
+    total.resent += page.resent;
+    // A failed send put its runs back in the window: they wait for the next pass.
+    if (!page.sent || page.resent === 0 || found.length < SWEEP_PAGE_SIZE) return total;
+  }
+}
+
+async function sweepPage(deps: SweepDeps, found: Sweepable[], now: number) {
+  const moved: Array<{ run: Sweepable; to: number }> = [];
+  await Promise.all(
+    found.map(async (run) => {
+      if (run.status !== 'RUNNING' && run.status !== 'QUEUED') return;
+      const to = Math.max(now, releaseAtOf(run)) + RESWEEP_AFTER_MS;
+      if (await deps.runs.rescheduleSweep(run, run.sweepAt, to)) moved.push({ run, to });
+    }),
+  );
+  const sent = await sendRuns(
+    deps.dispatcher,
+    moved.map(({ run: { tenantId, jobId, scheduledFor, attempt, runId, availableAt } }) => ({
+      message: { tenantId, jobId, scheduledFor, attempt, runId },
+      releaseAt: releaseAtOf({ scheduledFor, availableAt }),
+    })),
+  );
+  if (!sent) await Promise.all(moved.map(({ run, to }) => deps.runs.rescheduleSweep(run, to, run.sweepAt)));
+  return { sent, resent: sent ? moved.length : 0 };
 }
