@@ -20,6 +20,7 @@ import { dueShardOf } from '../due-shard.ts';
 import { ConflictError } from '../errors.ts';
 import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { StoredJob } from '../ports.ts';
+import { sendRuns } from '../runs/send-runs.ts';
 import { DEFAULT_MISFIRE_CAP, resolveMisfire } from '../schedule/index.ts';
 import { changeJob, nextVersionOf, withoutDueEntry, withoutPauseState } from './change-job.ts';
 import { completeIfExhausted } from './complete-exhausted.ts';
@@ -105,7 +106,8 @@ async function enqueueMissed(deps: MaterializeDeps, job: StoredJob, occurrences:
   const created = await Promise.all(runs.map((run) => deps.runs.createIfAbsent(run)));
   // An existing run is one an earlier attempt of this resume created: send it again (harmless duplicate).
   const toSend = runs.filter((_, i) => created[i]?.created || created[i]?.existing.status === 'QUEUED');
-  await deps.dispatcher.dispatch(
+  await sendRuns(
+    deps.dispatcher,
     toSend.map(({ tenantId, jobId, scheduledFor, attempt, runId }) => ({
       message: { tenantId, jobId, scheduledFor, attempt, runId },
       releaseAt: now,

@@ -15,6 +15,7 @@
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Run } from '../model.ts';
 import type { JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
+import { sendRuns } from '../runs/send-runs.ts';
 import { occurrencesBetween, type ScheduleSpec } from '../schedule/index.ts';
 import { newRun } from './new-run.ts';
 
@@ -80,5 +81,7 @@ export async function triggerJob(
 
 async function enqueue(dispatcher: RunDispatcher, run: Run): Promise<void> {
   const { tenantId, jobId, scheduledFor, attempt, runId } = run;
-  await dispatcher.dispatch([{ message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt: run.createdAt }]);
+  await sendRuns(dispatcher, [
+    { message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt: run.createdAt },
+  ]);
 }
