@@ -76,7 +76,7 @@ export async function materializeOccurrences(
     ),
   );
 
-  await sendRuns(
+  const sent = await sendRuns(
     deps.dispatcher,
     toSend.map((run) => ({ message: messageOf(run), releaseAt: run.scheduledFor })),
   );
@@ -95,5 +95,10 @@ export async function materializeOccurrences(
     }),
   );
 
-  return { runsCreated, messagesSent: toSend.length, jobsAdvanced: advanced.flat().length, advanced: advanced.flat() };
+  return {
+    runsCreated,
+    messagesSent: sent ? toSend.length : 0,
+    jobsAdvanced: advanced.flat().length,
+    advanced: advanced.flat(),
+  };
 }
