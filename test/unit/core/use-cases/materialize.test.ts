@@ -193,6 +193,24 @@ describe('scanning', () => {
     expect(dispatcher.sent.map((s) => s.message.runId)).toEqual([orphan.runId]);
   });
 
+  it('advances the job when its send fails, and leaves the run in the sweep index for the sweep to send', async () => {
+    const { deps, runs, jobs } = setup();
+    const job = await createJob(deps, 'tenant-a', once(NOW + 3_600_000), NOW);
+    const due = { ...(await jobs.get('tenant-a', job.jobId)), nextFireAt: NOW + 3_600_000 } as never;
+    const unsent: string[] = [];
+    const sqsDown = {
+      dispatch: async () => Promise.reject(new Error('SQS is down')),
+      unsent: (messages: Array<{ message: { runId: string } }>) => unsent.push(...messages.map((m) => m.message.runId)),
+    };
+    const at = NOW + 3_600_000 - 30_000;
+
+    const result = await materializeOccurrences({ ...deps, dispatcher: sqsDown }, [due], at);
+
+    expect(result).toMatchObject({ runsCreated: 1, messagesSent: 0, jobsAdvanced: 1 });
+    expect(unsent).toEqual([runs.all()[0]?.runId]);
+    expect(runs.all()[0]?.sweepAt).toBe(NOW + 3_600_000 + DEFAULT_SWEEP_GRACE_MS);
+  });
+
   it('does not send again a run that an executor has already claimed', async () => {
     const { deps, runs, dispatcher, jobs } = setup();
     const job = await createJob(deps, 'tenant-a', once(NOW + 3_600_000), NOW);
