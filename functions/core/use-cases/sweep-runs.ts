@@ -7,9 +7,12 @@
  * the SQS delay limit wait there too, until their due time is within reach of an SQS delay.
  *
  * Each swept run's `sweepAt` is first moved forward with a conditional write, so racing scanners
- * send it once, and a run whose new message is lost too is found again later. A send that fails
- * puts the runs back where they were, for the next pass. Duplicate messages are harmless: the
- * claim is conditional.
+ * send it once, and a run whose new message never comes either (a scanner that died between that
+ * write and its send, a lost message) is found again: after the grace, then twice as long each
+ * time, up to MAX_RESWEEP_INTERVAL_MS (a run that keeps coming back unclaimed, such as one of a
+ * tenant held at its in-flight cap, costs a message now and then, not one per pass). A send that
+ * fails puts the runs back where they were, for the next pass. Duplicate messages are harmless:
+ * the claim is conditional.
  *
  * Runs under a lease are not in the index: the claim takes them out, and the executor hides the
  * run's message only until the lease ends, so a dead executor's message comes back by itself. A
@@ -19,16 +22,22 @@
 import { allShards } from '../due-shard.ts';
 import type { Run } from '../model.ts';
 import type { RunDispatcher, RunRepository } from '../ports.ts';
-import { releaseAtOf, sendRuns } from '../runs/send-runs.ts';
+import { DEFAULT_SWEEP_GRACE_MS, releaseAtOf, sendRuns } from '../runs/send-runs.ts';
 
-/** How long a swept run waits before it may be swept again if nothing picks it up. */
-export const RESWEEP_AFTER_MS = 5 * 60_000;
+/** The longest a swept run waits before it may be swept again if nothing picks it up. */
+export const MAX_RESWEEP_INTERVAL_MS = 5 * 60_000;
 export const SWEEP_PAGE_SIZE = 100;
 
 export interface SweepDeps {
   runs: RunRepository;
   dispatcher: RunDispatcher;
-  config: { shardCount: number };
+  /** `sweepGraceMs`: the grace new runs enter the index with (SWEEP_GRACE_SECONDS). */
+  config: { shardCount: number; sweepGraceMs?: number };
+}
+
+/** When a run swept at `now` is looked at again: its release plus the grace, doubled for every earlier sweep. */
+export function nextSweepAt(run: Run, now: number, graceMs: number): number {
+  return Math.max(now, releaseAtOf(run)) + Math.min(MAX_RESWEEP_INTERVAL_MS, graceMs * 2 ** (run.sweeps ?? 0));
 }
 
 export interface SweepResult {
@@ -65,7 +74,7 @@ async function sweepPage(deps: SweepDeps, found: Sweepable[], now: number) {
   await Promise.all(
     found.map(async (run) => {
       if (run.status !== 'RUNNING' && run.status !== 'QUEUED') return;
-      const to = Math.max(now, releaseAtOf(run)) + RESWEEP_AFTER_MS;
+      const to = nextSweepAt(run, now, deps.config.sweepGraceMs ?? DEFAULT_SWEEP_GRACE_MS);
       if (await deps.runs.rescheduleSweep(run, run.sweepAt, to)) moved.push({ run, to });
     }),
   );

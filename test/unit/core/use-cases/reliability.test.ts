@@ -8,7 +8,7 @@ import { completeRun } from '#core/use-cases/complete-run';
 import { recordDeadLetter, redriveRun } from '#core/use-cases/dead-letters';
 import { executeRun } from '#core/use-cases/execute-run';
 import { newRun } from '#core/use-cases/new-run';
-import { RESWEEP_AFTER_MS, sweepRuns } from '#core/use-cases/sweep-runs';
+import { MAX_RESWEEP_INTERVAL_MS, nextSweepAt, sweepRuns } from '#core/use-cases/sweep-runs';
 import { FakeClock, RecordingDispatcher, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
@@ -218,7 +218,7 @@ describe('leases and crash recovery', () => {
 
     expect(results.reduce((n, r) => n + r.resent, 0)).toBe(1);
     expect(dispatcher.sent).toEqual([{ message: message(2), releaseAt: DUE + 3_600_000 }]);
-    expect(runs.items.get(`t/J1/${DUE}/2`)?.sweepAt).toBe(DUE + 3_600_000 + RESWEEP_AFTER_MS);
+    expect(runs.items.get(`t/J1/${DUE}/2`)?.sweepAt).toBe(DUE + 3_600_000 + DEFAULT_SWEEP_GRACE_MS);
   });
 
   it('sends a parked retry once it is within reach of an SQS delay', async () => {
@@ -241,8 +241,27 @@ describe('leases and crash recovery', () => {
     expect(dispatcher.sent).toEqual([{ message: message(1), releaseAt: DUE }]);
     expect(runs.items.get(`t/J1/${DUE}/1`)).toMatchObject({
       sweeps: 1,
-      sweepAt: DUE + DEFAULT_SWEEP_GRACE_MS + RESWEEP_AFTER_MS,
+      sweepAt: DUE + 2 * DEFAULT_SWEEP_GRACE_MS,
     });
+  });
+
+  it('sweeps a run that stays unclaimed again after the grace, then twice as long each time, up to a cap', async () => {
+    const run = { ...newRun(baseJob, DUE, 1, DUE, 7), sweeps: 0 };
+    const waits = [0, 1, 2, 3, 4, 5, 6].map(
+      (sweeps) => nextSweepAt({ ...run, sweeps }, DUE + 1_000, 20_000) - (DUE + 1_000),
+    );
+
+    expect(waits).toEqual([
+      20_000,
+      40_000,
+      80_000,
+      160_000,
+      MAX_RESWEEP_INTERVAL_MS,
+      MAX_RESWEEP_INTERVAL_MS,
+      MAX_RESWEEP_INTERVAL_MS,
+    ]);
+    // A parked retry swept before its release waits from its release.
+    expect(nextSweepAt({ ...run, availableAt: DUE + 600_000 }, DUE, 20_000)).toBe(DUE + 620_000);
   });
 
   it('counts the grace from the creation of a run made after its occurrence (a catch-up)', async () => {
