@@ -85,6 +85,23 @@ describe('leases and the sweep index', () => {
     expect(await runs.findSweepable(shard, NOW + 1e9, 10)).toEqual([]);
   });
 
+  it('leaves nothing in the sweep index once a queued run is dead-lettered or discarded, or created finished', async () => {
+    const shard = dueShardOf('J-ends', SHARDS);
+    const dead = newRun({ tenantId: 't', jobId: 'J-ends' }, NOW, 1, NOW, 7);
+    const discarded = newRun({ tenantId: 't', jobId: 'J-ends' }, NOW + 1_000, 1, NOW, 7);
+    const finished = {
+      ...newRun({ tenantId: 't', jobId: 'J-ends' }, NOW + 2_000, 1, NOW, 7),
+      status: 'SKIPPED' as const,
+    };
+    for (const run of [dead, discarded, finished]) await runs.createIfAbsent(run);
+    expect(await runs.findSweepable(shard, NOW + 1e9, 10)).toHaveLength(2);
+
+    await runs.deadLetter(dead, 'poison', NOW + 10);
+    await runs.discardQueued(discarded);
+
+    expect(await runs.findSweepable(shard, NOW + 1e9, 10)).toEqual([]);
+  });
+
   it('takes a parked retry out of the sweep index when it is claimed', async () => {
     const run = { ...newRun({ tenantId: 't', jobId: 'J-unpark' }, NOW, 2, NOW, 7), availableAt: NOW + 3_600_000 };
     const shard = dueShardOf('J-unpark', SHARDS);
