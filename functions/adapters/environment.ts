@@ -8,6 +8,8 @@ export const ENV = {
   dispatchQueueUrl: 'DISPATCH_QUEUE_URL',
   dueShardCount: 'DUE_SHARD_COUNT',
   scanHorizonSeconds: 'SCAN_HORIZON_SECONDS',
+  /** How long past its release a run may stay unclaimed before the scanner's sweep sends it again (default 60). */
+  sweepGraceSeconds: 'SWEEP_GRACE_SECONDS',
   runRetentionDays: 'RUN_RETENTION_DAYS',
   responseExcerptBytes: 'RESPONSE_EXCERPT_BYTES',
   leaseMarginSeconds: 'LEASE_MARGIN_SECONDS',

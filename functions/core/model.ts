@@ -96,6 +96,12 @@ export interface Run extends RunKey {
   leaseExpiresAt?: number;
   /** How many times an expired lease was taken over. */
   recoveries?: number;
+  /**
+   * How many times the scanner's sweep picked the run up and sent it: a retry parked beyond the SQS
+   * delay limit once, and a run still unclaimed past its release plus the grace whenever its message
+   * never came (a writer that died before sending, a failed send, a lost message).
+   */
+  sweeps?: number;
   httpStatus?: number;
   durationMs?: number;
   responseExcerpt?: string;

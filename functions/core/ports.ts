@@ -150,7 +150,9 @@ export type ClaimResult =
 export interface RunRepository {
   /**
    * Conditional put: the first writer creates the run, later ones get the existing item back.
-   * `sweepAt` puts the run in the sweep index (a retry parked beyond the SQS delay limit).
+   * A new QUEUED run enters the sweep index in the same write, at `sweepAt` (a retry parked beyond
+   * the SQS delay limit) or else at its release plus the sweep grace (runs/send-runs.ts): if no
+   * executor has claimed it by then, its message never came, and the sweep sends it.
    */
   createIfAbsent(
     run: Run,
@@ -167,7 +169,10 @@ export interface RunRepository {
   deadLetter(key: RunKey, reason: string, now: number): Promise<boolean>;
   /** Runs in one sweep-index shard whose `sweepAt` is at or before `until`. */
   findSweepable(shard: string, until: number, limit: number): Promise<Array<Run & { sweepAt: number }>>;
-  /** Moves a run's `sweepAt` from `from` to `to`; false when someone else moved it first. */
+  /**
+   * Moves a run's `sweepAt` from `from` to `to`, counting it in the run's `sweeps`; false when
+   * someone else moved it first.
+   */
   rescheduleSweep(key: RunKey, from: number, to: number): Promise<boolean>;
   /** A tenant's dead-lettered runs, newest first. */
   listDeadLetters(tenantId: string, options: { limit: number; cursor?: string }): Promise<Page<Run>>;
@@ -239,6 +244,11 @@ export interface RunDispatcher {
    * planned it, so a long pass never releases a run late by its own duration.
    */
   dispatch(messages: DispatchRequest[]): Promise<void>;
+  /**
+   * Hears of a dispatch that failed after its runs were stored (runs/send-runs.ts): they wait in
+   * the sweep index, so this only reports (a log line), it never throws.
+   */
+  unsent?(messages: DispatchRequest[], error: unknown): void;
 }
 
 /**

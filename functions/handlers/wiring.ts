@@ -29,6 +29,7 @@ import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
 import { defaultQuotasFromEnv } from '#adapters/tenant-quotas';
 import { DEFAULT_LEASE_MARGIN_SECONDS } from '#core/limits';
 import { type JobStatusCounts, type JobStatusDeltas, shiftDeltas } from '#core/metrics/ports';
+import { DEFAULT_SWEEP_GRACE_MS } from '#core/runs/send-runs';
 import type { AdmissionDeps } from '#core/tenants/admit-job';
 import { effectiveQuotas, type TenantQuotas } from '#core/tenants/quotas';
 import type { MaterializeDeps } from '#core/use-cases/materialize-occurrences';
@@ -47,9 +48,25 @@ const sqsClient = once(createSqsClient);
 
 export const jobRepository = once(() => new DynamoJobRepository(documentClient(), requiredEnv(ENV.jobsTable)));
 export const runRepository = once(
-  () => new DynamoRunRepository(documentClient(), requiredEnv(ENV.runsTable), schedulingConfig().shardCount),
+  () =>
+    new DynamoRunRepository(
+      documentClient(),
+      requiredEnv(ENV.runsTable),
+      schedulingConfig().shardCount,
+      schedulingConfig().sweepGraceMs,
+    ),
 );
-export const runDispatcher = once(() => new SqsRunDispatcher(sqsClient(), requiredEnv(ENV.dispatchQueueUrl)));
+/** Sends runs; a failed send is logged and its runs left to the scanner's sweep (runs/send-runs.ts). */
+export const runDispatcher = once(
+  () =>
+    new SqsRunDispatcher(sqsClient(), requiredEnv(ENV.dispatchQueueUrl), {
+      onUnsent: (messages, error) =>
+        logger.warn('runs not sent; the sweep sends them once their release plus the grace has passed', {
+          runIds: messages.map(({ message }) => message.runId),
+          error: error as Error,
+        }),
+    }),
+);
 /** Hides an executor batch's messages while their runs are leased (one instance per invocation). */
 export const leaseVisibilityOf = (messages: BatchMessage[]) =>
   new BatchLeaseVisibility(sqsClient(), requiredEnv(ENV.dispatchQueueUrl), messages);
@@ -66,6 +83,7 @@ export const schedulingConfig = once(() => ({
   horizonMs: intEnv(ENV.scanHorizonSeconds, 90) * 1000,
   retentionDays: intEnv(ENV.runRetentionDays, 30),
   shardCount: intEnv(ENV.dueShardCount, 16),
+  sweepGraceMs: intEnv(ENV.sweepGraceSeconds, DEFAULT_SWEEP_GRACE_MS / 1000) * 1000,
 }));
 
 export const leaseMarginMs = once(() => intEnv(ENV.leaseMarginSeconds, DEFAULT_LEASE_MARGIN_SECONDS) * 1000);

@@ -51,6 +51,8 @@ export interface LocalChronosOptions {
   responseExcerptBytes?: number;
   /** LEASE_MARGIN_SECONDS; unset leaves the handlers' own default. */
   leaseMarginSeconds?: number;
+  /** SWEEP_GRACE_SECONDS: how long past its release a run may stay unclaimed before the sweep sends it again; unset leaves the default (60). */
+  sweepGraceSeconds?: number;
   /** Dispatch queue visibility timeout (default 6 x the executor timeout, as deployed). */
   visibilityTimeoutSeconds?: number;
   /** Receives before the dispatch queue gives a message to its DLQ (default 5). */
@@ -183,6 +185,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       runRetentionDays: options.runRetentionDays,
       responseExcerptBytes: options.responseExcerptBytes,
       leaseMarginSeconds: options.leaseMarginSeconds,
+      sweepGraceSeconds: options.sweepGraceSeconds,
     });
     if (needsRealHandlers(ROUTES, options.handlers)) {
       const signature = JSON.stringify(environment);

@@ -29,6 +29,7 @@ export interface FunctionSettings {
   runRetentionDays?: number;
   responseExcerptBytes?: number;
   leaseMarginSeconds?: number;
+  sweepGraceSeconds?: number;
   /** Hex SHA-256 of the operator (admin scope) token; unset: no admin token works. */
   adminTokenSha256?: string;
 }
@@ -59,6 +60,7 @@ export function functionEnvironment(settings: FunctionSettings): Record<string, 
     ...optional(ENV.runRetentionDays, settings.runRetentionDays),
     ...optional(ENV.responseExcerptBytes, settings.responseExcerptBytes),
     ...optional(ENV.leaseMarginSeconds, settings.leaseMarginSeconds),
+    ...optional(ENV.sweepGraceSeconds, settings.sweepGraceSeconds),
     [ENV.tenantsTable]: settings.resources.tables.tenants,
     ...quotaEnvironment(settings.quotas),
     [ENV.secretsLocalKey]: settings.secretsLocalKey,

@@ -41,6 +41,20 @@ export interface ChaosConfig {
   killUntilMs: number;
   /** When the designated scanner is armed to be killed in its next scan that sends new runs. */
   scannerKillArmAtMs: number;
+  /**
+   * Recurring jobs (fire_all, every `catchUpEverySeconds`, `catchUpMaxRuns` runs) that the scanners
+   * find `catchUpMissedMs` behind once the workload is fed, as after a scanner outage: the pass that
+   * catches them up is killed between its run puts and its send (every scanner is armed for it).
+   */
+  catchUpJobs: number;
+  catchUpEverySeconds: number;
+  catchUpMaxRuns: number;
+  catchUpMissedMs: number;
+  /** The SQS emulator is stopped at this time (from the workload start) for `sqsOutageMs`, then started again with its state. */
+  sqsOutageAtMs: number;
+  sqsOutageMs: number;
+  /** How long past its release a run may stay unclaimed before the sweep sends it again. */
+  sweepGraceSeconds: number;
   /** Latest time (from the workload start) to wait for every occurrence to settle. */
   settleDeadlineMs: number;
   /**
@@ -83,6 +97,13 @@ export function chaosConfig(overrides: Partial<ChaosConfig> = {}): ChaosConfig {
     killEveryMs: [3_000, 8_000],
     killUntilMs: 45_000,
     scannerKillArmAtMs: 8_000,
+    catchUpJobs: Math.max(1, Math.round(5 * scale)),
+    catchUpEverySeconds: 2,
+    catchUpMaxRuns: 15,
+    catchUpMissedMs: 70_000,
+    sqsOutageAtMs: 12_000,
+    sqsOutageMs: 5_000,
+    sweepGraceSeconds: 20,
     settleDeadlineMs: 240_000,
     dispatchSlackMs: 60_000,
     ...overrides,

@@ -1,8 +1,9 @@
 /**
  * The chaos run in the suite (issue 4): 1,000 one-time and 50 recurring jobs against a target
- * that fails, hangs and resets, with executor processes SIGKILLed and restarted and a scanner
- * SIGKILLed mid-scan; every execution guarantee is checked afterwards (checks.ts). The same run
- * is `npm run chaos` on its own.
+ * that fails, hangs and resets, with executor processes SIGKILLed and restarted, a scanner
+ * SIGKILLed mid-scan and another in a misfire catch-up pass, and the SQS emulator stopped for a
+ * few seconds; every execution guarantee is checked afterwards (checks.ts). The same run is
+ * `npm run chaos` on its own.
  */
 import { expect, it } from 'vitest';
 import { runChaos } from './scenario.ts';
@@ -11,7 +12,7 @@ import { runChaos } from './scenario.ts';
 const CHAOS_TIMEOUT_MS = 330_000;
 
 it(
-  'keeps every execution guarantee while executors and a scanner are killed',
+  'keeps every execution guarantee while executors and scanners are killed and SQS stops',
   async () => {
     const outcome = await runChaos();
     console.log(outcome.report);

@@ -8,10 +8,12 @@ import {
   checkAtMostOnce,
   checkBackoff,
   checkCallsPerOccurrence,
+  checkCatchUpKill,
   checkChaosHappened,
   checkDuplicatesExplained,
   checkOccurrencesTerminal,
   checkScannerKill,
+  checkUnsentRunsSwept,
 } from './checks.ts';
 import type { Evidence, StoredRun } from './evidence.ts';
 import type { Kill } from './fleet.ts';
@@ -206,6 +208,39 @@ describe('chaos checks', () => {
     expect(
       checkScannerKill(history({ kills: [{ ...scannerKill, scanInProgress: false }], scannerHold: hold })).ok,
     ).toBe(false);
+  });
+
+  it('require a scanner killed in a catch-up pass whose catch-up runs all finished', () => {
+    const catchUp = (runs: StoredRun[]) => {
+      const base = history({ runs });
+      const plan = { ...(base.plans[0] as CreatedJob), kind: 'catch-up' as const };
+      return history({
+        runs,
+        plans: [plan],
+        kills: [kill(T, [], { role: 'scanner', reason: 'catch-up', scanInProgress: true })],
+        catchUpHolds: [{ scan: 9, createdRunIds: [`${JOB}_${T}_1`], heldRunIds: [`${JOB}_${T}_1`] }],
+      });
+    };
+
+    expect(checkCatchUpKill(catchUp(history().runs)).failures).toEqual([]);
+    expect(checkCatchUpKill(catchUp([run(1, { status: 'QUEUED' })])).failures[0]).toContain(`LOST ${JOB}_${T}_1`);
+    expect(checkCatchUpKill(history()).failures[0]).toContain('no scanner was killed in a catch-up pass');
+  });
+
+  it('require every run left unsent (a failed send, a killed scan) to be swept and to finish', () => {
+    const unsent = (runs: StoredRun[], fields: Partial<Evidence> = {}) =>
+      checkUnsentRunsSwept(history({ runs, unsentRunIds: [`${JOB}_${T}_2`], ...fields }));
+    const [first, second] = history().runs as [StoredRun, StoredRun];
+    const outage = { sqsOutage: { stoppedAt: T, restartedAt: T + 5_000 } };
+
+    expect(unsent([first, { ...second, sweeps: 1 }], outage).failures).toEqual([]);
+    expect(unsent([first, second]).failures[0]).toContain('was never swept');
+    expect(unsent([first, { ...second, sweeps: 1, status: 'QUEUED' }]).failures[0]).toContain('still QUEUED');
+    expect(checkUnsentRunsSwept(history({ ...outage, unsentRunIds: [] })).failures[0]).toContain('failed no send');
+    const killedScan = { scan: 1, createdRunIds: [], confirmedRunIds: [`${JOB}_${T}_1`], heldRunIds: [] };
+    expect(checkUnsentRunsSwept(history({ scannerHold: killedScan })).failures[0]).toContain(
+      `UNSENT ${JOB}_${T}_1 (FAILED) was never swept`,
+    );
   });
 
   it('fail when the chaos did not happen', () => {

@@ -355,7 +355,7 @@ function spread(values: number[]): string {
  * them, before the jobs were advanced. Every run that scan put must still finish.
  */
 export function checkScannerKill(evidence: Evidence, index: Index = indexEvidence(evidence)): CheckResult {
-  const kills = evidence.kills.filter((kill) => kill.role === 'scanner');
+  const kills = evidence.kills.filter((kill) => kill.role === 'scanner' && kill.reason === 'mid-scan');
   const failures: string[] = [];
   const kill = kills[0];
   if (kills.length !== 1) failures.push(`${kills.length} scanner kills, expected exactly 1`);
@@ -377,6 +377,74 @@ export function checkScannerKill(evidence: Evidence, index: Index = indexEvidenc
       kill && hold
         ? `killed at ${iso(kill.at)} in scan ${hold.scan} (in progress: ${kill.scanInProgress}), after putting ${created.length} runs, while sending a batch of ${hold.heldRunIds.length}; ${finished}/${created.length} of their occurrences terminal`
         : 'no scanner kill',
+    failures: failures.slice(0, MAX_EXAMPLES),
+  };
+}
+
+/**
+ * A scanner was SIGKILLed while sending the runs of a misfire catch-up (fire_all) pass, after
+ * their puts, before the send and the job advance. Every run it put must still finish.
+ */
+export function checkCatchUpKill(evidence: Evidence, index: Index = indexEvidence(evidence)): CheckResult {
+  const kills = evidence.kills.filter((kill) => kill.role === 'scanner' && kill.reason === 'catch-up');
+  const holds = evidence.catchUpHolds ?? [];
+  const failures: string[] = [];
+  if (kills.length === 0 || holds.length === 0) failures.push('no scanner was killed in a catch-up pass');
+  const catchUpJobs = new Set([...index.planByJobId].filter(([, plan]) => plan.kind === 'catch-up').map(([id]) => id));
+  const created = [...new Set(holds.flatMap((hold) => hold.createdRunIds))];
+  let finished = 0;
+  for (const runId of created) {
+    const run = index.runsById.get(runId);
+    if (run && !catchUpJobs.has(run.jobId)) continue; // an ordinary run the same scan put
+    const why = run ? unfinished(index.runsByOccurrence.get(documentedKey(run))) : 'not in the runs table';
+    if (why) failures.push(`LOST ${runId} (put by the killed catch-up scan): ${why}`);
+    else finished++;
+  }
+  if (finished === 0) failures.push('the killed catch-up scan had put no catch-up run');
+  return {
+    name: 'scanner killed in a catch-up pass, nothing lost',
+    ok: failures.length === 0,
+    numbers: `${kills.length} scanner(s) killed in a catch-up pass, after putting ${created.length} runs; ${finished} catch-up runs among them, their occurrences terminal`,
+    failures: failures.slice(0, MAX_EXAMPLES),
+  };
+}
+
+/**
+ * Runs that went unsent — those of every dispatch send that failed (the SQS outage) and those a
+ * killed scan had seen created — can only have been sent by the sweep: each was swept (`sweeps`)
+ * and its occurrence ended terminal. And every run the sweep sent ended terminal.
+ */
+export function checkUnsentRunsSwept(evidence: Evidence, index: Index = indexEvidence(evidence)): CheckResult {
+  const failures: string[] = [];
+  const failedSends = new Set(evidence.unsentRunIds ?? []);
+  const killedScans = [evidence.scannerHold, ...(evidence.catchUpHolds ?? [])].flatMap(
+    (hold) => hold?.confirmedRunIds ?? [],
+  );
+  const unsent = new Set([...failedSends, ...killedScans]);
+  if (evidence.sqsOutage && failedSends.size === 0) failures.push('the SQS outage failed no send');
+  let swept = 0;
+  for (const runId of unsent) {
+    const run = index.runsById.get(runId);
+    if (!run) {
+      failures.push(`UNSENT ${runId}: not in the runs table`);
+      continue;
+    }
+    const why = unfinished(index.runsByOccurrence.get(documentedKey(run)));
+    if ((run.sweeps ?? 0) === 0)
+      failures.push(`UNSENT ${runId} (${run.status}) was never swept${why ? `; ${why}` : ''}`);
+    else if (why) failures.push(`UNSENT ${runId} was swept ${run.sweeps} time(s) but ${why}`);
+    else swept++;
+  }
+  const allSwept = evidence.runs.filter((run) => (run.sweeps ?? 0) > 0);
+  for (const run of allSwept) {
+    const why = unfinished(index.runsByOccurrence.get(documentedKey(run)));
+    if (why && !unsent.has(run.runId)) failures.push(`SWEPT ${run.runId} but ${why}`);
+  }
+  const outage = evidence.sqsOutage;
+  return {
+    name: 'runs left unsent were swept and ended terminal',
+    ok: failures.length === 0 && unsent.size > 0,
+    numbers: `${outage ? `SQS stopped ${((outage.restartedAt - outage.stoppedAt) / 1000).toFixed(1)} s; ` : ''}${failedSends.size} runs of failed sends, ${killedScans.length} put by killed scans: ${swept}/${unsent.size} swept and terminal; ${allSwept.length} runs swept in all`,
     failures: failures.slice(0, MAX_EXAMPLES),
   };
 }
@@ -413,6 +481,8 @@ export function runChecks(evidence: Evidence): CheckResult[] {
     checkDuplicatesExplained(evidence, index),
     checkBackoff(evidence, index),
     checkScannerKill(evidence, index),
+    checkCatchUpKill(evidence, index),
+    checkUnsentRunsSwept(evidence, index),
   ];
 }
 

@@ -32,6 +32,19 @@ export interface StoredRun {
   startedAt?: number;
   errorType?: string;
   retryAfterSeconds?: number;
+  /** How many times the scanner's sweep sent the run (its message never came, or it was a parked retry). */
+  sweeps?: number;
+}
+
+/** What a scanner killed while holding a send had done. */
+export interface ScannerHold {
+  scan: number;
+  /** Every run the scan asked to put, including puts in flight at the kill. */
+  createdRunIds: string[];
+  /** The runs the scan saw created and had not sent (an earlier send of the same scan may have carried others): nothing but the sweep can send them. */
+  confirmedRunIds?: string[];
+  /** The runs of the send it was holding. */
+  heldRunIds: string[];
 }
 
 export interface RetrySettings {
@@ -49,7 +62,13 @@ export interface Evidence {
   calls: TargetCall[];
   kills: Kill[];
   /** What the scanner killed mid-scan had done: the runs its scan put, and those of the send it was in. */
-  scannerHold?: { scan: number; createdRunIds: string[]; heldRunIds: string[] };
+  scannerHold?: ScannerHold;
+  /** The scanners killed while sending the runs of a misfire catch-up (fire_all) pass. */
+  catchUpHolds?: ScannerHold[];
+  /** The SQS emulator's outage: stopped (gracefully) at, and started again (same port, same state) at. */
+  sqsOutage?: { stoppedAt: number; restartedAt: number };
+  /** Runs of every dispatch send that failed (scanners, API, completion): left to the sweep. */
+  unsentRunIds?: string[];
   dispatchSlackMs: number;
   visibilityTimeoutMs: number;
 }

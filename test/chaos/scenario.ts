@@ -3,8 +3,10 @@
  * and runs the API, the completion stream poller and the dead-letter consumer of local Chronos,
  * plus the misbehaving target. Three executor processes and three scanner processes run the
  * rest against the same emulators. While the workload runs, an executor is SIGKILLed every few
- * seconds and restarted, and one scanner is SIGKILLed once mid-scan. When everything has settled
- * (or the deadline passed) the tables and the target's log are checked (checks.ts).
+ * seconds and restarted, one scanner is SIGKILLed once mid-scan, the SQS emulator is stopped for a
+ * few seconds and started again with its state, and the scanner that catches up jobs found long
+ * behind (misfire fire_all) is SIGKILLed between its run puts and its send. When everything has
+ * settled (or the deadline passed) the tables and the target's log are checked (checks.ts).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
+import { registerClientMiddleware } from '#adapters/aws-clients';
 import { startLocalChronos } from '#local/chronos-local';
 import { startDynamoDbLocal } from '#local/emulators/dynamodb-local';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators/local-clients';
@@ -21,12 +24,12 @@ import { createJobsDirectly } from '../bench/direct-create.ts';
 import { type ChaosConfig, chaosConfig } from './chaos-config.ts';
 import { startChaosTarget } from './chaos-target.ts';
 import { type CheckResult, checkOccurrencesTerminal, formatChecks, runChecks } from './checks.ts';
-import { type Evidence, readTables } from './evidence.ts';
+import { type Evidence, readTables, type ScannerHold } from './evidence.ts';
 import { Fleet } from './fleet.ts';
 import { seededRandom } from './seeded-random.ts';
-import { sharedOptions, type WorkerSettings } from './shared-options.ts';
+import { type CoordinatorMessage, sharedOptions, type WorkerSettings } from './shared-options.ts';
 import { bundleWorker } from './worker-bundle.ts';
-import { type CreatedJob, type JobPlan, jobBody, planWorkload } from './workload.ts';
+import { type CreatedJob, catchUpOccurrences, type JobPlan, jobBody, planWorkload } from './workload.ts';
 
 export interface ChaosOutcome {
   ok: boolean;
@@ -56,11 +59,16 @@ export async function runChaos(
   const logDir = mkdtempSync(join(tmpdir(), 'chronos-chaos-'));
   const stops: Array<() => Promise<unknown> | unknown> = [];
   try {
-    const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(), startFauxqsProcess()]);
+    const sqsState = join(logDir, 'fauxqs');
+    const [dynamodb, firstSqs] = await Promise.all([startDynamoDbLocal(), startFauxqsProcess(0, sqsState)]);
+    let sqs = firstSqs;
     stops.push(
       () => dynamodb.stop(),
       () => sqs.stop(),
     );
+    // Every dispatch send of this process that fails (the API's creates, the completion handler's retries).
+    const unsentRunIds: string[] = [];
+    stops.push(watchFailedSends((runIds) => unsentRunIds.push(...runIds)));
     const target = await startChaosTarget({ seed: config.seed, faults: config.faults, hangMs: config.hangMs });
     stops.push(() => target.close());
     const endpoints = { dynamodb: dynamodb.endpoint, sqs: sqs.endpoint };
@@ -101,14 +109,27 @@ export async function runChaos(
       `${since()}: emulators, coordinator, ${config.executors} executors and ${scannerSlots.length} scanners ready`,
     );
 
+    /** Tells a scanner something, unless it is gone (killed, or dead before it was ready). */
+    const tell = (slot: number, message: CoordinatorMessage) => {
+      const child = fleet.workers.get(`scanner#${slot}`)?.process;
+      if (child?.connected) child.send(message);
+    };
     let scannerHold: Evidence['scannerHold'];
+    const catchUpHolds: ScannerHold[] = [];
     fleet.onMessage((worker, message) => {
+      if (message.type === 'unsent') unsentRunIds.push(...message.runIds);
       if (message.type !== 'holding') return;
-      const { scan, createdRunIds, heldRunIds } = message;
-      scannerHold = { scan, createdRunIds, heldRunIds };
-      void fleet.kill('scanner', worker.slot, 'mid-scan').then((kill) => {
+      const { mode, scan, createdRunIds, confirmedRunIds, heldRunIds } = message;
+      const hold = { scan, createdRunIds, confirmedRunIds, heldRunIds };
+      if (mode === 'mid-scan') scannerHold = hold;
+      else {
+        catchUpHolds.push(hold);
+        // One catch-up pass killed is the fault; the others carry on (one racing it may hold too: it dies as well).
+        for (const slot of scannerSlots) if (slot !== worker.slot) tell(slot, { type: 'disarm' });
+      }
+      void fleet.kill('scanner', worker.slot, mode).then((kill) => {
         progress(
-          `${since()}: SIGKILLed scanner ${worker.slot} in scan ${scan}, which had created ${createdRunIds.length} runs and was sending ${heldRunIds.length}`,
+          `${since()}: SIGKILLed scanner ${worker.slot} in ${mode === 'catch-up' ? 'a catch-up' : ''} scan ${scan}, which had created ${createdRunIds.length} runs and was sending ${heldRunIds.length}`,
         );
         fleet.start('scanner', worker.slot);
         return kill;
@@ -116,14 +137,28 @@ export async function runChaos(
     });
 
     const start = Date.now();
-    const armTimer = setTimeout(
-      () => fleet.workers.get('scanner#0')?.process.send({ type: 'arm' }),
-      config.scannerKillArmAtMs,
-    );
+    const armTimer = setTimeout(() => tell(0, { type: 'arm', mode: 'mid-scan' }), config.scannerKillArmAtMs);
+    let sqsOutage: Evidence['sqsOutage'];
+    const outage = (async () => {
+      await sleep(start + config.sqsOutageAtMs - Date.now());
+      const stoppedAt = Date.now();
+      await sqs.stop('SIGTERM');
+      progress(`${since()}: stopped the SQS emulator`);
+      await sleep(config.sqsOutageMs);
+      sqs = await startFauxqsProcess(sqs.port, sqsState);
+      sqsOutage = { stoppedAt, restartedAt: Date.now() };
+      progress(`${since()}: started the SQS emulator again on port ${sqs.port}, with its state`);
+    })();
     const killing = killExecutors(fleet, config, start, executorSlots, (line) => progress(`${since()}: ${line}`));
     const plans = await feedWorkload(config, chronos.tenantId, target.url('/chaos'), start, (line) =>
       progress(`${since()}: ${line}`),
     );
+    await outage;
+    // Every scanner may be the one to catch up; scanner 0 only once its mid-scan kill is done.
+    for (const slot of scannerSlots.filter((slot) => slot !== 0 || scannerHold))
+      tell(slot, { type: 'arm', mode: 'catch-up' });
+    const caughtUp = await fallBehind(documents, chronos.tables.jobs, chronos.tenantId, plans, config);
+    progress(`${since()}: ${caughtUp} catch-up jobs fell ${config.catchUpMissedMs / 1000} s behind`);
     const lastDue = Math.max(...plans.flatMap((plan) => plan.occurrences));
     await sleep(lastDue - Date.now());
     const settled = await settle(config, start, async () => {
@@ -152,6 +187,9 @@ export async function runChaos(
       calls: [...target.calls],
       kills: [...fleet.kills],
       scannerHold,
+      catchUpHolds,
+      ...(sqsOutage ? { sqsOutage } : {}),
+      unsentRunIds: [...new Set(unsentRunIds)],
     };
     writeFileSync(join(logDir, 'evidence.json'), JSON.stringify(evidence));
     const results = runChecks(evidence);
@@ -301,26 +339,90 @@ async function settle(
   return `stopped waiting: deadline of ${config.settleDeadlineMs / 1000} s after the start passed`;
 }
 
-/** Forks test/chaos/fauxqs-process.ts and resolves with its endpoint. */
-async function startFauxqsProcess(): Promise<{ endpoint: string; stop(): Promise<void> }> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./fauxqs-process.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+/**
+ * Moves every catch-up job `catchUpMissedMs` into the past (its schedule's start and its
+ * nextFireAt), as though no scanner had run since, and records the occurrences it now owes.
+ * Returns how many were moved.
+ */
+async function fallBehind(
+  documents: DynamoDBDocument,
+  jobsTable: string,
+  tenantId: string,
+  plans: CreatedJob[],
+  config: ChaosConfig,
+): Promise<number> {
+  const now = Date.now();
+  const behind = plans.filter((plan) => plan.kind === 'catch-up' && plan.jobId);
+  await Promise.all(
+    behind.map(async (plan) => {
+      const { startAt, endAt, occurrences } = catchUpOccurrences(plan, config, now);
+      await documents.update({
+        TableName: jobsTable,
+        Key: { tenantId, jobId: plan.jobId },
+        UpdateExpression: 'SET #schedule.#startAt = :startAt, #schedule.#endAt = :endAt, #next = :startAt',
+        ConditionExpression: 'attribute_exists(#next)',
+        ExpressionAttributeNames: {
+          '#schedule': 'schedule',
+          '#startAt': 'startAt',
+          '#endAt': 'endAt',
+          '#next': 'nextFireAt',
+        },
+        ExpressionAttributeValues: { ':startAt': startAt, ':endAt': endAt },
+      });
+      plan.occurrences = occurrences;
+    }),
+  );
+  return behind.length;
+}
+
+/** Calls `onFailure` with the run ids of every SendMessageBatch of this process that fails; returns the unregister. */
+function watchFailedSends(onFailure: (runIds: string[]) => void): () => void {
+  return registerClientMiddleware((service, stack) => {
+    if (service !== 'SQS') return;
+    stack.add(
+      (next, context) => async (args) => {
+        try {
+          return await next(args);
+        } catch (error) {
+          if (context.commandName === 'SendMessageBatchCommand') {
+            const entries = (args.input as { Entries?: Array<{ MessageBody?: string }> }).Entries ?? [];
+            onFailure(entries.map((entry) => String(JSON.parse(entry.MessageBody ?? '{}').runId)));
+          }
+          throw error;
+        }
+      },
+      { step: 'build', name: 'chaosFailedSends' },
+    );
   });
+}
+
+/**
+ * Forks test/chaos/fauxqs-process.ts on `port` (0: any) with its state in `dataDir`, and resolves
+ * with its endpoint and port. `stop('SIGTERM')` waits for a graceful stop.
+ */
+async function startFauxqsProcess(
+  port: number,
+  dataDir: string,
+): Promise<{ endpoint: string; port: number; stop(signal?: NodeJS.Signals): Promise<void> }> {
+  const child: ChildProcess = fork(
+    fileURLToPath(new URL('./fauxqs-process.ts', import.meta.url)),
+    [String(port), dataDir],
+    { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
-  const endpoint = await new Promise<string>((resolve, reject) => {
+  const ready = await new Promise<{ endpoint: string; port: number }>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`fauxqs exited with ${code}`)));
-    child.once('message', (message: { endpoint: string }) => resolve(message.endpoint));
+    child.once('message', (message: { endpoint: string; port: number }) => resolve(message));
   });
   return {
-    endpoint,
-    stop: async () => {
+    ...ready,
+    stop: async (signal = 'SIGKILL') => {
       process.off('exit', killOnExit);
       if (child.exitCode !== null || child.signalCode !== null) return;
       await new Promise<void>((resolve) => {
         child.once('close', () => resolve());
-        child.kill('SIGKILL');
+        child.kill(signal);
       });
     },
   };

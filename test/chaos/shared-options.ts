@@ -17,6 +17,7 @@ export type SharedOptions = Pick<
   | 'maxReceiveCount'
   | 'dueShardCount'
   | 'quotas'
+  | 'sweepGraceSeconds'
 >;
 
 export function sharedOptions(config: ChaosConfig, endpoints: LocalEndpoints): SharedOptions {
@@ -29,6 +30,8 @@ export function sharedOptions(config: ChaosConfig, endpoints: LocalEndpoints): S
     maxReceiveCount: config.maxReceiveCount,
     // Fewer than the default 16: each of the three scanners queries every shard twice a scan.
     dueShardCount: 4,
+    // Runs left unsent by the faults (a killed scan, the SQS outage) are sent this long after their release.
+    sweepGraceSeconds: config.sweepGraceSeconds,
     // One tenant owns the whole workload: its quotas must not be what limits the run. The local
     // in-flight cap (4) would turn 1,000 jobs into a queue of throttled re-sends.
     quotas: { maxConcurrentRuns: 1_000, createsPerSecond: 1_000, createBurst: 2_000, maxActiveJobs: 10_000 },
@@ -55,7 +58,25 @@ export type WorkerMessage =
    * killed: `heldRunIds` are that send's, `createdRunIds` every run the scan has put so far
    * (created, or in flight: the process does nothing more until the SIGKILL).
    */
-  | { type: 'holding'; scan: number; heldRunIds: string[]; createdRunIds: string[] };
+  | {
+      type: 'holding';
+      /** What the scanner was armed for: any scan that sends runs it created, or a misfire catch-up. */
+      mode: ArmMode;
+      scan: number;
+      heldRunIds: string[];
+      createdRunIds: string[];
+      /** The runs whose put this scan saw succeed and that it had not sent: nothing but the sweep can send them. */
+      confirmedRunIds: string[];
+    }
+  /** A scanner's dispatch send failed (the SQS outage): these runs are left to the sweep. */
+  | { type: 'unsent'; runIds: string[] };
+
+/**
+ * `mid-scan`: hold the first send of runs the scan created. `catch-up`: hold the first send of runs
+ * the scan created for occurrences long past, i.e. a misfire catch-up (runs are otherwise
+ * materialized ahead of their time).
+ */
+export type ArmMode = 'mid-scan' | 'catch-up';
 
 /** Messages the coordinator sends to a worker. */
-export type CoordinatorMessage = { type: 'arm' };
+export type CoordinatorMessage = { type: 'arm'; mode: ArmMode } | { type: 'disarm' };

@@ -7,7 +7,9 @@
  *  - scanner: only the scanner schedule; the start and end of every scan. Once armed, it holds
  *    the first dispatch send of runs it created in the current scan (after the run puts, before
  *    the messages go out and before the jobs advance) and reports it, so that the SIGKILL that
- *    follows lands mid-scan at the protocol's most fragile point.
+ *    follows lands mid-scan at the protocol's most fragile point. Armed for a catch-up, it only
+ *    holds a send carrying runs of occurrences long past (a misfire catch-up). It also reports
+ *    every dispatch send that failed (the SQS outage), with its runs.
  */
 import type { SQSEvent } from 'aws-lambda';
 import { registerClientMiddleware } from '#adapters/aws-clients';
@@ -15,7 +17,7 @@ import { startLocalChronos } from '#local/chronos-local';
 import { runInInvocationScope } from '#local/invoke-store';
 import type { ScannerHandler } from '#local/scanner-timer';
 import type { SqsHandler } from '#local/sqs-poller';
-import type { CoordinatorMessage, WorkerMessage, WorkerSettings } from './shared-options.ts';
+import type { ArmMode, CoordinatorMessage, WorkerMessage, WorkerSettings } from './shared-options.ts';
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as WorkerSettings;
 const report = (message: WorkerMessage) => process.send?.(message);
@@ -47,14 +49,19 @@ const executor: SqsHandler = async (event, context) => {
 
 let scan = 0;
 let scanning = false;
-let armed = false;
+let armed: ArmMode | undefined;
+/** A run materialized for an occurrence this far in the past can only come from a misfire catch-up. */
+const CATCH_UP_PAST_MS = 30_000;
 let frozen = false;
 /** Runs whose put succeeded in this scan: the send to hold must carry one of them. */
 const createdInScan = new Set<string>();
 /** Runs this scan has asked to put, including puts still in flight: what the kill may leave behind. */
 const putInScan = new Set<string>();
+/** Runs this scan has sent: a catch-up hold may come after sends of the same scan's ordinary runs. */
+const sentInScan = new Set<string>();
 process.on('message', (message: CoordinatorMessage) => {
-  if (message.type === 'arm') armed = true;
+  if (message.type === 'arm') armed = message.mode;
+  if (message.type === 'disarm') armed = undefined;
 });
 
 const runIdOfItem = (item: Record<string, { S?: string } | string> | undefined) => {
@@ -77,13 +84,36 @@ function watchScannerCalls(): void {
           Item?: Record<string, { S?: string } | string>;
           Entries?: Array<{ MessageBody?: string }>;
         };
-        if (service === 'SQS' && context.commandName === 'SendMessageBatchCommand' && armed && scanning) {
-          const runIds = (input.Entries ?? []).map((entry) => String(JSON.parse(entry.MessageBody ?? '{}').runId));
-          if (runIds.some((runId) => createdInScan.has(runId))) {
-            armed = false;
+        const isSend = service === 'SQS' && context.commandName === 'SendMessageBatchCommand';
+        const sent = (input.Entries ?? []).map((entry) => JSON.parse(entry.MessageBody ?? '{}'));
+        const runIds = sent.map((body) => String(body.runId));
+        if (isSend && armed && scanning) {
+          const mode = armed;
+          const startedAt = Date.now();
+          const created = sent.filter((body) => createdInScan.has(String(body.runId)));
+          const fits = mode === 'mid-scan' || created.some((body) => body.scheduledFor < startedAt - CATCH_UP_PAST_MS);
+          if (created.length > 0 && fits) {
+            armed = undefined;
             frozen = true;
-            report({ type: 'holding', scan, heldRunIds: runIds, createdRunIds: [...putInScan] });
+            report({
+              type: 'holding',
+              mode,
+              scan,
+              heldRunIds: runIds,
+              createdRunIds: [...putInScan],
+              confirmedRunIds: [...createdInScan].filter((runId) => !sentInScan.has(runId)),
+            });
             return new Promise(() => undefined); // until the SIGKILL
+          }
+        }
+        if (isSend) {
+          try {
+            const result = await next(args);
+            if (scanning) for (const runId of runIds) sentInScan.add(runId);
+            return result;
+          } catch (error) {
+            report({ type: 'unsent', runIds });
+            throw error;
           }
         }
         const runId =
@@ -104,6 +134,7 @@ const scanner: ScannerHandler = async (event, context) => {
   scanning = true;
   createdInScan.clear();
   putInScan.clear();
+  sentInScan.clear();
   report({ type: 'scan-start', scan });
   try {
     return await handler(event, context);
@@ -115,14 +146,27 @@ const scanner: ScannerHandler = async (event, context) => {
 
 if (settings.role === 'scanner') watchScannerCalls();
 const isExecutor = settings.role === 'executor';
-await startLocalChronos({
-  ...settings.shared,
-  components: { api: false, completion: false, deadLetters: false, executor: isExecutor, scanner: !isExecutor },
-  sqsConcurrency: settings.sqsConcurrency,
-  scannerIntervalMs: settings.scannerIntervalMs,
-  handlers: isExecutor ? { executor } : { scanner },
-  log: (message, error) => console.error(`[${settings.role} ${process.pid}] ${message}`, error ?? ''),
-});
+const log = (message: string, error?: unknown) =>
+  console.error(`[${settings.role} ${process.pid}] ${message}`, error ?? '');
+// A worker restarted during the SQS outage cannot provision its queues yet: it keeps trying, as a
+// Lambda whose cold start failed is invoked again.
+for (let attempt = 1; ; attempt++) {
+  try {
+    await startLocalChronos({
+      ...settings.shared,
+      components: { api: false, completion: false, deadLetters: false, executor: isExecutor, scanner: !isExecutor },
+      sqsConcurrency: settings.sqsConcurrency,
+      scannerIntervalMs: settings.scannerIntervalMs,
+      handlers: isExecutor ? { executor } : { scanner },
+      log,
+    });
+    break;
+  } catch (error) {
+    if (attempt >= 100) throw error;
+    log(`start failed (attempt ${attempt}); trying again`, error);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
 // Load the real module now, so that the first batch or scan does not pay for it. Module-level
 // Powertools state needs an invocation scope once the pollers' SDK calls have installed a store.
 await runInInvocationScope('chaos-preload', () => (isExecutor ? loadExecutor() : loadScanner()));

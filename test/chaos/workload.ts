@@ -2,6 +2,8 @@
  * The chaos workload: one-time jobs created at an even pace, each due right away or up to
  * `dueWithinMs` later, and recurring interval jobs with a fixed start and `maxRuns`, so every
  * occurrence the run must produce is known in advance. A fifth of the jobs are at-most-once.
+ * Catch-up jobs (fire_all, `maxRuns`) are created far in the future and later moved into the past
+ * by the coordinator (catchUpOccurrences), so that one scanner pass catches all their runs up.
  */
 import type { ChaosConfig } from './chaos-config.ts';
 import { seededRandom } from './seeded-random.ts';
@@ -11,7 +13,7 @@ export type Delivery = 'at-least-once' | 'at-most-once';
 export interface JobPlan {
   /** Unique, and the job's `name`: how stored jobs are matched to their plan. */
   name: string;
-  kind: 'once' | 'recurring';
+  kind: 'once' | 'recurring' | 'catch-up';
   delivery: Delivery;
   /** When to create the job, from the workload start. */
   createAtMs: number;
@@ -56,7 +58,32 @@ export function planWorkload(config: ChaosConfig): JobPlan[] {
       dueAfterMs: random() < config.immediateShare ? 0 : Math.floor(random() * config.dueWithinMs),
     }),
   );
-  return [...recurring, ...once];
+  // Fixed delivery: no draw from the seeded sequence, so the rest of the workload is as without them.
+  const catchUp = Array.from(
+    { length: config.catchUpJobs },
+    (_, i): JobPlan => ({
+      name: `chaos-catch-up-${i}`,
+      kind: 'catch-up',
+      delivery: 'at-least-once',
+      createAtMs: 0,
+      dueAfterMs: 0,
+      everySeconds: config.catchUpEverySeconds,
+      maxRuns: config.catchUpMaxRuns,
+    }),
+  );
+  return [...recurring, ...catchUp, ...once];
+}
+
+/**
+ * Where a catch-up job's schedule is moved to at `now` (`startAt`, also its nextFireAt, and `endAt`,
+ * its last slot: fire_all keeps the latest `maxRuns` missed slots, so the schedule must have no
+ * other), and the occurrences it then owes, all long past.
+ */
+export function catchUpOccurrences(plan: JobPlan, config: ChaosConfig, now: number) {
+  const startAt = now - config.catchUpMissedMs;
+  const every = (plan.everySeconds ?? 1) * 1000;
+  const occurrences = Array.from({ length: plan.maxRuns ?? 1 }, (_, k) => startAt + k * every);
+  return { startAt, endAt: occurrences.at(-1) ?? startAt, occurrences };
 }
 
 /** The POST /v1/jobs body of a plan created at `now`, and the occurrences it must produce. */
@@ -68,6 +95,16 @@ export function jobBody(plan: JobPlan, config: ChaosConfig, targetUrl: string, n
     retry: config.retry,
     delivery: plan.delivery,
   };
+  if (plan.kind === 'catch-up') {
+    // Nothing fires until the coordinator moves the schedule into the past.
+    const schedule = {
+      type: 'interval',
+      everySeconds: plan.everySeconds,
+      startAt: new Date(now + 86_400_000).toISOString(),
+      maxRuns: plan.maxRuns,
+    };
+    return { body: { ...common, schedule, misfire: 'fire_all' }, occurrences: [] as number[] };
+  }
   if (plan.kind === 'once') {
     const at = now + plan.dueAfterMs;
     return { body: { ...common, schedule: { type: 'once', at: new Date(at).toISOString() } }, occurrences: [at] };

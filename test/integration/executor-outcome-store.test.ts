@@ -186,9 +186,16 @@ describe('giving a claim back', () => {
     expect(run?.status).toBe('QUEUED');
     expect(run?.leaseOwner).toBeUndefined();
     expect(run?.leaseExpiresAt).toBeUndefined();
+    // QUEUED again, so back in the sweep index: it never depends on its message alone.
+    const swept = async () =>
+      (await Promise.all(['due#00', 'due#01', 'due#02', 'due#03'].map((shard) => runs.findSweepable(shard, 9e12, 100))))
+        .flat()
+        .filter((r) => r.runId === message.runId);
+    expect(await swept()).toHaveLength(1);
     expect(
       (await runs.claim(message, { owner: 'exec-3', expiresAt: due + 1, now: due, takeOverExpired: true })).claimed,
     ).toBe(true);
+    expect(await swept()).toEqual([]);
   });
 });
 

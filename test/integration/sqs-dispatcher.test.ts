@@ -1,8 +1,13 @@
 import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
 import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
-import type { DispatchMessage } from '#core/model';
+import type { DispatchMessage, Run } from '#core/model';
+import type { RunRepository } from '#core/ports';
+import { materializeOccurrences } from '#core/use-cases/materialize-occurrences';
 import { type EmulatedAws, startEmulatedAws } from '../support/emulated-aws.ts';
+import { InMemoryJobRepository } from '../support/fakes/in-memory-jobs.ts';
+import { jobFixture } from '../support/job-fixture.ts';
 
 let aws: EmulatedAws;
 beforeAll(async () => {
@@ -22,6 +27,21 @@ async function receiveAll(sqs: SQSClient, queueUrl: string, waitMs: number): Pro
     received.push(...Messages.map((m) => JSON.parse(m.Body ?? '{}') as DispatchMessage));
   }
   return received;
+}
+
+/** The first message of `jobId` received within `waitMs`, and when it was received. */
+async function receiveFirst(sqs: SQSClient, queueUrl: string, jobId: string, waitMs: number) {
+  const deadline = Date.now() + waitMs;
+  while (Date.now() < deadline) {
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+    );
+    const bodies = Messages.map((m) => JSON.parse(m.Body ?? '{}') as DispatchMessage);
+    const mine = bodies.find((body) => body.jobId === jobId);
+    if (mine) return { at: Date.now(), message: mine };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no message of ${jobId} within ${waitMs} ms`);
 }
 
 const message = (i: number): DispatchMessage => ({
@@ -55,6 +75,41 @@ describe('SqsRunDispatcher', () => {
     const later = await receiveAll(aws.sqs, queue, 2_500);
     expect(later).toEqual([message(99)]);
     expect(Date.now() - sentAt).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it('releases a run at its due second even when the pass that sends it spent seconds before sending', async () => {
+    const queue = aws.resources.queues.dispatch.url;
+    const planned = Date.now();
+    const due = planned + 4_000;
+    const job = jobFixture(due, { jobId: 'J-slow-pass', occurrenceCount: 0 });
+    const jobs = new InMemoryJobRepository();
+    await jobs.create(job);
+    // A pass whose run put takes 2.5 s (a throttled table, a busy host): it sends late.
+    const stored = new DynamoRunRepository(aws.documents, aws.resources.tables.runs, 4);
+    const slowRuns: RunRepository = Object.assign(Object.create(stored), {
+      createIfAbsent: async (run: Run) => {
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
+        return stored.createIfAbsent(run);
+      },
+    });
+
+    await materializeOccurrences(
+      {
+        jobs,
+        runs: slowRuns,
+        dispatcher: new SqsRunDispatcher(aws.sqs, queue),
+        config: { horizonMs: 10_000, retentionDays: 1, shardCount: 4 },
+      },
+      [{ ...job, nextFireAt: due }],
+      planned,
+    );
+
+    const received = await receiveFirst(aws.sqs, queue, 'J-slow-pass', 8_000);
+    // SQS delays are whole seconds, rounded down: released within the second before its due time,
+    // not the 2.5 s the pass took after it (a delay taken when the pass planned, 4 s, would release it at +6.5 s).
+    expect(received.message.jobId).toBe('J-slow-pass');
+    expect(received.at).toBeGreaterThanOrEqual(due - 1_000);
+    expect(received.at).toBeLessThan(due + 750);
   });
 
   it('fails loudly when the queue does not exist', async () => {

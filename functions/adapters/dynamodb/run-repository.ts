@@ -2,11 +2,14 @@
  * Runs in DynamoDB: one item per attempt, a job's history under one partition key. Every state
  * change is a conditional write, which is what makes duplicate messages and racing executors safe.
  *
- * The sparse sweep-index (`sweepShard`, `sweepAt`) holds only retries parked beyond the SQS delay
- * limit. A run under a lease is not in it: the executor hides the run's message until the lease
- * ends, so a dead executor's message comes back by itself (handlers/executor.ts). A claim takes a
- * parked retry out of the index; removing attributes an item does not have writes no index entry,
- * so an ordinary claim costs no index write at all.
+ * The sparse sweep-index (`sweepShard`, `sweepAt`) holds the runs no executor has claimed yet:
+ * every run enters it with its creating put, at its release plus a grace (or, for a retry parked
+ * beyond the SQS delay limit, when it comes within reach of a delay), and the claim takes it out.
+ * A run whose message never came (its writer died before sending, SQS refused the send) is still
+ * there after the grace, and the scanner's sweep sends it. A run under a lease is not in it: the
+ * executor hides the run's message until the lease ends, so a dead executor's message comes back by
+ * itself (handlers/executor.ts). Terminal writes remove the attributes too, so nothing finished
+ * stays behind; removing attributes an item does not have writes no index entry.
  */
 import {
   type DynamoDBDocumentClient,
@@ -19,6 +22,7 @@ import { dueShardOf } from '#core/due-shard';
 import { OutcomeRejectedError } from '#core/errors';
 import type { Run, RunKey } from '#core/model';
 import type { ClaimResult, Lease, Page, RunListQuery, RunOutcome, RunRepository } from '#core/ports';
+import { DEFAULT_SWEEP_GRACE_MS, sweepAtOf } from '#core/runs/send-runs';
 import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { deadLettersCursor } from './listing-cursors.ts';
@@ -51,16 +55,22 @@ export class DynamoRunRepository implements RunRepository {
     private readonly tableName: string,
     /** Partitions of the sweep index (the due-index shard count). */
     private readonly shardCount: number,
+    /** How long past its release a new run may stay unclaimed before the sweep sends it (SWEEP_GRACE_SECONDS). */
+    private readonly sweepGraceMs: number = DEFAULT_SWEEP_GRACE_MS,
   ) {}
 
   async createIfAbsent(
     run: Run & { expiresAt?: number },
     options: { sweepAt?: number } = {},
   ): Promise<{ created: true } | { created: false; existing: Run }> {
+    // In the same put: a writer that dies right after it still leaves the run where the sweep looks.
     const sweep =
-      options.sweepAt === undefined
-        ? {}
-        : { [sweepIndex.partitionKey]: dueShardOf(run.jobId, this.shardCount), [sweepIndex.sortKey]: options.sweepAt };
+      run.status === 'QUEUED'
+        ? {
+            [sweepIndex.partitionKey]: dueShardOf(run.jobId, this.shardCount),
+            [sweepIndex.sortKey]: options.sweepAt ?? sweepAtOf(run, this.sweepGraceMs),
+          }
+        : {};
     try {
       await this.client.send(
         new PutCommand({
@@ -144,19 +154,24 @@ export class DynamoRunRepository implements RunRepository {
 
   async release(key: RunKey, owner: string, leaseExpiresAt: number): Promise<boolean> {
     const result = await this.update(key, {
-      UpdateExpression: 'SET #status = :queued REMOVE #owner, #lease, #claimedAt',
+      // Back in the sweep index too: QUEUED again, it must never depend on its message alone.
+      UpdateExpression:
+        'SET #status = :queued, #sweepShard = :shard, #sweepAt = :sweepAt REMOVE #owner, #lease, #claimedAt',
       ConditionExpression: '#status = :running AND #owner = :owner AND #lease = :lease',
       ExpressionAttributeNames: {
         '#status': 'status',
         '#owner': 'leaseOwner',
         '#lease': 'leaseExpiresAt',
         '#claimedAt': 'claimedAt',
+        ...SWEEP_NAMES,
       },
       ExpressionAttributeValues: {
         ':queued': 'QUEUED',
         ':running': 'RUNNING',
         ':owner': owner,
         ':lease': leaseExpiresAt,
+        ':shard': dueShardOf(key.jobId, this.shardCount),
+        ':sweepAt': Date.now() + this.sweepGraceMs,
       },
     });
     return result.ok;
@@ -230,10 +245,10 @@ export class DynamoRunRepository implements RunRepository {
 
   async rescheduleSweep(key: RunKey, from: number, to: number): Promise<boolean> {
     const result = await this.update(key, {
-      UpdateExpression: 'SET #sweepAt = :to',
+      UpdateExpression: 'SET #sweepAt = :to ADD #sweeps :one',
       ConditionExpression: '#sweepAt = :from',
-      ExpressionAttributeNames: { '#sweepAt': sweepIndex.sortKey },
-      ExpressionAttributeValues: { ':from': from, ':to': to },
+      ExpressionAttributeNames: { '#sweepAt': sweepIndex.sortKey, '#sweeps': 'sweeps' },
+      ExpressionAttributeValues: { ':from': from, ':to': to, ':one': 1 },
     });
     return result.ok;
   }

@@ -23,9 +23,10 @@ export const RUNS_TABLE = {
   /** Epoch seconds after which DynamoDB TTL deletes the run (retention). */
   ttlAttribute: 'expiresAt',
   /**
-   * Sparse, sharded index of runs the scanner must look at again by `sweepAt`: runs under a lease
-   * (RUNNING: found again if the lease expires with no message left) and retries parked beyond
-   * SQS's 15-minute delay. Runs leave it when they finish, so it only holds work in flight.
+   * Sparse, sharded index of runs no executor has claimed yet, by when the scanner's sweep must send
+   * them (`sweepAt`): every run enters it with its creating put, due its release plus a grace (a
+   * retry parked beyond SQS's 15-minute delay: once within reach of a delay), and leaves it when
+   * claimed or finished. So it only holds runs between their put and their claim.
    */
   sweepIndex: { name: 'sweep-index', partitionKey: 'sweepShard', sortKey: 'sweepAt' },
   /** Sparse index of dead-lettered runs per tenant, newest last, for `GET /v1/dead-letters`. */

@@ -1,11 +1,18 @@
 /**
  * Sends runs to the dispatch queue in SendMessageBatch calls of ten, each with its own
- * DelaySeconds. Entries SQS rejects are retried once; anything still rejected fails the call, so
- * the caller (scanner or API) errors out and the job stays due instead of being silently dropped.
+ * DelaySeconds. Entries SQS rejects are retried once; anything still rejected fails the call.
+ * Callers send runs already stored in the sweep index (runs/send-runs.ts), so a failed call is
+ * reported through `onUnsent` (a log line) and the runs are left to the scanner's sweep.
  */
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs';
 import { dispatchDelaySeconds } from '#core/dispatch-delay';
 import type { DispatchRequest, RunDispatcher } from '#core/ports';
+
+export interface SqsRunDispatcherOptions {
+  now?: () => number;
+  /** Hears of runs a failed send left to the sweep. */
+  onUnsent?: (messages: DispatchRequest[], error: unknown) => void;
+}
 
 const BATCH_SIZE = 10;
 
@@ -13,8 +20,12 @@ export class SqsRunDispatcher implements RunDispatcher {
   constructor(
     private readonly client: SQSClient,
     private readonly queueUrl: string,
-    private readonly now: () => number = Date.now,
+    private readonly options: SqsRunDispatcherOptions = {},
   ) {}
+
+  unsent(messages: DispatchRequest[], error: unknown): void {
+    this.options.onUnsent?.(messages, error);
+  }
 
   async dispatch(messages: DispatchRequest[]): Promise<void> {
     const batches: DispatchRequest[][] = [];
@@ -25,7 +36,7 @@ export class SqsRunDispatcher implements RunDispatcher {
   private async sendWithOneRetry(batch: DispatchRequest[]): Promise<void> {
     // The delay is taken right before the send: a pass that spent seconds planning must not push
     // its runs' release past their due second.
-    const sentAt = this.now();
+    const sentAt = (this.options.now ?? Date.now)();
     let pending: SendMessageBatchRequestEntry[] = batch.map(({ message, releaseAt }, index) => ({
       Id: String(index),
       MessageBody: JSON.stringify(message),

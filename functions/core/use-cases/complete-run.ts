@@ -16,6 +16,7 @@ import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { Run } from '../model.ts';
 import type { HttpInvoker, JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
 import type { TerminalRunStatus } from '../run-state.ts';
+import { sendRuns } from '../runs/send-runs.ts';
 import { completeIfExhausted } from './complete-exhausted.ts';
 import { newRun } from './new-run.ts';
 import { finishOneTimeJob, refireOccurrence, verdictOf } from './one-time-occurrence.ts';
@@ -62,7 +63,7 @@ async function scheduleRetry(deps: CompleteRunDeps, run: CompletedRun, at: numbe
   if (parked) return; // the scanner's sweep sends it when it is within reach of an SQS delay
   if (!created.created && created.existing.status !== 'QUEUED') return; // already picked up
   const { tenantId, jobId, scheduledFor, attempt, runId } = next;
-  await deps.dispatcher.dispatch([{ message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt: at }]);
+  await sendRuns(deps.dispatcher, [{ message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt: at }]);
 }
 
 async function notifyFailure(deps: CompleteRunDeps, url: string, run: CompletedRun): Promise<void> {

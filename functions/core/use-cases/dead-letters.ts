@@ -7,6 +7,7 @@ import { ConflictError, NotFoundError } from '../errors.ts';
 import type { DispatchMessage, Run } from '../model.ts';
 import type { JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
 import { parseRunId } from '../run-id.ts';
+import { sendRuns } from '../runs/send-runs.ts';
 import { newRun } from './new-run.ts';
 
 /** Records the run of a dead-lettered message; false when the run had already ended otherwise. */
@@ -48,7 +49,7 @@ export async function redriveRun(deps: RedriveDeps, tenantId: string, runId: str
   const created = await deps.runs.createIfAbsent(next);
   if (!created.created) throw new ConflictError(`run ${runId} was already re-driven as ${next.runId}`);
   const { scheduledFor, attempt } = next;
-  await deps.dispatcher.dispatch([
+  await sendRuns(deps.dispatcher, [
     { message: { tenantId, jobId: run.jobId, scheduledFor, attempt, runId: next.runId }, releaseAt: now },
   ]);
   return next;

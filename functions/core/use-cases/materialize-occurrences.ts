@@ -2,15 +2,16 @@
  * Turns due occurrences into runs and queue messages. Used by the scanner for every due job and
  * by job creation for jobs due within the horizon, so both paths share one protocol:
  *
- *  1. conditional put of each run (deterministic id: a second materializer gets "exists");
- *  2. send the runs this call created to the dispatch queue, with DelaySeconds up to the due time;
+ *  1. conditional put of each run (deterministic id: a second materializer gets "exists"), which
+ *     also puts it in the sweep index (run-repository.ts);
+ *  2. send the runs this call created to the dispatch queue, released at their due time;
  *  3. advance the job past what was materialized, conditioned on its version.
  *
- * A crash between 1 and 3 leaves the job in the due-index, so the next scan finds it again, and
- * every run it finds already existing and still QUEUED is sent again: a job that is still due
- * means whoever created the run never finished, and may have died before sending (the chaos test
- * kills a scanner exactly there). Nothing else would ever look at that run again. A duplicate
- * message is harmless: the executor's claim is conditional, so only one call is made.
+ * A crash between 1 and 3 leaves the job in the due-index, so the next scan finds it again; the
+ * runs it had put but not sent are the sweep's (sweep-runs.ts): found once their release plus the
+ * grace has passed unclaimed, even when the next pass plans another window (a misfire catch-up
+ * planned at another time) and never meets them again. The chaos test kills a scanner exactly
+ * there. A failed send (step 2) is left to the sweep the same way, and the job still advances.
  *
  * One job never holds up the others: planning, run creation and the advance are isolated per job.
  * A job whose own data makes it fail (job-faults.ts: an instant that cannot be stored, a value
@@ -22,6 +23,7 @@ import { type FirePlan, planFiring, UnplannableJobError } from '../fire-plan.ts'
 import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { DispatchMessage, Run } from '../model.ts';
 import type { DueJob, JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
+import { sendRuns } from '../runs/send-runs.ts';
 import { completeIfExhausted } from './complete-exhausted.ts';
 import { completeIfFinalRunEnded } from './final-occurrence.ts';
 import { isOwnFailure, reasonOf } from './job-faults.ts';
@@ -97,8 +99,11 @@ export async function materializeOccurrences(
 
   const created = await Promise.all(planned.map((plan) => createRuns(deps, plan, now)));
   const toSend = created.flatMap((c) => c.toSend);
-  // Runs of a job that failed half-way are sent too: they exist, and nothing else would send them.
-  await deps.dispatcher.dispatch(toSend.map((run) => ({ message: messageOf(run), releaseAt: run.scheduledFor })));
+  // Runs of a job that failed half-way are sent too (or, should the send fail, swept).
+  const sent = await sendRuns(
+    deps.dispatcher,
+    toSend.map((run) => ({ message: messageOf(run), releaseAt: run.scheduledFor })),
+  );
 
   const advanced: AdvancedJob[] = [];
   await Promise.all(
@@ -125,7 +130,7 @@ export async function materializeOccurrences(
   const quarantined = await quarantineAll(deps, ownFailures, now, failed);
   return {
     runsCreated: created.reduce((sum, c) => sum + c.created, 0),
-    messagesSent: toSend.length,
+    messagesSent: sent ? toSend.length : 0,
     jobsAdvanced: advanced.length,
     advanced,
     quarantined,
@@ -145,12 +150,10 @@ async function createRuns(
       // Nothing comes after the last occurrence of a plan that ends the schedule.
       const final = nextFireAt === undefined && i === occurrences.length - 1 && job.schedule.type !== 'once';
       const run = newRun(job, scheduledFor, 1, now, deps.config.retentionDays, final);
-      const result = await deps.runs.createIfAbsent(run);
-      if (result.created) {
-        created++;
-        return run;
-      }
-      return result.existing.status === 'QUEUED' ? result.existing : undefined;
+      // An existing run is another materializer's: it sends it, or the sweep does.
+      if (!(await deps.runs.createIfAbsent(run)).created) return undefined;
+      created++;
+      return run;
     }),
   );
   const toSend = settled.flatMap((s) => (s.status === 'fulfilled' && s.value ? [s.value] : []));

@@ -12,6 +12,7 @@
 import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { Run } from '../model.ts';
 import type { JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
+import { sendRuns } from '../runs/send-runs.ts';
 import { newRun, type RunSource } from './new-run.ts';
 
 export type OccurrenceVerdict =
@@ -69,7 +70,7 @@ export async function refireOccurrence(
   const created = await deps.runs.createIfAbsent(next);
   if (!created.created && created.existing.status !== 'QUEUED') return;
   const { tenantId, jobId, scheduledFor, attempt, runId } = next;
-  await deps.dispatcher.dispatch([{ message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt: now }]);
+  await sendRuns(deps.dispatcher, [{ message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt: now }]);
 }
 
 /**

@@ -30,6 +30,7 @@ import { ConflictError } from '../errors.ts';
 import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { DispatchMessage, Run } from '../model.ts';
 import type { StoredJob } from '../ports.ts';
+import { sendRuns } from '../runs/send-runs.ts';
 import { DEFAULT_MISFIRE_CAP, resolveMisfire } from '../schedule/index.ts';
 import { changeJob, nextVersionOf, withoutDueEntry, withoutPauseState } from './change-job.ts';
 import { completeIfExhausted } from './complete-exhausted.ts';
@@ -106,7 +107,10 @@ export async function resumeJob(deps: ResumeDeps, tenantId: string, jobId: strin
   });
   await deps.jobCounts?.shift(tenantId, 'PAUSED', 'ACTIVE');
   // Sent once the job is ACTIVE: sent before, an executor could skip them as paused.
-  await deps.dispatcher.dispatch(catchUp.map((run) => ({ message: messageOf(run), releaseAt: now })));
+  await sendRuns(
+    deps.dispatcher,
+    catchUp.map((run) => ({ message: messageOf(run), releaseAt: now })),
+  );
   if (after.nextFireAt === undefined) {
     // Nothing left to schedule: the job ends by what its latest occurrence came to, read only
     // now that the job is ACTIVE, so a run ending meanwhile is seen here or ends the job itself.

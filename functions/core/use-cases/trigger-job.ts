@@ -17,6 +17,7 @@
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Run } from '../model.ts';
 import type { JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
+import { sendRuns } from '../runs/send-runs.ts';
 import { occurrencesBetween, type ScheduleSpec } from '../schedule/index.ts';
 import { newRun } from './new-run.ts';
 
@@ -93,5 +94,7 @@ export async function triggerJob(
 
 async function enqueue(dispatcher: RunDispatcher, run: Run): Promise<void> {
   const { tenantId, jobId, scheduledFor, attempt, runId } = run;
-  await dispatcher.dispatch([{ message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt: run.createdAt }]);
+  await sendRuns(dispatcher, [
+    { message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt: run.createdAt },
+  ]);
 }

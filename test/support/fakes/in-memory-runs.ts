@@ -1,5 +1,7 @@
+import { shardName } from '#core/due-shard';
 import type { Run, RunKey } from '#core/model';
 import type { ClaimResult, Lease, Page, RunListQuery, RunOutcome, RunRepository } from '#core/ports';
+import { DEFAULT_SWEEP_GRACE_MS, sweepAtOf } from '#core/runs/send-runs';
 
 const keyOf = (k: RunKey) => `${k.tenantId}/${k.jobId}/${k.scheduledFor}/${k.attempt}`;
 
@@ -8,6 +10,8 @@ type Stored = Run & { sweepAt?: number };
 
 export class InMemoryRunRepository implements RunRepository {
   readonly items = new Map<string, Stored>();
+
+  constructor(private readonly sweepGraceMs = DEFAULT_SWEEP_GRACE_MS) {}
 
   all(): Stored[] {
     return [...this.items.values()];
@@ -21,7 +25,7 @@ export class InMemoryRunRepository implements RunRepository {
     if (existing) return { created: false, existing: structuredClone(existing) };
     this.items.set(keyOf(run), {
       ...structuredClone(run),
-      ...(options.sweepAt === undefined ? {} : { sweepAt: options.sweepAt }),
+      ...(run.status === 'QUEUED' ? { sweepAt: options.sweepAt ?? sweepAtOf(run, this.sweepGraceMs) } : {}),
     });
     return { created: true };
   }
@@ -48,7 +52,9 @@ export class InMemoryRunRepository implements RunRepository {
     return true;
   }
 
-  async findSweepable(_shard: string, until: number, limit: number): Promise<Array<Run & { sweepAt: number }>> {
+  /** The fake keeps its whole sweep index in the first shard, so a sweep of every shard finds each run once. */
+  async findSweepable(shard: string, until: number, limit: number): Promise<Array<Run & { sweepAt: number }>> {
+    if (shard !== shardName(0)) return [];
     return this.all()
       .filter((r): r is Run & { sweepAt: number } => r.sweepAt !== undefined && r.sweepAt <= until)
       .slice(0, limit)
@@ -59,6 +65,7 @@ export class InMemoryRunRepository implements RunRepository {
     const run = this.items.get(keyOf(key));
     if (!run || run.sweepAt !== from) return false;
     run.sweepAt = to;
+    run.sweeps = (run.sweeps ?? 0) + 1;
     return true;
   }
 

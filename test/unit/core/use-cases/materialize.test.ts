@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseCreateJob } from '#core/job-input';
+import { DEFAULT_SWEEP_GRACE_MS } from '#core/runs/send-runs';
 import { createJob as createJobUseCase } from '#core/use-cases/create-job';
 import { materializeOccurrences } from '#core/use-cases/materialize-occurrences';
 import { newRun } from '#core/use-cases/new-run';
 import { scanDueJobs } from '#core/use-cases/scan-due-jobs';
+import { sweepRuns } from '#core/use-cases/sweep-runs';
 import { iso, NOW, setup } from './manage-fixtures.ts';
 
 type Deps = ReturnType<typeof setup>['deps'];
@@ -172,7 +174,7 @@ describe('scanning', () => {
     expect([...jobs.items.values()].every((j) => j.nextFireAt === undefined)).toBe(true);
   });
 
-  it('sends again a queued run whose creator died before sending it, however young the run is', async () => {
+  it('leaves a queued run whose creator died before sending it to the sweep, which sends it after the grace', async () => {
     const { deps, runs, dispatcher, jobs } = setup();
     const job = await createJob(deps, 'tenant-a', once(NOW + 3_600_000), NOW);
     const due = { ...(await jobs.get('tenant-a', job.jobId)), nextFireAt: NOW + 3_600_000 } as never;
@@ -183,9 +185,30 @@ describe('scanning', () => {
 
     const result = await materializeOccurrences(deps, [due], crashedAt + 1_000);
 
-    expect(result).toMatchObject({ runsCreated: 0, messagesSent: 1, jobsAdvanced: 1 });
-    expect(dispatcher.sent.map((s) => s.message.runId)).toEqual([orphan.runId]);
+    expect(result).toMatchObject({ runsCreated: 0, messagesSent: 0, jobsAdvanced: 1 });
     expect((await jobs.get('tenant-a', job.jobId))?.nextFireAt).toBeUndefined();
+    const sweep = { runs, dispatcher, config: deps.config };
+    expect(await sweepRuns(sweep, NOW + 3_600_000 + DEFAULT_SWEEP_GRACE_MS - 1)).toMatchObject({ resent: 0 });
+    expect(await sweepRuns(sweep, NOW + 3_600_000 + DEFAULT_SWEEP_GRACE_MS)).toMatchObject({ resent: 1 });
+    expect(dispatcher.sent.map((s) => s.message.runId)).toEqual([orphan.runId]);
+  });
+
+  it('advances the job when its send fails, and leaves the run in the sweep index for the sweep to send', async () => {
+    const { deps, runs, jobs } = setup();
+    const job = await createJob(deps, 'tenant-a', once(NOW + 3_600_000), NOW);
+    const due = { ...(await jobs.get('tenant-a', job.jobId)), nextFireAt: NOW + 3_600_000 } as never;
+    const unsent: string[] = [];
+    const sqsDown = {
+      dispatch: async () => Promise.reject(new Error('SQS is down')),
+      unsent: (messages: Array<{ message: { runId: string } }>) => unsent.push(...messages.map((m) => m.message.runId)),
+    };
+    const at = NOW + 3_600_000 - 30_000;
+
+    const result = await materializeOccurrences({ ...deps, dispatcher: sqsDown }, [due], at);
+
+    expect(result).toMatchObject({ runsCreated: 1, messagesSent: 0, jobsAdvanced: 1 });
+    expect(unsent).toEqual([runs.all()[0]?.runId]);
+    expect(runs.all()[0]?.sweepAt).toBe(NOW + 3_600_000 + DEFAULT_SWEEP_GRACE_MS);
   });
 
   it('does not send again a run that an executor has already claimed', async () => {

@@ -1,13 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConflictError } from '#core/errors';
 import type { Job } from '#core/model';
 import type { HttpRequest, HttpResult } from '#core/ports';
+import { DEFAULT_SWEEP_GRACE_MS } from '#core/runs/send-runs';
 import { fixedSigningKeys } from '#core/signing';
 import { completeRun } from '#core/use-cases/complete-run';
 import { recordDeadLetter, redriveRun } from '#core/use-cases/dead-letters';
 import { executeRun } from '#core/use-cases/execute-run';
 import { newRun } from '#core/use-cases/new-run';
-import { RESWEEP_AFTER_MS, sweepRuns } from '#core/use-cases/sweep-runs';
+import { MAX_RESWEEP_INTERVAL_MS, nextSweepAt, sweepRuns } from '#core/use-cases/sweep-runs';
 import { FakeClock, RecordingDispatcher, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
@@ -207,6 +208,7 @@ describe('leases and crash recovery', () => {
 
   it('sends a parked retry once across racing scanners, and again later if nothing claims it', async () => {
     const { runs, dispatcher, completion, message } = await world();
+    await runs.claim(message(1), { owner: 'e', expiresAt: DUE + 10_000, now: DUE, takeOverExpired: true });
     await completeRun(completion, { ...message(1), status: 'FAILED', nextAttemptAt: DUE + 3_600_000 }, DUE);
     const deps = { runs, dispatcher, config: { shardCount: 4 } };
     const reach = DUE + 3_600_000 - 840_000;
@@ -216,16 +218,78 @@ describe('leases and crash recovery', () => {
 
     expect(results.reduce((n, r) => n + r.resent, 0)).toBe(1);
     expect(dispatcher.sent).toEqual([{ message: message(2), releaseAt: DUE + 3_600_000 }]);
-    expect(runs.items.get(`t/J1/${DUE}/2`)?.sweepAt).toBe(DUE + 3_600_000 + RESWEEP_AFTER_MS);
+    expect(runs.items.get(`t/J1/${DUE}/2`)?.sweepAt).toBe(DUE + 3_600_000 + DEFAULT_SWEEP_GRACE_MS);
   });
 
   it('sends a parked retry once it is within reach of an SQS delay', async () => {
     const { runs, dispatcher, completion, message } = await world();
+    await runs.claim(message(1), { owner: 'e', expiresAt: DUE + 10_000, now: DUE, takeOverExpired: true });
     await completeRun(completion, { ...message(1), status: 'FAILED', nextAttemptAt: DUE + 3_600_000 }, DUE);
 
     await sweepRuns({ runs, dispatcher, config: { shardCount: 4 } }, DUE + 3_600_000 - 840_000);
 
     expect(dispatcher.sent).toEqual([{ message: message(2), releaseAt: DUE + 3_600_000 }]);
+  });
+
+  it('sends a run nobody claimed by its release plus the grace, whoever wrote it, and counts the sweep on it', async () => {
+    const { runs, dispatcher, message } = await world();
+    const deps = { runs, dispatcher, config: { shardCount: 4 } };
+
+    expect(await sweepRuns(deps, DUE + DEFAULT_SWEEP_GRACE_MS - 1)).toEqual({ found: 0, resent: 0 });
+    expect(await sweepRuns(deps, DUE + DEFAULT_SWEEP_GRACE_MS)).toEqual({ found: 1, resent: 1 });
+
+    expect(dispatcher.sent).toEqual([{ message: message(1), releaseAt: DUE }]);
+    expect(runs.items.get(`t/J1/${DUE}/1`)).toMatchObject({
+      sweeps: 1,
+      sweepAt: DUE + 2 * DEFAULT_SWEEP_GRACE_MS,
+    });
+  });
+
+  it('sweeps a run that stays unclaimed again after the grace, then twice as long each time, up to a cap', async () => {
+    const run = { ...newRun(baseJob, DUE, 1, DUE, 7), sweeps: 0 };
+    const waits = [0, 1, 2, 3, 4, 5, 6].map(
+      (sweeps) => nextSweepAt({ ...run, sweeps }, DUE + 1_000, 20_000) - (DUE + 1_000),
+    );
+
+    expect(waits).toEqual([
+      20_000,
+      40_000,
+      80_000,
+      160_000,
+      MAX_RESWEEP_INTERVAL_MS,
+      MAX_RESWEEP_INTERVAL_MS,
+      MAX_RESWEEP_INTERVAL_MS,
+    ]);
+    // A parked retry swept before its release waits from its release.
+    expect(nextSweepAt({ ...run, availableAt: DUE + 600_000 }, DUE, 20_000)).toBe(DUE + 620_000);
+  });
+
+  it('counts the grace from the creation of a run made after its occurrence (a catch-up)', async () => {
+    const runs = new InMemoryRunRepository();
+    const late = newRun(baseJob, DUE, 1, DUE + 3_600_000, 7);
+
+    await runs.createIfAbsent(late);
+
+    expect(runs.items.get(`t/J1/${DUE}/1`)?.sweepAt).toBe(DUE + 3_600_000 + DEFAULT_SWEEP_GRACE_MS);
+  });
+
+  it('leaves a run whose sweep send failed in the window for the next pass', async () => {
+    const { runs, message } = await world();
+    const failing = { dispatch: async () => Promise.reject(new Error('SQS is down')), unsent: vi.fn() };
+    const sweepAt = DUE + DEFAULT_SWEEP_GRACE_MS;
+
+    expect(await sweepRuns({ runs, dispatcher: failing, config: { shardCount: 4 } }, sweepAt)).toEqual({
+      found: 1,
+      resent: 0,
+    });
+
+    expect(failing.unsent).toHaveBeenCalledWith([{ message: message(1), releaseAt: DUE }], expect.any(Error));
+    expect(runs.items.get(`t/J1/${DUE}/1`)?.sweepAt).toBe(sweepAt);
+    const dispatcher = new RecordingDispatcher();
+    expect(await sweepRuns({ runs, dispatcher, config: { shardCount: 4 } }, sweepAt + 1)).toEqual({
+      found: 1,
+      resent: 1,
+    });
   });
 });
 
