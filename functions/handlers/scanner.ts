@@ -12,8 +12,7 @@
 import { allShards } from '#core/due-shard';
 import type { ShardHeartbeat } from '#core/metrics/ports';
 import { reasonOf } from '#core/use-cases/job-faults';
-import type { ScanResult } from '#core/use-cases/scan-due-jobs';
-import { scanDueJobs } from '#core/use-cases/scan-due-jobs';
+import { type ScanResult, scanDueJobs, scanResultOf } from '#core/use-cases/scan-due-jobs';
 import { type SweepResult, sweepRuns } from '#core/use-cases/sweep-runs';
 import { logger } from './logger.ts';
 import { instrumentedWithMetrics, MetricUnit, metrics } from './observability.ts';
@@ -94,16 +93,7 @@ function emptyScan(error: string): ScanResult {
     durationMs: 0,
     error,
   }));
-  return {
-    shards: perShard.length,
-    jobsFound: 0,
-    runsCreated: 0,
-    messagesSent: 0,
-    jobsAdvanced: 0,
-    quarantined: [],
-    failed: [],
-    perShard,
-  };
+  return scanResultOf(perShard);
 }
 
 function settledOr<T>(settled: PromiseSettledResult<T>, fallback: (error: unknown) => T): T {

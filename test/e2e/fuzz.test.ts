@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '#handlers/api/routes';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { type HttpTarget, startHttpTarget } from '../support/http-target.ts';
-import { localDocuments } from '../support/local-documents.ts';
+import { localDocuments, scanAll } from '../support/local-documents.ts';
 
 const RUNS = 1_500;
 
@@ -34,16 +34,7 @@ afterAll(async () => {
   await target?.close();
 });
 
-async function allItems(table: string): Promise<Array<Record<string, unknown>>> {
-  const items: Array<Record<string, unknown>> = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await documents.scan({ TableName: table, ...(start ? { ExclusiveStartKey: start } : {}) });
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
+const allItems = (table: string) => scanAll(documents, table);
 
 // ---- generators -------------------------------------------------------------------------------
 

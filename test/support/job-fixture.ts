@@ -4,6 +4,7 @@
  * at-least-once, 10 s timeout, one occurrence materialized. Tests override what they look at.
  */
 import type { Job } from '#core/model';
+import type { StoredJob } from '#core/ports';
 
 export function jobFixture(at: number, overrides: Partial<Job> = {}): Job {
   return {
@@ -20,6 +21,28 @@ export function jobFixture(at: number, overrides: Partial<Job> = {}): Job {
     createdAt: at - 60_000,
     updatedAt: at - 60_000,
     occurrenceCount: 1,
+    ...overrides,
+  };
+}
+
+/** A stored time zone the runtime cannot resolve: planning a job on it throws, whatever the edge accepts today. */
+export const RETIRED_ZONE = 'Mars/Olympus_Mons';
+
+/**
+ * A job as old data may leave it, due at `now` in `dueShard`: every minute in a time zone the
+ * runtime's tz database no longer knows (zones are renamed and retired), so it cannot be planned.
+ */
+export function unplannableJobFixture(now: number, overrides: Partial<StoredJob> = {}): StoredJob {
+  return {
+    ...jobFixture(now, {
+      schedule: { type: 'cron', expression: '* * * * *', timezone: RETIRED_ZONE, startAt: now },
+      retry: { maxAttempts: 1, initialDelaySeconds: 1, maxDelaySeconds: 1, multiplier: 1 },
+      createdAt: now - 1_000,
+      updatedAt: now - 1_000,
+      occurrenceCount: 0,
+      nextFireAt: now,
+      dueShard: 'due#00',
+    }),
     ...overrides,
   };
 }

@@ -11,3 +11,15 @@ export function localDocuments(endpoint: string): DynamoDBDocument {
     }),
   );
 }
+
+/** Every item of a table, page by page. */
+export async function scanAll(documents: DynamoDBDocument, table: string): Promise<Array<Record<string, unknown>>> {
+  const items: Array<Record<string, unknown>> = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await documents.scan({ TableName: table, ...(start ? { ExclusiveStartKey: start } : {}) });
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}

@@ -90,17 +90,22 @@ export async function scanDueJobs(
         },
       ],
     }),
-    {
-      shards: 0,
-      jobsFound: 0,
-      runsCreated: 0,
-      messagesSent: 0,
-      jobsAdvanced: 0,
-      quarantined: [],
-      failed: [],
-      perShard: [],
-    },
+    scanResultOf([]),
   );
+}
+
+/** A scan that found nothing, over the given shard passes: the start of every total. */
+export function scanResultOf(perShard: ShardPass[]): ScanResult {
+  return {
+    shards: perShard.length,
+    jobsFound: 0,
+    runsCreated: 0,
+    messagesSent: 0,
+    jobsAdvanced: 0,
+    quarantined: [],
+    failed: [],
+    perShard,
+  };
 }
 
 /** Walks one shard, adding what it did to `total` as it goes (so a failure keeps what was done). */

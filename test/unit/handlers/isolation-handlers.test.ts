@@ -7,14 +7,11 @@
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ShardHeartbeat } from '#core/metrics/ports';
-import type { StoredJob } from '#core/ports';
 import { heartbeatStateOf } from '#handlers/api/health-heartbeats';
 import { RecordingDispatcher } from '../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../support/fakes/in-memory-runs.ts';
-
-/** A stored time zone the runtime cannot resolve: planning the job throws, whatever the edge accepts today. */
-const RETIRED_ZONE = 'Mars/Olympus_Mons';
+import { unplannableJobFixture } from '../../support/job-fixture.ts';
 
 const fakes = vi.hoisted(() => ({
   jobs: undefined as unknown as InMemoryJobRepository,
@@ -65,23 +62,7 @@ function throttled(): Error {
 describe('the scanner handler', () => {
   it('writes a heartbeat for every shard, the failed one with its error, and logs each quarantined job', async () => {
     const now = Date.now();
-    const poison: StoredJob = {
-      tenantId: 'tenant-a',
-      jobId: '01POISON',
-      target: { url: 'https://example.com/hook', method: 'POST', headers: {} },
-      schedule: { type: 'cron', expression: '* * * * *', timezone: RETIRED_ZONE, startAt: now },
-      policies: { misfire: 'fire_once', overlap: 'allow' },
-      retry: { maxAttempts: 1, initialDelaySeconds: 1, maxDelaySeconds: 1, multiplier: 1 },
-      delivery: 'at-least-once',
-      timeoutSeconds: 10,
-      status: 'ACTIVE',
-      version: 1,
-      createdAt: now,
-      updatedAt: now,
-      occurrenceCount: 0,
-      nextFireAt: now,
-      dueShard: 'due#00',
-    };
+    const poison = unplannableJobFixture(now, { tenantId: 'tenant-a', jobId: '01POISON' });
     fakes.jobs.items.set('tenant-a/01POISON', poison);
     const findDue = fakes.jobs.findDue.bind(fakes.jobs);
     fakes.jobs.findDue = (shard, until, limit) =>

@@ -12,31 +12,12 @@ import { scanDueJobs } from '#core/use-cases/scan-due-jobs';
 import { sweepRuns } from '#core/use-cases/sweep-runs';
 import { updateJob } from '#core/use-cases/update-job';
 import { jobView } from '#core/views';
+import { unplannableJobFixture } from '../../../support/job-fixture.ts';
 import { every, iso, NOW, setup, TENANT } from './manage-fixtures.ts';
-
-/** A stored time zone the runtime cannot resolve: planning the job throws, whatever the edge accepts today. */
-const RETIRED_ZONE = 'Mars/Olympus_Mons';
 
 /** A job as old data left it: stored straight into the repository, due now in `dueShard`. */
 function poisonJob(dueShard: string, overrides: Partial<StoredJob> = {}): StoredJob {
-  return {
-    tenantId: TENANT,
-    jobId: '01POISON0000000000000000000',
-    target: { url: 'https://example.com/hook', method: 'POST', headers: {} },
-    schedule: { type: 'cron', expression: '* * * * *', timezone: RETIRED_ZONE, startAt: NOW },
-    policies: { misfire: 'fire_once', overlap: 'allow' },
-    retry: { maxAttempts: 1, initialDelaySeconds: 1, maxDelaySeconds: 1, multiplier: 1 },
-    delivery: 'at-least-once',
-    timeoutSeconds: 10,
-    status: 'ACTIVE',
-    version: 1,
-    createdAt: NOW - 1_000,
-    updatedAt: NOW - 1_000,
-    nextFireAt: NOW,
-    dueShard,
-    occurrenceCount: 0,
-    ...overrides,
-  };
+  return unplannableJobFixture(NOW, { tenantId: TENANT, jobId: '01POISON0000000000000000000', dueShard, ...overrides });
 }
 
 /** An error as the AWS SDK raises it for throttling: transient, never the job's fault. */
