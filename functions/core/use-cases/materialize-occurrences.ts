@@ -28,6 +28,7 @@ import { completeIfExhausted } from './complete-exhausted.ts';
 import { completeIfFinalRunEnded } from './final-occurrence.ts';
 import { isOwnFailure, reasonOf } from './job-faults.ts';
 import { newRun } from './new-run.ts';
+import { settleOneTimeJob } from './one-time-occurrence.ts';
 
 export interface MaterializeDeps {
   jobs: JobRepository;
@@ -119,7 +120,9 @@ export async function materializeOccurrences(
       if (!moved) return;
       advanced.push(moved);
       try {
-        await endIfExhausted(deps, plan, now);
+        // Out of the due-index now: no later pass meets this job again, so a throttled read or
+        // write here is tried again in place rather than left to the next pass.
+        await withRetries(() => endIfExhausted(deps, plan, created[i]?.existed ?? [], now));
       } catch (error) {
         // Advanced already: nothing to quarantine, but the job may stay ACTIVE; say so.
         failed.push(faultOf(plan.job, error));
@@ -143,22 +146,26 @@ async function createRuns(
   deps: MaterializeDeps,
   { job, occurrences, nextFireAt }: PlannedJob,
   now: number,
-): Promise<{ toSend: Run[]; created: number; error?: unknown }> {
+): Promise<{ toSend: Run[]; created: number; existed: number[]; error?: unknown }> {
   let created = 0;
+  const existed: number[] = [];
   const settled = await Promise.allSettled(
     occurrences.map(async (scheduledFor, i) => {
       // Nothing comes after the last occurrence of a plan that ends the schedule.
       const final = nextFireAt === undefined && i === occurrences.length - 1 && job.schedule.type !== 'once';
       const run = newRun(job, scheduledFor, 1, now, deps.config.retentionDays, final);
       // An existing run is another materializer's: it sends it, or the sweep does.
-      if (!(await deps.runs.createIfAbsent(run)).created) return undefined;
+      if (!(await deps.runs.createIfAbsent(run)).created) {
+        existed.push(scheduledFor);
+        return undefined;
+      }
       created++;
       return run;
     }),
   );
   const toSend = settled.flatMap((s) => (s.status === 'fulfilled' && s.value ? [s.value] : []));
   const rejected = settled.find((s) => s.status === 'rejected');
-  return { toSend, created, ...(rejected ? { error: rejected.reason } : {}) };
+  return { toSend, created, existed, ...(rejected ? { error: rejected.reason } : {}) };
 }
 
 /** Moves one job past its plan; the advanced job, or undefined when someone else moved it first. */
@@ -172,9 +179,26 @@ async function advance(
   return moved ? { jobId: job.jobId, nextFireAt, materialized: occurrences.length } : undefined;
 }
 
-/** After an advance that ended a recurring schedule: completes the job if nothing of it is left to finish. */
-async function endIfExhausted(deps: MaterializeDeps, { job, occurrences, nextFireAt }: PlannedJob, now: number) {
-  if (nextFireAt !== undefined || job.schedule.type === 'once') return;
+/**
+ * After an advance that ended the schedule: completes a recurring job if nothing of it is left to
+ * finish. A one-time job whose run already existed (its occurrence was put back in the due-index
+ * by a resume that raced a scan, or a scanner died before its advance) is settled from that run's
+ * latest attempt, as its completion may have come and gone while the job could not be finished.
+ */
+async function endIfExhausted(
+  deps: MaterializeDeps,
+  { job, occurrences, nextFireAt }: PlannedJob,
+  existed: number[],
+  now: number,
+) {
+  if (nextFireAt !== undefined) return;
+  if (job.schedule.type === 'once') {
+    const at = job.schedule.at;
+    if (!existed.includes(at)) return;
+    const [latest] = await deps.runs.latestRuns(job, at, 1);
+    if (latest?.scheduledFor === at && !latest.triggered) await settleOneTimeJob(deps, latest, now);
+    return;
+  }
   const final = occurrences.at(-1);
   // A recurring schedule that ended with nothing left to fire (its last occurrences dropped by
   // the misfire policy after an outage) has no final run whose completion would end the job.
@@ -207,4 +231,16 @@ async function quarantineAll(
 
 function faultOf(job: DueJob, error: unknown): JobFault {
   return { tenantId: job.tenantId, jobId: job.jobId, reason: reasonOf(error) };
+}
+
+/** Tries `work` up to three times, 100 ms then 400 ms apart, rethrowing the last failure. */
+async function withRetries(work: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= 3 || isOwnFailure(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * 4 ** (attempt - 1)));
+    }
+  }
 }

@@ -121,8 +121,24 @@ export async function resumeJob(deps: ResumeDeps, tenantId: string, jobId: strin
   return (await deps.jobs.get(tenantId, jobId)) ?? after;
 }
 
-/** Runs looked at to find a recurring job's latest scheduled (not triggered) one. */
-const LATEST_RUNS_LOOKED_AT = 10;
+/** Runs read per page, and pages at most, to find a recurring job's latest scheduled (not triggered) run. */
+const LATEST_RUNS_PAGE = 10;
+const LATEST_RUNS_PAGES = 20;
+
+/**
+ * The job's newest run that its schedule made. Triggers (allowed while paused) are newer than the
+ * catch-up runs of the occurrences missed in the pause, so they are paged past, not counted.
+ */
+async function latestScheduledRun(deps: ResumeDeps, job: StoredJob): Promise<Run | undefined> {
+  let until = Number.MAX_SAFE_INTEGER;
+  for (let page = 0; page < LATEST_RUNS_PAGES; page++) {
+    const runs = await deps.runs.latestRuns(job, until, LATEST_RUNS_PAGE);
+    const scheduled = runs.find((run) => !run.triggered);
+    if (scheduled || runs.length < LATEST_RUNS_PAGE) return scheduled;
+    until = (runs.at(-1)?.scheduledFor ?? 0) - 1;
+  }
+  return undefined;
+}
 
 /**
  * A resumed job with no next occurrence. A one-time job's occurrence ran, or is running, while it
@@ -139,9 +155,7 @@ async function settleWithNothingLeft(deps: ResumeDeps, job: StoredJob, now: numb
     else await fireAgainAt(deps, job, at, now);
     return;
   }
-  const latest = (await deps.runs.latestRuns(job, Number.MAX_SAFE_INTEGER, LATEST_RUNS_LOOKED_AT)).find(
-    (run) => !run.triggered,
-  );
+  const latest = await latestScheduledRun(deps, job);
   if (latest?.finalOccurrence && verdictOf(latest).kind === 'in-flight') return;
   await completeIfExhausted(deps, job.tenantId, job.jobId, now);
 }

@@ -43,6 +43,26 @@ async function finish(env: ReturnType<typeof setup>, run: Run, over: Partial<Run
 }
 
 describe('the final occurrence finishing before the advance', () => {
+  it('still completes the job when reading the final run is throttled once (tried again in place)', async () => {
+    const env = setup();
+    const job = await env.create(twoRuns);
+    racingAdvance(env, async (finalRun) => {
+      await finish(env, finalRun);
+    });
+    const get = env.runs.get.bind(env.runs);
+    let throttled = 0;
+    env.runs.get = async (key) => {
+      if (throttled++ === 0) throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+      return get(key);
+    };
+
+    const result = await scanDueJobs(env.deps, NOW + 60_000);
+
+    expect(throttled).toBeGreaterThan(1);
+    expect(result.failed).toEqual([]);
+    expect((await env.jobs.get(TENANT, job.jobId))?.status).toBe('COMPLETED');
+  });
+
   it('still completes the job: the advance finds its final run ended', async () => {
     const env = setup();
     const job = await env.create(twoRuns);

@@ -154,3 +154,73 @@ describe('resuming a job', () => {
     expect((await deps.jobs.get(TENANT, job.jobId))?.nextFireAt).toBeUndefined();
   });
 });
+
+describe('a one-time job paused while a scan that had made its run was still to advance it', () => {
+  it('fires again after resume when its run was skipped as paused, instead of staying ACTIVE with nothing to fire', async () => {
+    const { deps, create, runs, runsOf, jobs, dispatcher } = setup();
+    const at = NOW + HOUR;
+    const job = await create({ schedule: { type: 'once', at: new Date(at).toISOString() } });
+    // A scan at the due time made the run, then lost its advance to the pause (or died before it).
+    const { newRun } = await import('#core/use-cases/new-run');
+    await runs.createIfAbsent(newRun(job, at, 1, at, 7));
+    await pauseJob(deps, TENANT, job.jobId, at + 1_000);
+    const [run] = runsOf(job.jobId);
+    if (!run) throw new Error('expected the run');
+    await runs.claim(run, { owner: 'x', expiresAt: at + HOUR, now: at + 2_000, takeOverExpired: true });
+    await runs.complete(run, 'x', { status: 'SKIPPED', errorType: 'paused', completedAt: at + 2_000 });
+
+    const resumed = await resumeJob(deps, TENANT, job.jobId, at + 3_000);
+
+    expect(resumed.status).toBe('ACTIVE');
+    expect(runsOf(job.jobId).map((r) => [r.attempt, r.status])).toEqual([
+      [1, 'SKIPPED'],
+      [2, 'QUEUED'],
+    ]);
+    expect(dispatcher.sent.at(-1)?.message).toMatchObject({ jobId: job.jobId, attempt: 2 });
+    expect((await jobs.get(TENANT, job.jobId))?.nextFireAt).toBeUndefined();
+  });
+
+  it('ends COMPLETED after resume when its run succeeded while it was paused', async () => {
+    const { deps, create, runs, runsOf, jobs } = setup();
+    const at = NOW + HOUR;
+    const job = await create({ schedule: { type: 'once', at: new Date(at).toISOString() } });
+    const { newRun } = await import('#core/use-cases/new-run');
+    await runs.createIfAbsent(newRun(job, at, 1, at, 7));
+    await pauseJob(deps, TENANT, job.jobId, at + 1_000);
+    const [run] = runsOf(job.jobId);
+    if (!run) throw new Error('expected the run');
+    await runs.claim(run, { owner: 'x', expiresAt: at + HOUR, now: at + 2_000, takeOverExpired: true });
+    await runs.complete(run, 'x', { status: 'SUCCEEDED', httpStatus: 200, completedAt: at + 2_000 });
+
+    await resumeJob(deps, TENANT, job.jobId, at + 3_000);
+
+    expect((await jobs.get(TENANT, job.jobId))?.status).toBe('COMPLETED');
+  });
+});
+
+describe('resume catch-up that ends the schedule, with triggers made during the pause', () => {
+  it('leaves the job ACTIVE until the final catch-up run has run, however many triggers are newer', async () => {
+    const { deps, create, jobs, runsOf } = setup();
+    const { triggerJob } = await import('#core/use-cases/trigger-job');
+    const job = await create(
+      every(60, NOW, {
+        misfire: 'fire_all',
+        schedule: {
+          type: 'interval',
+          everySeconds: 60,
+          startAt: new Date(NOW).toISOString(),
+          endAt: new Date(NOW + 5 * MINUTE).toISOString(),
+        },
+      }),
+    );
+    await pauseJob(deps, TENANT, job.jobId, NOW + 10_000);
+    // Triggers run while paused; each is a run newer than every occurrence the pause missed.
+    for (let i = 0; i < 12; i++) await triggerJob(deps, TENANT, job.jobId, NOW + 5 * MINUTE + 1_000 + i * 1_000);
+
+    await resumeJob(deps, TENANT, job.jobId, NOW + 10 * MINUTE);
+
+    const final = runsOf(job.jobId).find((run) => run.finalOccurrence);
+    expect(final).toMatchObject({ scheduledFor: NOW + 5 * MINUTE, status: 'QUEUED' });
+    expect((await jobs.get(TENANT, job.jobId))?.status).toBe('ACTIVE');
+  });
+});
