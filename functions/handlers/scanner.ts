@@ -12,11 +12,18 @@
 import { allShards } from '#core/due-shard';
 import type { ShardHeartbeat } from '#core/metrics/ports';
 import { reasonOf } from '#core/use-cases/job-faults';
-import { type ScanResult, scanDueJobs, scanResultOf } from '#core/use-cases/scan-due-jobs';
+import { type ScanResult, scanDueJobs, scanResultOf, withinBudget } from '#core/use-cases/scan-due-jobs';
 import { type SweepResult, sweepRuns } from '#core/use-cases/sweep-runs';
 import { logger } from './logger.ts';
 import { instrumentedWithMetrics, MetricUnit, metrics } from './observability.ts';
 import { materializeDeps, runDispatcher, runRepository, scannerHeartbeats, schedulingConfig } from './wiring.ts';
+
+/**
+ * How long the scan and the sweep may take before a shard still going is reported as cut short:
+ * well inside the scanner Lambda's 50 s timeout (lib/timeouts.ts), so the heartbeats are always
+ * written — a slow shard is named by health instead of every shard going stale.
+ */
+export const SCANNER_PASS_BUDGET_MS = 40_000;
 
 export const SCANNER_METRICS = {
   duration: 'ScannerDurationMs',
@@ -32,9 +39,13 @@ export const SCANNER_METRICS = {
 
 export async function scan(): Promise<{ materialized: number; swept: number }> {
   const started = Date.now();
+  const elapsedMs = () => Date.now() - started;
   const [scanned, swept] = await Promise.allSettled([
-    scanDueJobs(materializeDeps(), started, () => Date.now() - started),
-    sweepRuns({ runs: runRepository(), dispatcher: runDispatcher(), config: schedulingConfig() }, started),
+    scanDueJobs(materializeDeps(), started, elapsedMs, SCANNER_PASS_BUDGET_MS),
+    withinBudget(
+      sweepRuns({ runs: runRepository(), dispatcher: runDispatcher(), config: schedulingConfig() }, started),
+      SCANNER_PASS_BUDGET_MS,
+    ),
   ]);
   // Neither rejects for one shard or one job; a rejection here is a bug, reported on every shard.
   const result = settledOr(scanned, (error) => emptyScan(`scan: ${reasonOf(error)}`));

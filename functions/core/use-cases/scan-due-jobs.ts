@@ -42,12 +42,15 @@ type ShardTotals = Omit<ScanResult, 'shards' | 'perShard'> & { lagMs: number };
 /**
  * Scans every shard once at `now`, stopping a shard's loop when it has nothing due. `elapsedMs`
  * (ms since the scan began) times each shard's pass for the heartbeat. Never rejects for one
- * shard: a failed shard's pass carries its `error`.
+ * shard: a failed shard's pass carries its `error`, and so does one still going after `budgetMs`
+ * (a hung request, a huge backlog), so that the pass ends with every shard's heartbeat in time
+ * instead of being stopped with none; its work goes on in the background, safe to repeat.
  */
 export async function scanDueJobs(
   deps: MaterializeDeps,
   now: number,
   elapsedMs: () => number = () => 0,
+  budgetMs = Number.POSITIVE_INFINITY,
 ): Promise<ScanResult> {
   const perShard = await Promise.all(
     allShards(deps.config.shardCount).map(async (shard) => {
@@ -62,7 +65,7 @@ export async function scanDueJobs(
       };
       let error: string | undefined;
       try {
-        await scanShard(deps, shard, now, total);
+        await withinBudget(scanShard(deps, shard, now, total), budgetMs - elapsedMs());
       } catch (thrown) {
         error = reasonOf(thrown);
       }
@@ -131,4 +134,26 @@ async function scanShard(deps: MaterializeDeps, shard: string, now: number, tota
 /** The faults of jobs not reported yet (a job failing on every page of a shard is reported once). */
 function withoutRepeats(reported: JobFault[], faults: JobFault[]): JobFault[] {
   return faults.filter((f) => !reported.some((r) => r.tenantId === f.tenantId && r.jobId === f.jobId));
+}
+
+/** Thrown for a shard whose pass outlasted the scan's budget. */
+export class PassCutShortError extends Error {
+  constructor(budgetMs: number) {
+    super(`the pass over this shard was cut short after ${Math.round(budgetMs)} ms; the next pass goes on`);
+    this.name = 'PassCutShortError';
+  }
+}
+
+/** `work`, or a PassCutShortError once `budgetMs` has passed first. */
+export async function withinBudget<T>(work: Promise<T>, budgetMs: number): Promise<T> {
+  if (budgetMs === Number.POSITIVE_INFINITY) return work;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const cutShort = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PassCutShortError(budgetMs)), Math.max(0, budgetMs));
+  });
+  try {
+    return await Promise.race([work, cutShort]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -203,6 +203,22 @@ describe('a shard that fails', () => {
     expect(healthy.some((job) => job.dueShard !== broken)).toBe(true);
   });
 
+  it('that hangs is reported as cut short once the budget is spent, and the pass still ends', async () => {
+    const { deps, jobs, create, runsOf } = setup();
+    const healthy = await healthyJobs(create);
+    const hung = healthy[0]?.dueShard as string;
+    const findDue = jobs.findDue.bind(jobs);
+    jobs.findDue = (shard, until, limit) =>
+      shard === hung ? new Promise<never>(() => undefined) : findDue(shard, until, limit);
+    const started = Date.now();
+
+    const result = await scanDueJobs(deps, NOW + 60_000, () => Date.now() - started, 200);
+
+    expect(result.perShard.filter((pass) => pass.error).map((pass) => pass.shard)).toEqual([hung]);
+    expect(result.perShard.find((pass) => pass.shard === hung)?.error).toContain('PassCutShortError');
+    for (const job of healthy) expect(runsOf(job.jobId)).toHaveLength(job.dueShard === hung ? 0 : 1);
+  });
+
   it('in the sweep, is reported in failedShards while the other shards are swept', async () => {
     const { runs, dispatcher } = setup();
     const findSweepable = runs.findSweepable.bind(runs);
