@@ -1,10 +1,13 @@
 /**
  * The guarded invoker against local HTTP servers: redirects checked hop by hop, the redirect limit,
  * names that resolve somewhere forbidden (an injected resolver stands in for DNS), the connection
- * pinned to the checked address, and real signed calls that the README's verifier accepts.
+ * pinned to the checked address, redirects that carry nothing to another origin and never go from
+ * https to http (an https server with a freshly trusted certificate), and real signed calls that
+ * the README's verifier accepts.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { createServer as createSecureServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +23,7 @@ import { newRun } from '#core/use-cases/new-run';
 import { InMemoryJobRepository } from '../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../support/fakes/in-memory-runs.ts';
 import { jobFixture } from '../support/job-fixture.ts';
+import { type Certificate, trustedLocalCertificate } from '../support/trusted-certificate.ts';
 
 interface Seen {
   method: string;
@@ -37,9 +41,10 @@ interface TestServer {
 
 type Route = (seen: Seen) => { status: number; location?: string; body?: string };
 
-async function startServer(route: Route): Promise<TestServer> {
+/** An http server, or an https one when given a certificate. */
+async function startServer(route: Route, certificate?: Certificate): Promise<TestServer> {
   const seen: Seen[] = [];
-  const server: Server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     let body = '';
     req.on('data', (chunk) => {
       body += chunk;
@@ -52,11 +57,12 @@ async function startServer(route: Route): Promise<TestServer> {
       if (answer.location) res.setHeader('location', answer.location);
       res.end(answer.body ?? 'ok');
     });
-  });
+  };
+  const server: Server = certificate ? createSecureServer(certificate, listener) : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    base: `http://127.0.0.1:${port}`,
+    base: `${certificate ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     seen,
     close: () => {
@@ -68,9 +74,20 @@ async function startServer(route: Route): Promise<TestServer> {
 
 let main: TestServer;
 let other: TestServer;
+let secure: TestServer;
 
 beforeAll(async () => {
-  other = await startServer(() => ({ status: 200, body: 'other' }));
+  other = await startServer(({ url }) =>
+    url === '/back-to-main' ? { status: 302, location: `${main.base}/returned` } : { status: 200, body: 'other' },
+  );
+  secure = await startServer(({ url }) => {
+    if (url === '/to-http') return { status: 302, location: `${main.base}/downgraded` };
+    if (url === '/to-http-same-host') return { status: 308, location: `http://127.0.0.1:${secure.port}/x` };
+    // Another origin by its host only: localhost is in the certificate too.
+    if (url === '/to-other-secure') return { status: 302, location: `https://localhost:${secure.port}/secure-landing` };
+    if (url === '/same-secure') return { status: 307, location: '/secure-landing' };
+    return { status: 200, body: 'secure' };
+  }, trustedLocalCertificate());
   main = await startServer(({ url }) => {
     const chain = /^\/chain\/(\d+)\/(\d+)$/.exec(url);
     if (chain) {
@@ -85,12 +102,19 @@ beforeAll(async () => {
     if (url === '/see-other') return { status: 303, location: '/landing' };
     if (url === '/temporary') return { status: 307, location: '/landing' };
     if (url === '/cross') return { status: 302, location: `${other.base}/elsewhere` };
+    if (url === '/cross-307') return { status: 307, location: `${other.base}/elsewhere` };
+    if (url === '/cross-308') return { status: 308, location: `${other.base}/elsewhere` };
+    if (url === '/cross-303') return { status: 303, location: `${other.base}/elsewhere` };
+    if (url === '/same-302') return { status: 302, location: '/landing' };
+    if (url === '/same-308') return { status: 308, location: '/landing' };
+    if (url === '/bounce') return { status: 302, location: `${other.base}/back-to-main` };
     return { status: 200, body: 'landed' };
   });
 });
 afterAll(() => {
   main?.close();
   other?.close();
+  secure?.close();
 });
 
 /** DNS for the tests: names under .example.test map to fixed addresses. */
@@ -226,15 +250,139 @@ describe('the guarded invoker', () => {
     ]);
     expect(landings[0]?.headers['content-type']).toBeUndefined();
   });
+});
 
-  it('drops credentials on a redirect to another origin and keeps other headers', async () => {
-    const headers = { authorization: 'Bearer team-secret', cookie: 'a=1', 'x-team': 'blue' };
-    await new FetchHttpInvoker(1024, { rules: LOOPBACK_ALLOWED }).invoke(call(`${main.base}/cross`, { headers }));
-    expect(main.seen.at(-1)).toMatchObject({ url: '/cross', headers: { authorization: 'Bearer team-secret' } });
-    const arrived = other.seen.at(-1);
-    expect(arrived).toMatchObject({ url: '/elsewhere', headers: { 'x-team': 'blue' } });
-    expect(arrived?.headers.authorization).toBeUndefined();
-    expect(arrived?.headers.cookie).toBeUndefined();
+/** Every kind of header the executor sends: the job's plain and secret ones, and Chronos' own. */
+const JOB_AND_CHRONOS_HEADERS = {
+  'content-type': 'application/json',
+  'user-agent': 'team-agent/1.0',
+  'x-team': 'blue',
+  'x-api-key': 'team-api-key-5e1f',
+  authorization: 'Bearer team-secret',
+  cookie: 'session=team',
+  'idempotency-key': 'tenant-a:J-1:1700000000000',
+  'chronos-run-id': 'R-1',
+  'chronos-timestamp': '1700000000',
+  'chronos-signature': 'v1=00ff',
+  'webhook-id': 'tenant-a:J-1:1700000000000',
+  'webhook-timestamp': '1700000000',
+  'webhook-signature': 'v1,c2lnbmF0dXJl',
+};
+
+/** The header values of a call that came from the request (fetch adds its own user-agent, accept...). */
+function carriedOver(arrived: Seen | undefined): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(JOB_AND_CHRONOS_HEADERS).flatMap(([name, value]) =>
+      arrived?.headers[name] === value ? [[name, value]] : [],
+    ),
+  );
+}
+
+describe('redirects carry nothing to another origin', () => {
+  const invoker = () => new FetchHttpInvoker(1024, { rules: LOOPBACK_ALLOWED });
+  /** A call with every header, and a body unless the method is GET (as the executor makes it). */
+  const full = (url: string, method = 'POST', withBody = method !== 'GET') => {
+    const { body, ...bodiless } = call(url, { method, headers: { ...JOB_AND_CHRONOS_HEADERS } });
+    return withBody ? { ...bodiless, body } : bodiless;
+  };
+
+  it('follows a redirect to another port as a GET with none of the headers and no body', async () => {
+    const before = other.seen.length;
+    const result = await invoker().invoke(full(`${main.base}/cross`));
+    expect(result).toMatchObject({ kind: 'response', status: 200, bodyExcerpt: 'other' });
+    expect(carriedOver(main.seen.at(-1))).toEqual(JOB_AND_CHRONOS_HEADERS);
+    const arrived = other.seen.slice(before);
+    expect(arrived).toMatchObject([{ url: '/elsewhere', method: 'GET', body: '' }]);
+    expect(carriedOver(arrived[0])).toEqual({});
+  });
+
+  it('turns a 303 to another origin into a bare GET, whatever the method', async () => {
+    const before = other.seen.length;
+    await invoker().invoke(full(`${main.base}/cross-303`, 'PUT'));
+    const arrived = other.seen.slice(before);
+    expect(arrived).toMatchObject([{ url: '/elsewhere', method: 'GET', body: '' }]);
+    expect(carriedOver(arrived[0])).toEqual({});
+  });
+
+  it('refuses a 307 or 308 to another origin that would carry the body, without calling it', async () => {
+    const before = other.seen.length;
+    for (const path of ['/cross-307', '/cross-308']) {
+      const result = await invoker().invoke(full(`${main.base}${path}`));
+      expect(result).toMatchObject({ kind: 'error', errorType: 'blocked_target' });
+      expect(result.kind === 'error' && result.message).toMatch(/another origin.*would carry the body there/);
+    }
+    expect(other.seen.length).toBe(before);
+  });
+
+  it('follows a 307 of a call without body to another origin, keeping the method and nothing else', async () => {
+    const before = other.seen.length;
+    expect(await invoker().invoke(full(`${main.base}/cross-307`, 'DELETE', false))).toMatchObject({
+      kind: 'response',
+      status: 200,
+    });
+    const arrived = other.seen.slice(before);
+    expect(arrived).toMatchObject([{ url: '/elsewhere', method: 'DELETE', body: '' }]);
+    expect(carriedOver(arrived[0])).toEqual({});
+  });
+
+  it('sends nothing back to the first origin once another origin redirected there', async () => {
+    const before = main.seen.length;
+    expect(await invoker().invoke(full(`${main.base}/bounce`))).toMatchObject({ kind: 'response', status: 200 });
+    const [first, returned] = main.seen.slice(before);
+    expect(carriedOver(first)).toEqual(JOB_AND_CHRONOS_HEADERS);
+    expect(returned).toMatchObject({ url: '/returned', method: 'GET', body: '' });
+    expect(carriedOver(returned)).toEqual({});
+  });
+
+  it('keeps every header on a same-origin redirect, and the body and method on 307 and 308', async () => {
+    const before = main.seen.length;
+    await invoker().invoke(full(`${main.base}/temporary`));
+    await invoker().invoke(full(`${main.base}/same-308`, 'PUT'));
+    await invoker().invoke(full(`${main.base}/same-302`, 'GET'));
+    const landings = main.seen.slice(before).filter((s) => s.url === '/landing');
+    expect(landings).toMatchObject([
+      { method: 'POST', body: '{"a":1}' },
+      { method: 'PUT', body: '{"a":1}' },
+      { method: 'GET', body: '' },
+    ]);
+    for (const landing of landings) expect(carriedOver(landing)).toEqual(JOB_AND_CHRONOS_HEADERS);
+  });
+
+  it('refuses a redirect from https to http as blocked_target, without calling the http URL', async () => {
+    const before = main.seen.length;
+    const result = await invoker().invoke(full(`${secure.base}/to-http`));
+    expect(result).toMatchObject({ kind: 'error', errorType: 'blocked_target' });
+    expect(result.kind === 'error' && result.message).toMatch(
+      new RegExp(`refused to call ${main.base}/downgraded: is a redirect from https .* to http`),
+    );
+    expect(main.seen.length).toBe(before);
+    expect(secure.seen.at(-1)).toMatchObject({ url: '/to-http', method: 'POST', body: '{"a":1}' });
+  });
+
+  it('refuses https to http on the same host and port too', async () => {
+    const before = secure.seen.length;
+    const result = await invoker().invoke(full(`${secure.base}/to-http-same-host`, 'GET'));
+    expect(result).toMatchObject({ kind: 'error', errorType: 'blocked_target' });
+    expect(result.kind === 'error' && result.message).toMatch(/from https .* to http/);
+    expect(secure.seen.length).toBe(before + 1);
+  });
+
+  it('follows https to another https origin bare, and within one https origin with everything', async () => {
+    const before = secure.seen.length;
+    expect(await invoker().invoke(full(`${secure.base}/to-other-secure`))).toMatchObject({
+      kind: 'response',
+      bodyExcerpt: 'secure',
+    });
+    expect(await invoker().invoke(full(`${secure.base}/same-secure`))).toMatchObject({
+      kind: 'response',
+      bodyExcerpt: 'secure',
+    });
+    const [, elsewhere, , same] = secure.seen.slice(before);
+    expect(elsewhere).toMatchObject({ url: '/secure-landing', method: 'GET', body: '' });
+    expect(elsewhere?.headers.host).toBe(`localhost:${secure.port}`);
+    expect(carriedOver(elsewhere)).toEqual({});
+    expect(same).toMatchObject({ url: '/secure-landing', method: 'POST', body: '{"a":1}' });
+    expect(carriedOver(same)).toEqual(JOB_AND_CHRONOS_HEADERS);
   });
 });
 

@@ -3,7 +3,16 @@
  * (scheme, literal addresses, reserved names) before it is requested, and every name is resolved
  * and checked as the socket connects (guarded-lookup.ts). Redirects are followed by hand, at most
  * `maxRedirects`, as fetch would follow them (303, and 301/302 after a POST, become a GET without
- * body); credentials set by the tenant do not follow a redirect to another origin.
+ * body), with two rules stricter than fetch's, because the next hop is chosen by whoever answers
+ * the call, not by the tenant:
+ *  - a redirect to another origin (scheme, host or port) carries nothing of the call: none of the
+ *    headers it was given (the job's plain and secret headers, the signature, the idempotency key
+ *    and run id — a signature that does not cover the URL would otherwise be replayable there) and
+ *    no body. A hop that would have to keep the body (307/308, or 301/302 after anything but POST)
+ *    is refused rather than sent empty. Once another origin was reached, nothing comes back, even
+ *    on a redirect back to the first origin.
+ *  - a redirect from https to http is refused: what was asked over TLS is never sent in clear.
+ * Same-origin redirects keep the headers, as fetch does.
  */
 import { type Dispatcher, fetch, type Response } from 'undici';
 import { checkTargetUrl, type OutboundRules } from '#core/url-guard';
@@ -12,8 +21,6 @@ import { BlockedTargetError, RedirectError } from './outbound-errors.ts';
 export const DEFAULT_MAX_REDIRECTS = 5;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-/** Removed on a redirect to another origin (as fetch does). */
-const ORIGIN_CREDENTIALS = ['authorization', 'cookie', 'proxy-authorization'];
 /** Describe a body, so they go when a redirect drops it. */
 const BODY_HEADERS = ['content-type', 'content-encoding', 'content-language', 'content-location'];
 
@@ -53,14 +60,33 @@ async function fetchOnce(url: URL, request: GuardedRequest, dispatcher: Dispatch
   }
 }
 
+/** What fetch does to the method on a redirect: 303 (but HEAD), and 301/302 after a POST, become a GET. */
+function becomesGet(status: number, method: string): boolean {
+  return (status === 303 && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST');
+}
+
+/** The request for the next hop, or a BlockedTargetError when the hop may not be followed. */
 function nextHop(from: URL, to: URL, status: number, request: GuardedRequest): GuardedRequest {
-  const becomesGet =
-    (status === 303 && request.method !== 'HEAD') || ((status === 301 || status === 302) && request.method === 'POST');
-  const drop = new Set([...(becomesGet ? BODY_HEADERS : []), ...(to.origin === from.origin ? [] : ORIGIN_CREDENTIALS)]);
-  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !drop.has(name.toLowerCase())));
-  if (!becomesGet) return { ...request, headers };
-  const { body: _dropped, ...withoutBody } = request;
-  return { ...withoutBody, method: 'GET', headers };
+  if (from.protocol === 'https:' && to.protocol === 'http:')
+    throw new BlockedTargetError(
+      to.href,
+      `is a redirect from https (${from.origin}) to http, which would not be encrypted`,
+    );
+  const toGet = becomesGet(status, request.method);
+  const { body, ...bodiless } = request;
+  if (to.origin !== from.origin) {
+    if (body !== undefined && !toGet)
+      throw new BlockedTargetError(
+        to.href,
+        `is another origin than ${from.origin}, and a ${status} redirect of a ${request.method} would carry the body there`,
+      );
+    return { ...bodiless, method: toGet ? 'GET' : request.method, headers: {} };
+  }
+  if (!toGet) return request;
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).filter(([name]) => !BODY_HEADERS.includes(name.toLowerCase())),
+  );
+  return { ...bodiless, method: 'GET', headers };
 }
 
 /** Calls `url` and follows its redirects, refusing any hop that points where Chronos never calls. */
