@@ -1,9 +1,11 @@
 /**
  * A local HTTP endpoint standing in for a team's service: records when each call arrived, and
- * answers per path (default 200).
+ * answers per path (default 200). Given a certificate, it serves https.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer as createSecureServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Certificate } from './trusted-certificate.ts';
 
 export interface RecordedCall {
   at: number;
@@ -31,9 +33,10 @@ export async function startHttpTarget(
   } = () => ({
     status: 200,
   }),
+  options: { certificate?: Certificate } = {},
 ): Promise<HttpTarget> {
   const calls: RecordedCall[] = [];
-  const server: Server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     const at = Date.now();
     let body = '';
     req.on('data', (chunk) => {
@@ -52,10 +55,14 @@ export async function startHttpTarget(
       if (answer.delayMs) setTimeout(reply, answer.delayMs).unref();
       else reply();
     });
-  });
+  };
+  const server: Server = options.certificate
+    ? createSecureServer(options.certificate, listener)
+    : createServer(listener);
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const scheme = options.certificate ? 'https' : 'http';
+  const base = `${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const callsTo = (path: string) => calls.filter((c) => c.path === path);
   return {
     url: (path) => `${base}${path}`,
