@@ -94,6 +94,8 @@ describe('a redirect chain across origins and schemes', () => {
     const landed = elsewhere.callsTo('/landing');
 
     expect(run).toMatchObject({ status: 'SUCCEEDED' });
+    // Recorded with the run, so a target that answers 401 there is explained.
+    expect(run.error).toContain(`redirected to another origin (${new URL(elsewhere.url('/')).origin})`);
     // The first origin got the job's headers, Chronos' own (idempotency, signature) and the body, on both hops.
     expect(start).toMatchObject({ method: 'POST', body: BODY, headers: { 'x-api-key': SECRET, 'x-plain': 'visible' } });
     expect(carried(start)).toEqual(expect.arrayContaining(['x-api-key', 'x-plain', 'content-type', 'idempotency-key']));

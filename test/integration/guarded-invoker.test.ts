@@ -290,6 +290,9 @@ describe('redirects carry nothing to another origin', () => {
     const before = other.seen.length;
     const result = await invoker().invoke(full(`${main.base}/cross`));
     expect(result).toMatchObject({ kind: 'response', status: 200, bodyExcerpt: 'other' });
+    expect(result.kind === 'response' && result.notes).toEqual([
+      `redirected to another origin (${other.base}): followed without the job's headers, signature or body`,
+    ]);
     expect(carriedOver(main.seen.at(-1))).toEqual(JOB_AND_CHRONOS_HEADERS);
     const arrived = other.seen.slice(before);
     expect(arrived).toMatchObject([{ url: '/elsewhere', method: 'GET', body: '' }]);
@@ -346,6 +349,8 @@ describe('redirects carry nothing to another origin', () => {
       { method: 'GET', body: '' },
     ]);
     for (const landing of landings) expect(carriedOver(landing)).toEqual(JOB_AND_CHRONOS_HEADERS);
+    const result = await invoker().invoke(full(`${main.base}/temporary`));
+    expect(result.kind === 'response' && result.notes).toBeUndefined();
   });
 
   it('refuses a redirect from https to http as blocked_target, without calling the http URL', async () => {

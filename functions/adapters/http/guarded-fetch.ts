@@ -12,7 +12,8 @@
  *    is refused rather than sent empty. Once another origin was reached, nothing comes back, even
  *    on a redirect back to the first origin.
  *  - a redirect from https to http is refused: what was asked over TLS is never sent in clear.
- * Same-origin redirects keep the headers, as fetch does.
+ * Same-origin redirects keep the headers, as fetch does. A followed cross-origin hop is named in
+ * the result's notes (recorded with the run), so a target that answers 401 there is explained.
  */
 import { type Dispatcher, fetch, type Response } from 'undici';
 import { checkTargetUrl, type OutboundRules } from '#core/url-guard';
@@ -29,6 +30,12 @@ export interface GuardedRequest {
   headers: Record<string, string>;
   body?: string;
   signal: AbortSignal;
+}
+
+export interface GuardedResponse {
+  response: Response;
+  /** What the redirects changed about the call, for the run's record. */
+  notes: string[];
 }
 
 export interface GuardOptions {
@@ -90,7 +97,11 @@ function nextHop(from: URL, to: URL, status: number, request: GuardedRequest): G
 }
 
 /** Calls `url` and follows its redirects, refusing any hop that points where Chronos never calls. */
-export async function guardedFetch(url: string, first: GuardedRequest, options: GuardOptions): Promise<Response> {
+export async function guardedFetch(
+  url: string,
+  first: GuardedRequest,
+  options: GuardOptions,
+): Promise<GuardedResponse> {
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   let current: URL;
   try {
@@ -99,11 +110,12 @@ export async function guardedFetch(url: string, first: GuardedRequest, options: 
     throw new BlockedTargetError(url, 'is not a valid absolute URL');
   }
   let request = first;
+  const notes: string[] = [];
   for (let redirects = 0; ; redirects++) {
     refuseUnlessAllowed(current, options.rules);
     const response = await fetchOnce(current, request, options.dispatcher);
     const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
-    if (location === null) return response;
+    if (location === null) return { response, notes };
     await response.body?.cancel().catch(() => undefined);
     if (redirects >= maxRedirects) throw new RedirectError(`more than ${maxRedirects} redirects (last to ${location})`);
     let next: URL;
@@ -113,6 +125,10 @@ export async function guardedFetch(url: string, first: GuardedRequest, options: 
       throw new RedirectError(`redirect to an invalid location: ${location}`);
     }
     request = nextHop(current, next, response.status, request);
+    if (next.origin !== current.origin && notes.length === 0)
+      notes.push(
+        `redirected to another origin (${next.origin}): followed without the job's headers, signature or body`,
+      );
     current = next;
   }
 }

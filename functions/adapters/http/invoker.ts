@@ -63,7 +63,7 @@ export class FetchHttpInvoker implements HttpInvoker {
     const startedAt = Date.now();
     const signal = AbortSignal.timeout(request.timeoutMs);
     try {
-      const response = await guardedFetch(
+      const { response, notes } = await guardedFetch(
         request.url,
         {
           method: request.method,
@@ -76,6 +76,7 @@ export class FetchHttpInvoker implements HttpInvoker {
       const bodyExcerpt = await readExcerpt(response, this.excerptBytes);
       // Bounded or ignored, never thrown: the target's header is the target's business.
       const retryAfter = readRetryAfter(response.headers.get('retry-after'), Date.now());
+      if (retryAfter.note !== undefined) notes.push(retryAfter.note);
       return {
         kind: 'response',
         status: response.status,
@@ -83,7 +84,7 @@ export class FetchHttpInvoker implements HttpInvoker {
         durationMs: Date.now() - startedAt,
         startedAt,
         ...(retryAfter.seconds === undefined ? {} : { retryAfterSeconds: retryAfter.seconds }),
-        ...(retryAfter.note === undefined ? {} : { notes: [retryAfter.note] }),
+        ...(notes.length === 0 ? {} : { notes }),
       };
     } catch (error) {
       return { kind: 'error', ...classifyFetchError(error), durationMs: Date.now() - startedAt, startedAt };
