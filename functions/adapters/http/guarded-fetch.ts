@@ -109,10 +109,10 @@ export async function guardedFetch(
   } catch {
     throw new BlockedTargetError(url, 'is not a valid absolute URL');
   }
+  refuseUnlessAllowed(current, options.rules);
   let request = first;
   const notes: string[] = [];
   for (let redirects = 0; ; redirects++) {
-    refuseUnlessAllowed(current, options.rules);
     const response = await fetchOnce(current, request, options.dispatcher);
     const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
     if (location === null) return { response, notes };
@@ -124,6 +124,8 @@ export async function guardedFetch(
     } catch {
       throw new RedirectError(`redirect to an invalid location: ${location}`);
     }
+    // Where the hop points first (a private address says more than a dropped header), then how it may go there.
+    refuseUnlessAllowed(next, options.rules);
     request = nextHop(current, next, response.status, request);
     if (next.origin !== current.origin && notes.length === 0)
       notes.push(
