@@ -14,6 +14,7 @@
 import { createDocumentClient } from '#adapters/aws-clients';
 import { DynamoSigningSecretRepository } from '#adapters/dynamodb/signing-secret-repository';
 import { DynamoTenantRepository } from '#adapters/dynamodb/tenant-repository';
+import { ENV } from '#adapters/environment';
 import { secretCipherFromEnv } from '#adapters/secrets/secret-cipher-from-env';
 import { ulidIds } from '#adapters/ulid-ids';
 import { issueToken, listTokens, revokeToken } from '#core/tenants/manage-tenants';
@@ -63,6 +64,12 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
   const print = (value: unknown) => io.out(JSON.stringify(value, null, 2));
   const [noun, verb, subject] = args;
   const now = Date.now();
+  const seals = (noun === 'tenants' && verb === 'create') || (noun === 'signing-secrets' && verb === 'rotate');
+  // Checked before anything is written: a tenant must not be created without its signing secret.
+  if (seals && !io.env[ENV.secretsKmsKeyId] && !io.env[ENV.secretsLocalKey])
+    throw new UsageError(
+      `set ${ENV.secretsKmsKeyId} (deployed) or ${ENV.secretsLocalKey} (local) to seal signing secrets`,
+    );
   try {
     if (noun === 'tenants' && verb === 'create' && subject) {
       const { tenant, signingSecret } = await onboardTenant(deps, subject, now, quotas ? { quotas } : {});
