@@ -2,6 +2,9 @@
  * POST /v1/signing-secrets — a new signing secret for the calling tenant, answered once (201); the
  * secrets signing now keep signing alongside it for `overlapHours` (default 24), then expire.
  */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import validator from '@middy/validator';
 import { transpileSchema } from '@middy/validator/transpile';
@@ -10,7 +13,7 @@ import { ulidIds } from '#adapters/ulid-ids';
 import { DEFAULT_OVERLAP_HOURS, rotateSigningSecret } from '#core/tenants/signing-secrets';
 import rotateSchema from '#schemas/rotate-signing-secret.json' with { type: 'json' };
 import { logger } from '../logger.ts';
-import { instrumented } from '../observability.ts';
+import { tracer } from '../observability.ts';
 import { secretCipher, signingSecretRepository } from '../wiring.ts';
 import { bodyLimit } from './body-limit.ts';
 import { httpErrors } from './http-errors.ts';
@@ -45,7 +48,10 @@ const emptyBodyIsEmptyObject = {
   },
 };
 
-export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(rotateSigningSecretHandler)
+// As `instrumented`, but the trace must not keep the response: it holds the new secret.
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(rotateSigningSecretHandler)
+  .use(captureLambdaHandler(tracer, { captureResponse: false }))
+  .use(injectLambdaContext(logger))
   .use(httpErrors())
   .use(emptyBodyIsEmptyObject)
   .use(bodyLimit(MAX_BODY_BYTES))
