@@ -20,6 +20,8 @@ const adminCommand = [
   `AWS_REGION=${LOCAL_REGION}`,
   `AWS_ACCESS_KEY_ID=${LOCAL_CREDENTIALS.accessKeyId}`,
   `AWS_SECRET_ACCESS_KEY=${LOCAL_CREDENTIALS.secretAccessKey}`,
+  // Seals signing secrets the way this runtime opens them (its local stand-in for KMS).
+  `SECRETS_LOCAL_KEY=${chronos.secretsLocalKey}`,
   'npm run admin --',
 ].join(' ');
 
@@ -30,7 +32,8 @@ Chronos is running.
   DynamoDB   ${chronos.endpoints.dynamodb}   tables ${Object.values(chronos.tables).join(', ')}
   SQS        ${chronos.endpoints.sqs}   queue ${chronos.queues.dispatch.url}
   CloudWatch ${chronos.endpoints.cloudwatch}   GetMetricData of the queues' oldest-message age only
-  Targets    loopback targets allowed; calls are signed with secret ${chronos.signingSecret}
+  Targets    loopback targets allowed; calls are signed (Standard Webhooks: webhook-id, webhook-timestamp,
+             webhook-signature) with the dev tenant's signing secret ${chronos.signingSecret}
 
 Create a job that calls a URL once, now:
   curl -s -X POST ${chronos.apiUrl}/v1/jobs \\
@@ -38,7 +41,8 @@ Create a job that calls a URL once, now:
     -d '{"target":{"url":"http://127.0.0.1:8080/hook"},"schedule":{"type":"once"}}'
 
 Tenants and tokens (another terminal; tokens are shown once):
-  ${adminCommand} tenants create my-team
+  ${adminCommand} tenants create my-team              (prints its signing secret once)
+  ${adminCommand} signing-secrets rotate <tenantId>
   ${adminCommand} tokens create <tenantId>
   ${adminCommand} tokens list ${chronos.tenantId}
   ${adminCommand} tokens revoke <tokenId>

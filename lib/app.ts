@@ -44,7 +44,6 @@ export function createChronosApp(appProps: AppProps = {}, options: ChronosAppOpt
     secretsKey: stateful.secretsKey,
     dispatchQueue: stateful.dispatchQueue,
     dispatchDeadLetterQueue: stateful.dispatchDeadLetterQueue,
-    signingSecret: stateful.signingSecret,
   });
   stateless.addStackDependency(stateful);
   if (options.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));

@@ -15,9 +15,6 @@ export const ENV = {
   leaseMarginSeconds: 'LEASE_MARGIN_SECONDS',
   /** `true` lets targets on the loopback interface be called (the local runtime); private ranges stay refused. */
   allowLoopbackTargets: 'ALLOW_LOOPBACK_TARGETS',
-  /** Secret that signs every outbound call (Chronos-Signature); NEXT, when set, signs too during a rotation. */
-  signingSecretCurrent: 'SIGNING_SECRET_CURRENT',
-  signingSecretNext: 'SIGNING_SECRET_NEXT',
   /** Tenants, API tokens, create buckets and executor slots (TENANTS_TABLE). */
   tenantsTable: 'TENANTS_TABLE_NAME',
   /** Stage defaults of the per-tenant quotas (a tenant item may override each); see tenant-quotas.ts. */

@@ -30,8 +30,8 @@ const HOP_BY_HOP = new Set([
   'content-length',
   'expect',
 ]);
-/** Set by Chronos on every call (Chronos-* covers Chronos-Run-Id, Chronos-Timestamp, Chronos-Signature). */
-const RESERVED = new Set(['idempotency-key']);
+/** Set by Chronos on every call (Chronos-* covers Chronos-Run-Id), with the Standard Webhooks signature headers. */
+const RESERVED = new Set(['idempotency-key', 'webhook-id', 'webhook-timestamp', 'webhook-signature']);
 
 function problemOf(name: string, value: string, bytes: number, seen: Set<string>): string | undefined {
   const lower = name.toLowerCase();

@@ -1,78 +1,70 @@
 /**
- * Signed calls: every call Chronos makes carries
- *   Chronos-Timestamp: <unix seconds>
- *   Chronos-Signature: v1=<hex HMAC-SHA256 with the current secret>[,v1=<hex with the next secret>]
- * over `<timestamp>\n<METHOD>\n<URL as new URL(url).href>\n<body or empty>`. A target accepts the
- * call when any v1 signature matches its secret and the timestamp is recent, so a tenant's secret
- * can rotate without a gap: Chronos signs with both while a next secret is configured.
+ * Signed calls, in the Standard Webhooks scheme (https://www.standardwebhooks.com): every call
+ * Chronos makes carries
+ *   webhook-id: <the occurrence's idempotency key, the same across retries and recoveries>
+ *   webhook-timestamp: <unix seconds>
+ *   webhook-signature: v1,<base64 HMAC-SHA256> [v1,<base64> ...]
+ * over `<id>.<timestamp>.<body>`, one signature per secret of the tenant that signs at that moment
+ * (two or more during a rotation's overlap). A target verifies with any Standard Webhooks library
+ * (the `standardwebhooks` packages, Svix's) and its tenant's `whsec_` secret; no other tenant's
+ * secret verifies it. The signing itself is the reference library's, not a copy of the scheme.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 
-export const TIMESTAMP_HEADER = 'Chronos-Timestamp';
-export const SIGNATURE_HEADER = 'Chronos-Signature';
-/** How far a target should let a timestamp be from its own clock, in seconds. */
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+export const WEBHOOK_ID_HEADER = 'webhook-id';
+export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
+export const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
+/** Every signing secret starts with this (the Standard Webhooks secret format). */
+export const SIGNING_SECRET_PREFIX = 'whsec_';
+/** Random bytes in a new secret: the scheme accepts 24 to 64; 32 is HMAC-SHA256's own block of strength. */
+const SECRET_BYTES = 32;
 
-/** A tenant's signing secrets: calls are signed with `current`, and with `next` too while it is set. */
-export interface SigningKeySet {
-  current: string;
-  next?: string;
-}
-
-/** Where signing secrets come from. Keyed by tenant so that per-tenant secrets (stored encrypted) fit in. */
+/** Where a tenant's signing secrets come from: those that sign right now, newest first. */
 export interface SigningKeys {
-  keysFor(tenantId: string): Promise<SigningKeySet>;
+  keysFor(tenantId: string): Promise<readonly string[]>;
 }
 
-/** The same secrets for every tenant. */
-export function fixedSigningKeys(keys: SigningKeySet): SigningKeys {
-  return { keysFor: async () => keys };
+/** The same secrets for every tenant (tests). */
+export function fixedSigningKeys(secrets: readonly string[]): SigningKeys {
+  return { keysFor: async () => secrets };
 }
 
-/** The parts of a request the signature covers. */
-export interface SignedRequest {
-  method: string;
-  url: string;
+/** A new secret: `whsec_` + base64 of 32 random bytes. */
+export function newSigningSecret(): string {
+  return `${SIGNING_SECRET_PREFIX}${randomBytes(SECRET_BYTES).toString('base64')}`;
+}
+
+/** What is signed besides the timestamp: the message id and the exact body sent (empty without one). */
+export interface SignedMessage {
+  id: string;
   body?: string;
 }
 
-/** The exact bytes that are signed. */
-export function canonicalString(timestampSeconds: number, request: SignedRequest): string {
-  return `${timestampSeconds}\n${request.method.toUpperCase()}\n${new URL(request.url).href}\n${request.body ?? ''}`;
-}
-
-/** Hex HMAC-SHA256 of the canonical string. */
-export function signatureOf(secret: string, timestampSeconds: number, request: SignedRequest): string {
-  return createHmac('sha256', secret).update(canonicalString(timestampSeconds, request)).digest('hex');
-}
-
-/** The Chronos-Timestamp and Chronos-Signature headers of a call made at `nowMs`. */
-export function signatureHeaders(request: SignedRequest, keys: SigningKeySet, nowMs: number): Record<string, string> {
-  const timestamp = Math.floor(nowMs / 1000);
-  const secrets = keys.next ? [keys.current, keys.next] : [keys.current];
+/**
+ * The three Standard Webhooks headers of a call made at `nowMs`, signed with each of `secrets`.
+ * Throws when there is no secret: an unsigned call must never go out.
+ */
+export function webhookHeaders(message: SignedMessage, secrets: readonly string[], nowMs: number) {
+  if (secrets.length === 0) throw new Error('no signing secret: the call cannot be signed');
+  const at = new Date(Math.floor(nowMs / 1000) * 1000);
+  const body = message.body ?? '';
   return {
-    [TIMESTAMP_HEADER]: String(timestamp),
-    [SIGNATURE_HEADER]: secrets.map((secret) => `v1=${signatureOf(secret, timestamp, request)}`).join(','),
+    [WEBHOOK_ID_HEADER]: message.id,
+    [WEBHOOK_TIMESTAMP_HEADER]: String(at.getTime() / 1000),
+    [WEBHOOK_SIGNATURE_HEADER]: secrets.map((secret) => new Webhook(secret).sign(message.id, at, body)).join(' '),
   };
 }
 
-/** What a target checks: a v1 signature made with `secret`, and a timestamp within the tolerance. */
-export function verifySignature(
-  headers: { timestamp: string | undefined; signature: string | undefined },
-  request: SignedRequest,
-  secret: string,
+/**
+ * Signs a message for `tenantId` with the secrets that sign for it now: what the executor and the
+ * onFailure notifier add to every request they send (`id` = the occurrence's idempotency key).
+ */
+export async function signFor(
+  keys: SigningKeys,
+  tenantId: string,
+  message: SignedMessage,
   nowMs: number,
-  toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
-): boolean {
-  const timestamp = Number(headers.timestamp);
-  if (!/^\d+$/.test(headers.timestamp ?? '') || Math.abs(nowMs / 1000 - timestamp) > toleranceSeconds) return false;
-  const expected = Buffer.from(signatureOf(secret, timestamp, request));
-  return (headers.signature ?? '')
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part.startsWith('v1='))
-    .some((part) => {
-      const given = Buffer.from(part.slice(3));
-      return given.length === expected.length && timingSafeEqual(given, expected);
-    });
+): Promise<Record<string, string>> {
+  return webhookHeaders(message, await keys.keysFor(tenantId), nowMs);
 }

@@ -13,6 +13,7 @@ import { DynamoRunAggregates } from '#adapters/dynamodb/run-aggregates';
 import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
 import { DynamoRunSlots } from '#adapters/dynamodb/run-slots';
 import { DynamoScannerHeartbeats } from '#adapters/dynamodb/scanner-heartbeats';
+import { DynamoSigningSecretRepository } from '#adapters/dynamodb/signing-secret-repository';
 import { JOBS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { probeTable } from '#adapters/dynamodb/table-probe';
 import { DynamoTenantRepository } from '#adapters/dynamodb/tenant-repository';
@@ -21,7 +22,7 @@ import { FetchHttpInvoker } from '#adapters/http/invoker';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { outboundRulesFromEnv } from '#adapters/outbound-rules';
 import { secretCipherFromEnv } from '#adapters/secrets/secret-cipher-from-env';
-import { signingKeysFromEnv } from '#adapters/signing-keys';
+import { storedSigningKeys } from '#adapters/signing-keys';
 import { BatchLeaseVisibility, type BatchMessage } from '#adapters/sqs/batch-lease-visibility';
 import { oldestMessageAges, queueNameOf } from '#adapters/sqs/oldest-message-age';
 import { queueStats } from '#adapters/sqs/queue-stats';
@@ -75,8 +76,13 @@ export const outboundRules = once(outboundRulesFromEnv);
 export const httpInvoker = once(
   () => new FetchHttpInvoker(intEnv(ENV.responseExcerptBytes, 4096), { rules: outboundRules() }),
 );
-/** Secrets that sign every call (SIGNING_SECRET_CURRENT, SIGNING_SECRET_NEXT). */
-export const signingKeys = once(() => signingKeysFromEnv());
+/**
+ * Each tenant's secrets that sign its calls (core/signing.ts signFor): sealed in the tenants table,
+ * opened with the secrets cipher, cached per process briefly.
+ */
+export const signingKeys = once(() =>
+  storedSigningKeys({ secrets: signingSecretRepository(), cipher: secretCipher() }),
+);
 
 /** Scheduling configuration shared by the scanner and job creation. */
 export const schedulingConfig = once(() => ({
@@ -171,6 +177,8 @@ export const executorMaxCallsInFlight = once(() => intEnv(ENV.executorMaxCallsIn
 export const runSlots = once(() => new DynamoRunSlots(documentClient(), tenantsTable()));
 /** Seals (create, update) and opens (executor) secret target headers. */
 export const secretCipher = once(secretCipherFromEnv);
+/** Tenants' sealed signing secrets (tenants table). */
+export const signingSecretRepository = once(() => new DynamoSigningSecretRepository(documentClient(), tenantsTable()));
 
 /** A tenant's quotas: the stage defaults with the tenant's own overrides. */
 export async function quotasOf(tenantId: string): Promise<TenantQuotas> {

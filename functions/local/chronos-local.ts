@@ -65,8 +65,6 @@ export interface LocalChronosOptions {
   adminToken?: string;
   /** The dev tenant the token authenticates (default `dev-tenant`). */
   tenantId?: string;
-  /** Secret that signs outbound calls (default: $SIGNING_SECRET_CURRENT, else DEFAULT_DEV_SIGNING_SECRET). */
-  signingSecret?: string;
   /** Let jobs target loopback addresses, where local targets live (default true). */
   allowLoopbackTargets?: boolean;
   /** Test handlers in place of the real modules; anything not given is imported from functions/handlers. */
@@ -85,8 +83,10 @@ export interface LocalChronos {
   apiUrl: string;
   token: string;
   tenantId: string;
-  /** Verifies the Chronos-Signature of calls to targets. */
+  /** The dev tenant's signing secret (`whsec_...`): verifies its calls with any Standard Webhooks library. */
   signingSecret: string;
+  /** Base64 key that seals secrets here instead of KMS (SECRETS_LOCAL_KEY): `npm run admin` needs it locally. */
+  secretsLocalKey: string;
   endpoints: LocalEndpoints;
   tables: { jobs: string; runs: string; metrics: string; tenants: string };
   /** Creates tenants and tokens as `npm run admin` does (tests use it for a second tenant). */
@@ -112,10 +112,13 @@ export const LOCAL_DEFAULT_QUOTAS: TenantQuotas = {
   createBurst: 500,
   maxConcurrentRuns: 32,
 };
-/** Seals secret headers locally; one per process, so every local Chronos here can open what another sealed. */
-const LOCAL_SECRETS_KEY = LocalSecretCipher.generateKey();
+/**
+ * Seals secret headers and signing secrets locally; one per process, so every local Chronos here
+ * can open what another sealed. A process started by one that runs Chronos inherits its key
+ * (SECRETS_LOCAL_KEY), so several processes on the same emulators open the same secrets.
+ */
+const LOCAL_SECRETS_KEY = process.env[ENV.secretsLocalKey] || LocalSecretCipher.generateKey();
 export const DEFAULT_DEV_TENANT_ID = 'dev-tenant';
-export const DEFAULT_DEV_SIGNING_SECRET = 'chronos-local-dev-signing-secret-not-for-production';
 
 const API_TIMEOUT_SECONDS = 10;
 const SCANNER_TIMEOUT_SECONDS = 50;
@@ -164,11 +167,8 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     });
     const token = options.token ?? DEFAULT_DEV_TOKEN;
     const tenantId = options.tenantId ?? DEFAULT_DEV_TENANT_ID;
-    const tenants = localTenants(clients.dynamodb, resources.tables.tenants);
-    await ensureDevTenant(tenants, tenantId, token);
-
-    const signingSecret =
-      options.signingSecret ?? (process.env[ENV.signingSecretCurrent] || DEFAULT_DEV_SIGNING_SECRET);
+    const tenants = localTenants(clients.dynamodb, resources.tables.tenants, new LocalSecretCipher(LOCAL_SECRETS_KEY));
+    const signingSecret = await ensureDevTenant(tenants, tenantId, token);
     const environment = functionEnvironment({
       endpoints,
       resources,
@@ -177,7 +177,6 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       ...(options.adminToken === undefined
         ? {}
         : { adminTokenSha256: createHash('sha256').update(options.adminToken).digest('hex') }),
-      signingSecret,
       allowLoopbackTargets: options.allowLoopbackTargets ?? true,
       concurrency: options.sqsConcurrency ?? 8,
       dueShardCount: options.dueShardCount ?? 16,
@@ -283,6 +282,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       token,
       tenantId,
       signingSecret,
+      secretsLocalKey: LOCAL_SECRETS_KEY,
       endpoints,
       tables: resources.tables,
       tenants,

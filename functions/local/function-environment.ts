@@ -19,7 +19,6 @@ export interface FunctionSettings {
   quotas: TenantQuotas;
   /** Base64 32-byte key that seals secret headers instead of KMS (SECRETS_LOCAL_KEY). */
   secretsLocalKey: string;
-  signingSecret: string;
   allowLoopbackTargets: boolean;
   /** Invocations that may run at once in this process (also the executor poller's workers). */
   concurrency: number;
@@ -66,7 +65,6 @@ export function functionEnvironment(settings: FunctionSettings): Record<string, 
     [ENV.secretsLocalKey]: settings.secretsLocalKey,
     // Local targets run on this machine; a deployed stack refuses loopback unless configured.
     [ENV.allowLoopbackTargets]: String(settings.allowLoopbackTargets),
-    [ENV.signingSecretCurrent]: settings.signingSecret,
     [OBSERVABILITY_ENV.metricsTable]: settings.resources.tables.metrics,
     [OBSERVABILITY_ENV.monitoredDispatchQueueUrl]: settings.resources.queues.dispatch.url,
     [OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl]: settings.resources.queues.deadLetter.url,

@@ -3,7 +3,6 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '#adapters/environment';
@@ -22,10 +21,11 @@ export interface ExecutorProps {
   reservedConcurrency?: number;
   /** Per-tenant in-flight slots (read and write) and each tenant's quotas. */
   tenantsTable: dynamodb.ITable;
-  /** Opens secret target headers (kms:Decrypt only). */
+  /**
+   * Opens secret target headers and the tenants' signing secrets, stored sealed in the tenants
+   * table (kms:Decrypt only): no signing secret is in the function's environment.
+   */
   secretsKey: kms.IKey;
-  /** The key that signs outbound calls (Chronos-Signature). */
-  signingSecret: secretsmanager.ISecret;
   shared: SharedFunctionProps;
 }
 
@@ -56,8 +56,6 @@ export class Executor extends Construct {
       actions: ['dynamodb:UpdateItem'],
       resourceArns: [props.jobsTable.tableArn],
     });
-    // Resolved by CloudFormation at deploy time (a dynamic reference): the value is never in the template.
-    this.function.addEnvironment(ENV.signingSecretCurrent, props.signingSecret.secretValue.unsafeUnwrap());
     // Every record of a batch is called at its own time, in parallel: ten per invocation halves the
     // invocations and SQS receives per run against five. No batching window: a message released
     // just before its due second would wait out the window and fire late, while under load a

@@ -1,7 +1,6 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { ChronosConfig } from '../config.ts';
@@ -10,7 +9,6 @@ import { JobsTable } from '../constructs/jobs-table.ts';
 import { MetricsTable } from '../constructs/metrics-table.ts';
 import { RunsTable } from '../constructs/runs-table.ts';
 import { SecretsKey } from '../constructs/secrets-key.ts';
-import { SigningSecret } from '../constructs/signing-secret.ts';
 import { TenantsTable } from '../constructs/tenants-table.ts';
 import { DISPATCH_VISIBILITY_TIMEOUT } from '../timeouts.ts';
 
@@ -30,7 +28,6 @@ export class StatefulStack extends Stack {
   public readonly secretsKey: kms.Key;
   public readonly dispatchQueue: sqs.Queue;
   public readonly dispatchDeadLetterQueue: sqs.Queue;
-  public readonly signingSecret: secretsmanager.Secret;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -47,6 +44,5 @@ export class StatefulStack extends Stack {
     });
     this.dispatchQueue = dispatch.queue;
     this.dispatchDeadLetterQueue = dispatch.deadLetterQueue;
-    this.signingSecret = new SigningSecret(this, 'Signing', { retainData }).secret;
   }
 }

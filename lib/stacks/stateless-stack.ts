@@ -2,7 +2,6 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '#adapters/environment';
@@ -33,8 +32,6 @@ export interface StatelessStackProps extends StackProps {
   dispatchQueue: sqs.IQueue;
   /** Where SQS moves dispatch messages after maxReceiveCount; its consumer records dead letters. */
   dispatchDeadLetterQueue: sqs.IQueue;
-  /** Signs every outbound call; only the executor receives it. */
-  signingSecret: secretsmanager.ISecret;
 }
 
 /** The code: functions, the API and the schedule. Redeploying it never touches stored data. */
@@ -107,7 +104,6 @@ export class StatelessStack extends Stack {
       dispatchQueue,
       maxConcurrency: config.executorMaxConcurrency,
       reservedConcurrency: config.executorReservedConcurrency,
-      signingSecret: props.signingSecret,
       tenantsTable,
       secretsKey,
       shared,

@@ -63,7 +63,6 @@ describe('cdk-nag', () => {
         'AwsSolutions-COG4',
         'AwsSolutions-IAM4',
         'AwsSolutions-IAM5',
-        'AwsSolutions-SMG4',
         'AwsSolutions-SQS3',
         'Serverless-LambdaDLQ',
         'Serverless-LambdaEventSourceMappingDestination',

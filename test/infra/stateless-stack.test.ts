@@ -348,22 +348,22 @@ describe('completion handler', () => {
   });
 });
 
-describe('signing secret', () => {
-  it('reaches the executor only, as a deploy-time Secrets Manager reference', () => {
+describe('signing secrets', () => {
+  it("are in no function environment and in no Secrets Manager secret: each tenant's are sealed in the tenants table", () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    const holders = Object.entries(functions).filter(
-      ([, fn]) => fn.Properties.Environment?.Variables?.[ENV.signingSecretCurrent],
-    );
-    expect(holders.map(([id]) => id)).toEqual([logicalIdOf(chronos.stateless.executor.function)]);
-    expect(JSON.stringify(holders[0]?.[1].Properties.Environment.Variables[ENV.signingSecretCurrent])).toMatch(
-      /resolve:secretsmanager:/,
-    );
+    const names = Object.values(functions).flatMap((fn) => Object.keys(fn.Properties.Environment?.Variables ?? {}));
+    expect(names.filter((name) => /SIGNING/i.test(name))).toEqual([]);
+    expect(JSON.stringify(functions)).not.toMatch(/secretsmanager/);
+    Template.fromStack(chronos.stateful).resourceCountIs('AWS::SecretsManager::Secret', 0);
   });
 
-  it('is generated in the stateful stack, never written in a template', () => {
-    Template.fromStack(chronos.stateful).hasResourceProperties('AWS::SecretsManager::Secret', {
-      GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
-    });
+  it('are read by the executor from the tenants table and opened with kms:Decrypt only', () => {
+    const executor = chronos.stateless.executor.function;
+    const env = functionResource(executor).Properties.Environment.Variables;
+    expect(env).toMatchObject({ [ENV.tenantsTable]: expect.anything(), [ENV.secretsKmsKeyId]: expect.anything() });
+    const grants = grantsOf(template, logicalIdOf(executor.executionRole as never));
+    expect(actionsOn(grants, tenantsArn)).toEqual(expect.arrayContaining(['dynamodb:Query']));
+    expect(grants.flatMap((g) => g.actions).filter((a) => a.startsWith('kms:'))).toEqual(['kms:Decrypt']);
   });
 });
 

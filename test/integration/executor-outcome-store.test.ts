@@ -15,7 +15,7 @@ import { OutcomeRejectedError } from '#core/errors';
 import type { Job } from '#core/model';
 import type { HttpResult } from '#core/ports';
 import { isTerminal } from '#core/run-state';
-import { fixedSigningKeys } from '#core/signing';
+import { fixedSigningKeys, newSigningSecret } from '#core/signing';
 import { executeRun } from '#core/use-cases/execute-run';
 import { newRun } from '#core/use-cases/new-run';
 import { type EmulatedAws, startEmulatedAws } from '../support/emulated-aws.ts';
@@ -71,7 +71,7 @@ describe('an outcome DynamoDB refuses whole', () => {
       jobs,
       runs,
       invoker: new FetchHttpInvoker(450_000, { rules: { allowLoopback: true } }),
-      signingKeys: fixedSigningKeys({ current: 'secret' }),
+      signingKeys: fixedSigningKeys([newSigningSecret()]),
       clock: systemClock,
       random: () => 0.5,
       config: { leaseMarginMs: 5_000, owner: 'exec-1' },
@@ -154,7 +154,7 @@ describe('any target answer', () => {
               return answer as HttpResult;
             },
           },
-          signingKeys: fixedSigningKeys({ current: 'secret' }),
+          signingKeys: fixedSigningKeys([newSigningSecret()]),
           clock: systemClock,
           random: () => 0.5,
           config: { leaseMarginMs: 5_000, owner: 'exec-1' },

@@ -2,27 +2,15 @@
  * The guarded invoker against local HTTP servers: redirects checked hop by hop, the redirect limit,
  * names that resolve somewhere forbidden (an injected resolver stands in for DNS), the connection
  * pinned to the checked address, redirects that carry nothing to another origin and never go from
- * https to http (an https server with a freshly trusted certificate), and real signed calls that
- * the README's verifier accepts.
+ * https to http (an https server with a freshly trusted certificate). Signed calls are verified
+ * with the standardwebhooks package in signed-calls.test.ts.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import { createServer as createSecureServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Resolver } from '#adapters/http/guarded-lookup';
 import { FetchHttpInvoker } from '#adapters/http/invoker';
-import { systemClock } from '#adapters/system-clock';
-import type { Job } from '#core/model';
-import { fixedSigningKeys } from '#core/signing';
-import { executeRun } from '#core/use-cases/execute-run';
-import { newRun } from '#core/use-cases/new-run';
-import { InMemoryJobRepository } from '../support/fakes/in-memory-jobs.ts';
-import { InMemoryRunRepository } from '../support/fakes/in-memory-runs.ts';
-import { jobFixture } from '../support/job-fixture.ts';
 import { type Certificate, trustedLocalCertificate } from '../support/trusted-certificate.ts';
 
 interface Seen {
@@ -388,91 +376,5 @@ describe('redirects carry nothing to another origin', () => {
     expect(carriedOver(elsewhere)).toEqual({});
     expect(same).toMatchObject({ url: '/secure-landing', method: 'POST', body: '{"a":1}' });
     expect(carriedOver(same)).toEqual(JOB_AND_CHRONOS_HEADERS);
-  });
-});
-
-/** The verifier from the README, as a target would paste it. */
-async function readmeVerifier(): Promise<
-  (req: Seen, body: string, url: string, secret: string, toleranceSeconds?: number) => boolean
-> {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const snippet = /```js\n(import \{ createHmac[\s\S]*?)```/.exec(readme)?.[1];
-  if (!snippet) throw new Error('README.md has no verifier snippet');
-  const file = join(mkdtempSync(join(tmpdir(), 'chronos-verifier-')), 'verify.mjs');
-  writeFileSync(file, snippet);
-  return (await import(pathToFileURL(file).href)).verifyChronos;
-}
-
-describe('signed calls, as a target verifies them', () => {
-  const CURRENT = 'integration-current-secret-0123456789abcdef';
-  const NEXT = 'integration-next-secret-0123456789abcdef';
-
-  async function executeAgainst(target: Job['target']): Promise<Seen> {
-    const now = Date.now();
-    const job: Job = jobFixture(now, {
-      tenantId: 'tenant-a',
-      jobId: 'J-SIGNED',
-      target,
-      retry: { maxAttempts: 1, initialDelaySeconds: 1, maxDelaySeconds: 60, multiplier: 2 },
-      timeoutSeconds: 5,
-      createdAt: now,
-      updatedAt: now,
-    });
-    const jobs = new InMemoryJobRepository();
-    const runs = new InMemoryRunRepository();
-    await jobs.create(job);
-    const run = newRun(job, now, 1, now, 7);
-    await runs.createIfAbsent(run);
-    const before = main.seen.length;
-    const result = await executeRun(
-      {
-        jobs,
-        runs,
-        invoker: new FetchHttpInvoker(1024, { rules: LOOPBACK_ALLOWED }),
-        signingKeys: fixedSigningKeys({ current: CURRENT, next: NEXT }),
-        clock: systemClock,
-        random: () => 0.5,
-        config: { leaseMarginMs: 30_000, owner: 'signing-test' },
-      },
-      {
-        tenantId: run.tenantId,
-        jobId: run.jobId,
-        scheduledFor: run.scheduledFor,
-        attempt: run.attempt,
-        runId: run.runId,
-      },
-    );
-    expect(result).toMatchObject({ kind: 'called', outcome: { status: 'SUCCEEDED' } });
-    const [received] = main.seen.slice(before);
-    if (!received) throw new Error('the target was not called');
-    return received;
-  }
-
-  it('carries signatures the README verifier accepts with either secret, and nothing else', async () => {
-    const verifyChronos = await readmeVerifier();
-    const url = `${main.base}/signed?team=a`;
-    const received = await executeAgainst({
-      url,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"hello":"world"}',
-    });
-
-    expect(received.headers['chronos-signature']).toMatch(/^v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
-    expect(verifyChronos(received, received.body, url, CURRENT)).toBe(true);
-    expect(verifyChronos(received, received.body, url, NEXT)).toBe(true);
-    expect(verifyChronos(received, '{"hello":"mallory"}', url, CURRENT)).toBe(false);
-    expect(verifyChronos(received, received.body, `${main.base}/signed?team=b`, CURRENT)).toBe(false);
-    expect(verifyChronos(received, received.body, url, 'not-the-secret-0123456789abcdefghij')).toBe(false);
-    const replayed = { ...received, headers: { ...received.headers, 'chronos-timestamp': '1767225600' } };
-    expect(verifyChronos(replayed, received.body, url, CURRENT)).toBe(false);
-  });
-
-  it('signs a GET over an empty body', async () => {
-    const verifyChronos = await readmeVerifier();
-    const url = `${main.base}/signed-get`;
-    const received = await executeAgainst({ url, method: 'GET', headers: {}, body: 'not sent' });
-    expect(received).toMatchObject({ method: 'GET', body: '' });
-    expect(verifyChronos(received, received.body, url, CURRENT)).toBe(true);
   });
 });

@@ -68,7 +68,10 @@ describe('startLocalChronos', () => {
     expect(chronos.endpoints.cloudwatch).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(process.env[ENV.dispatchQueueUrl]).toBe(chronos.queues.dispatch.url);
     expect(process.env[ENV.allowLoopbackTargets]).toBe('true');
-    expect(process.env[ENV.signingSecretCurrent]).toBe(chronos.signingSecret);
+    // The dev tenant's signing secret is sealed in the tenants table, never in the environment.
+    expect(chronos.signingSecret).toMatch(/^whsec_/);
+    expect(Object.values(process.env).join('\n')).not.toContain(chronos.signingSecret);
+    expect(process.env[ENV.secretsLocalKey]).toBe(chronos.secretsLocalKey);
   });
 
   it('authenticates the dev token with the real authorizer and passes the tenant to the API handler', async () => {

@@ -11,6 +11,7 @@ import { DynamoActiveJobLimiter } from '#adapters/dynamodb/active-job-limiter';
 import { DynamoCreateRateLimiter } from '#adapters/dynamodb/create-rate-limiter';
 import { DynamoRunSlots } from '#adapters/dynamodb/run-slots';
 import { DynamoTenantRepository } from '#adapters/dynamodb/tenant-repository';
+import { LocalSecretCipher } from '#adapters/secrets/local-cipher';
 import { ulidIds } from '#adapters/ulid-ids';
 import { tokenHash } from '#core/tenants/api-tokens';
 import { authenticate, createTenant, issueToken, revokeToken } from '#core/tenants/manage-tenants';
@@ -21,6 +22,7 @@ let aws: EmulatedAws;
 let repository: DynamoTenantRepository;
 let table: string;
 const ids = ulidIds();
+const LOCAL_KEY = LocalSecretCipher.generateKey();
 
 beforeAll(async () => {
   aws = await startEmulatedAws();
@@ -145,7 +147,7 @@ describe('npm run admin', () => {
     const lines: string[] = [];
     return {
       lines,
-      env: { CHRONOS_TENANTS_TABLE: table },
+      env: { CHRONOS_TENANTS_TABLE: table, SECRETS_LOCAL_KEY: LOCAL_KEY },
       out: (text) => lines.push(text),
       err: () => undefined,
     };
@@ -168,6 +170,20 @@ describe('npm run admin', () => {
     const tenants = await run('tenants', 'list');
 
     expect(tenant).toMatchObject({ name: 'Admin CLI team', quotas: { maxActiveJobs: 7 } });
+    // The first signing secret, shown once; listed afterwards by prefix only.
+    expect(tenant.signingSecret.secret).toMatch(/^whsec_/);
+    const secrets = await run('signing-secrets', 'list', tenant.tenantId);
+    expect(secrets).toEqual([
+      expect.objectContaining({
+        secretId: tenant.signingSecret.secretId,
+        prefix: tenant.signingSecret.secret.slice(0, 10),
+      }),
+    ]);
+    expect(JSON.stringify(secrets)).not.toContain(tenant.signingSecret.secret);
+    const rotated = await run('signing-secrets', 'rotate', tenant.tenantId, '--overlap-hours', '2');
+    expect(
+      (await run('signing-secrets', 'list', tenant.tenantId)).map((s: { secretId: string }) => s.secretId),
+    ).toEqual([rotated.secretId, tenant.signingSecret.secretId]);
     expect(await authenticate(deps(), token.token)).toEqual({ tenantId: tenant.tenantId, tokenId: token.tokenId });
     expect(listed).toEqual([expect.objectContaining({ tokenId: token.tokenId, prefix: token.token.slice(0, 16) })]);
     expect(JSON.stringify(listed)).not.toContain(token.token);
@@ -175,6 +191,13 @@ describe('npm run admin', () => {
 
     await run('tokens', 'revoke', token.tokenId);
     expect(await authenticate(deps(), token.token)).toBeUndefined();
+  });
+
+  it('creates no tenant when it could not seal the tenant’s signing secret', async () => {
+    const before = (await repository.listTenants()).length;
+    const cli = { ...io(), env: { CHRONOS_TENANTS_TABLE: table } };
+    await expect(runAdmin(['tenants', 'create', 'no key'], cli)).rejects.toThrow(/SECRETS_KMS_KEY_ID/);
+    expect(await repository.listTenants()).toHaveLength(before);
   });
 
   it('works as `npm run admin` in its own process, reading the table from the environment', async () => {
@@ -186,6 +209,7 @@ describe('npm run admin', () => {
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
+      SECRETS_LOCAL_KEY: LOCAL_KEY,
     };
     const exec = promisify(execFile);
     const created = await exec('npm', ['run', '--silent', 'admin', '--', 'tenants', 'create', 'spawned'], { env });
@@ -195,6 +219,7 @@ describe('npm run admin', () => {
     );
 
     expect(tenant.name).toBe('spawned');
+    expect(tenant.signingSecret.secret).toMatch(/^whsec_/);
     expect(await repository.getTenant(tenant.tenantId)).toMatchObject({ name: 'spawned' });
     expect(unknown).toMatchObject({ code: 1, stderr: expect.stringContaining('token nope not found') });
   }, 60_000);

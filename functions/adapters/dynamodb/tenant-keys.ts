@@ -12,6 +12,9 @@ export const tenantKeys = {
   tokenHash: (sha256Hex: string) => ({ pk: `TOKENHASH#${sha256Hex}`, sk: 'GRANT' }),
   /** Revocation by id: token id → tenant and hash. */
   tokenId: (tokenId: string) => ({ pk: `TOKENID#${tokenId}`, sk: 'TOKEN' }),
+  /** One sealed signing secret of the tenant: Query `begins_with(sk, 'SIGNING#')`. */
+  signingSecret: (tenantId: string, secretId: string) => ({ pk: `TENANT#${tenantId}`, sk: `SIGNING#${secretId}` }),
+  signingSecretPrefix: 'SIGNING#',
   createBucket: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'BUCKET#create' }),
   runSlots: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'SLOTS#runs' }),
 } as const;

@@ -26,7 +26,7 @@ import { isTerminal } from '../run-state.ts';
 import { decideOverlap } from '../schedule/overlap.ts';
 import type { SecretCipher } from '../secrets/secret-cipher.ts';
 import { openSecretHeaders } from '../secrets/secret-headers.ts';
-import { type SigningKeySet, type SigningKeys, signatureHeaders } from '../signing.ts';
+import { type SigningKeys, webhookHeaders } from '../signing.ts';
 import { inFlightCapCanBind } from '../tenants/in-flight-cap.ts';
 import type { RunSlots } from '../tenants/ports.ts';
 import { recordOutcome } from './record-outcome.ts';
@@ -38,7 +38,7 @@ export interface ExecuteRunDeps {
   jobs: JobRepository;
   runs: RunRepository;
   invoker: HttpInvoker;
-  /** The tenant's secrets that sign every call (Chronos-Signature). */
+  /** The tenant's own secrets that sign every call (Standard Webhooks, signing.ts). */
   signingKeys: SigningKeys;
   clock: Clock;
   /** Uniform in [0, 1): the jitter of retry backoff. */
@@ -117,10 +117,11 @@ function withRetryDecision(job: Job, attempt: number, outcome: RunOutcome, rando
 function requestOf(
   job: Job,
   message: DispatchMessage,
-  keys: SigningKeySet,
+  keys: readonly string[],
   now: number,
   secretHeaders: Record<string, string> = {},
 ) {
+  const idempotencyKey = idempotencyKeyOf(message);
   const signed = {
     url: job.target.url,
     method: job.target.method,
@@ -133,9 +134,10 @@ function requestOf(
     headers: {
       ...job.target.headers,
       ...secretHeaders,
-      'Idempotency-Key': idempotencyKeyOf(message),
+      'Idempotency-Key': idempotencyKey,
       'Chronos-Run-Id': message.runId,
-      ...signatureHeaders(signed, keys, now),
+      // webhook-id is the occurrence, like Idempotency-Key: the same across retries and recoveries.
+      ...webhookHeaders({ id: idempotencyKey, ...(signed.body === undefined ? {} : { body: signed.body }) }, keys, now),
     },
     timeoutMs: job.timeoutSeconds * 1000,
   };
@@ -273,7 +275,7 @@ type Prepared =
   | {
       kind: 'call';
       job: Job;
-      keys: SigningKeySet;
+      keys: readonly string[];
       secretHeaders: Record<string, string> | undefined;
       holdsInFlight: boolean;
     }

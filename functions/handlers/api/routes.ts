@@ -129,6 +129,23 @@ export const ROUTES: readonly Route[] = [
     authorized: true,
     access: { jobs: 'read', runs: 'readWrite', sendToDispatchQueue: true },
   },
+  // Signing secrets: the calling tenant's own (core/tenants/signing-secrets.ts). Rotation seals the
+  // new secret (KMS GenerateDataKey) and writes it with the previous ones' expiry (tenants readWrite).
+  {
+    method: 'POST',
+    path: '/v1/signing-secrets',
+    handler: 'rotate-signing-secret',
+    bodySchema: 'rotate-signing-secret.json',
+    authorized: true,
+    access: { tenants: 'readWrite', sealSecrets: true },
+  },
+  {
+    method: 'GET',
+    path: '/v1/signing-secrets',
+    handler: 'list-signing-secrets',
+    authorized: true,
+    access: { tenants: 'read' },
+  },
   // Monitoring: tenant-scoped stats (the admin scope sees all), the system view for the admin scope.
   {
     method: 'GET',

@@ -171,6 +171,9 @@ describe('create-job input', () => {
       'Idempotency-Key': 'mine',
       'chronos-signature': 'v1=forged',
       'Chronos-Timestamp': '1',
+      'Webhook-Signature': 'v1,forged',
+      'webhook-id': 'mine',
+      'Webhook-Timestamp': '1',
       Authorization: 'Bearer ok',
     };
     const problems = problemsOf(() =>

@@ -6,7 +6,7 @@
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Job } from '#core/model';
-import { fixedSigningKeys } from '#core/signing';
+import { fixedSigningKeys, newSigningSecret } from '#core/signing';
 import { newRun } from '#core/use-cases/new-run';
 import { RecordingDispatcher, ScriptedInvoker } from '../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../support/fakes/in-memory-jobs.ts';
@@ -28,7 +28,7 @@ vi.mock('#handlers/wiring', () => ({
   jobRepository: () => fakes.jobs,
   runRepository: () => fakes.runs,
   httpInvoker: () => fakes.invoker,
-  signingKeys: () => fixedSigningKeys({ current: 'test-signing-secret' }),
+  signingKeys: () => fixedSigningKeys([newSigningSecret()]),
   secretCipher: () => undefined,
   leaseMarginMs: () => 30_000,
   runSlots: () => new InMemoryRunSlots(),

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { OutcomeRejectedError } from '#core/errors';
 import type { Job, Run, RunKey } from '#core/model';
 import type { RunOutcome } from '#core/ports';
-import { fixedSigningKeys } from '#core/signing';
+import { fixedSigningKeys, newSigningSecret } from '#core/signing';
 import { executeRun, FailedBeforeCallError } from '#core/use-cases/execute-run';
 import { newRun } from '#core/use-cases/new-run';
 import { OUTCOME_WRITE_TRIES, reducedOutcome } from '#core/use-cases/record-outcome';
@@ -49,7 +49,7 @@ async function setup(runs: InMemoryRunRepository = new InMemoryRunRepository()) 
     jobs,
     runs,
     invoker,
-    signingKeys: fixedSigningKeys({ current: 'test-signing-secret' }),
+    signingKeys: fixedSigningKeys([newSigningSecret()]),
     clock,
     random: () => 0.5,
     config: { leaseMarginMs: 30_000, owner: 'exec-1' },

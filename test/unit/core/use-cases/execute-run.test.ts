@@ -3,7 +3,7 @@ import { LocalSecretCipher } from '#adapters/secrets/local-cipher';
 import type { Job } from '#core/model';
 import type { HttpRequest, HttpResult } from '#core/ports';
 import { sealSecretHeaders } from '#core/secrets/secret-headers';
-import { fixedSigningKeys } from '#core/signing';
+import { fixedSigningKeys, newSigningSecret } from '#core/signing';
 import { completeRun } from '#core/use-cases/complete-run';
 import { executeRun, outcomeOf, SLOT_LEAD_MS } from '#core/use-cases/execute-run';
 import { newRun } from '#core/use-cases/new-run';
@@ -39,7 +39,7 @@ async function setup(
     jobs,
     runs,
     invoker,
-    signingKeys: fixedSigningKeys({ current: 'test-signing-secret' }),
+    signingKeys: fixedSigningKeys([newSigningSecret()]),
     clock,
     random: () => 0.5,
     config: { leaseMarginMs: 30_000, owner },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '#core/errors';
-import { fixedSigningKeys } from '#core/signing';
+import { fixedSigningKeys, newSigningSecret } from '#core/signing';
 import { cancelJob } from '#core/use-cases/cancel-job';
 import { executeRun } from '#core/use-cases/execute-run';
 import { pauseJob } from '#core/use-cases/pause-resume-job';
@@ -80,7 +80,7 @@ describe('cancelling a job', () => {
         jobs: deps.jobs,
         runs,
         invoker,
-        signingKeys: fixedSigningKeys({ current: 'test-signing-secret' }),
+        signingKeys: fixedSigningKeys([newSigningSecret()]),
         clock,
         random: () => 0.5,
         config: { leaseMarginMs: 30_000, owner: 'e' },

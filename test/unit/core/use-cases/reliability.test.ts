@@ -3,7 +3,7 @@ import { ConflictError } from '#core/errors';
 import type { Job } from '#core/model';
 import type { HttpRequest, HttpResult } from '#core/ports';
 import { DEFAULT_SWEEP_GRACE_MS } from '#core/runs/send-runs';
-import { fixedSigningKeys } from '#core/signing';
+import { fixedSigningKeys, newSigningSecret } from '#core/signing';
 import { completeRun } from '#core/use-cases/complete-run';
 import { recordDeadLetter, redriveRun } from '#core/use-cases/dead-letters';
 import { executeRun } from '#core/use-cases/execute-run';
@@ -37,7 +37,7 @@ async function world(job: Partial<Job> = {}, answer: Answer = answer500) {
     jobs,
     runs,
     invoker,
-    signingKeys: fixedSigningKeys({ current: 'test-signing-secret' }),
+    signingKeys: fixedSigningKeys([newSigningSecret()]),
     clock,
     random: () => 0.5,
     config: { leaseMarginMs: 30_000, owner },
