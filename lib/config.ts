@@ -26,6 +26,13 @@ export interface WafConfig {
   rateLimitPer5MinPerToken: number;
   /** Requests per five minutes per source IP, for requests without an `Authorization` header. */
   rateLimitPer5MinPerIp: number;
+  /**
+   * Requests per five minutes per source IP, whatever their header: a ceiling for one address that
+   * sends a new made-up token with each request (each value would otherwise have a budget of its
+   * own, and cost an authorizer call). At least rateLimitPer5MinPerToken, so one address using one
+   * token is never limited by it; addresses shared by several callers (NAT) need room above that.
+   */
+  rateLimitPer5MinPerIpTotal: number;
 }
 
 /** Where each CloudWatch alarm (lib/constructs/observability.ts) fires; see the README's table. */
@@ -113,7 +120,12 @@ export const DEFAULT_CONFIG: Omit<ChronosConfig, 'stage'> = {
   apiThrottle: { rateLimit: 50, burstLimit: 100 },
   // 3 000 per five minutes is 10 requests a second sustained per token; unauthenticated callers
   // (health probes) get 1 a second per address.
-  waf: { enabled: true, rateLimitPer5MinPerToken: 3_000, rateLimitPer5MinPerIp: 300 },
+  waf: {
+    enabled: true,
+    rateLimitPer5MinPerToken: 3_000,
+    rateLimitPer5MinPerIp: 300,
+    rateLimitPer5MinPerIpTotal: 15_000,
+  },
   corsAllowOrigins: [],
   retainData: false,
   // The values the alarms were built with before they became configurable: the default run SLA
@@ -248,8 +260,7 @@ function requireQuotas(raw: Record<string, unknown>, executorMaxConcurrency: num
 /** `waf`: any subset of its keys over the defaults; limits within what WAF accepts. */
 function requireWaf(raw: Record<string, unknown>): WafConfig {
   const given = raw.waf ?? {};
-  if (!isRecord(given))
-    throw new ConfigError('waf must be an object { enabled, rateLimitPer5MinPerToken, rateLimitPer5MinPerIp }');
+  if (!isRecord(given)) throw new ConfigError('waf must be an object of WAF settings (enabled and rate limits)');
   const defaults = DEFAULT_CONFIG.waf;
   for (const key of Object.keys(given)) {
     if (!(key in defaults))
@@ -257,10 +268,18 @@ function requireWaf(raw: Record<string, unknown>): WafConfig {
   }
   const merged: Record<string, unknown> = { ...defaults, ...given };
   if (typeof merged.enabled !== 'boolean') throw new ConfigError('waf.enabled must be true or false');
+  const rateLimitPer5MinPerToken = requireInt(merged, 'rateLimitPer5MinPerToken', 10, 2_000_000_000, 'waf.');
   return {
     enabled: merged.enabled,
-    rateLimitPer5MinPerToken: requireInt(merged, 'rateLimitPer5MinPerToken', 10, 2_000_000_000, 'waf.'),
+    rateLimitPer5MinPerToken,
     rateLimitPer5MinPerIp: requireInt(merged, 'rateLimitPer5MinPerIp', 10, 2_000_000_000, 'waf.'),
+    rateLimitPer5MinPerIpTotal: requireInt(
+      merged,
+      'rateLimitPer5MinPerIpTotal',
+      rateLimitPer5MinPerToken,
+      2_000_000_000,
+      'waf.',
+    ),
   };
 }
 

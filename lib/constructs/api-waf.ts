@@ -9,7 +9,7 @@ export interface ApiWafProps {
   stage: string;
   /** The API stage the web ACL protects. */
   apiStage: apigateway.Stage;
-  limits: Pick<WafConfig, 'rateLimitPer5MinPerToken' | 'rateLimitPer5MinPerIp'>;
+  limits: Pick<WafConfig, 'rateLimitPer5MinPerToken' | 'rateLimitPer5MinPerIp' | 'rateLimitPer5MinPerIpTotal'>;
   logRetention: logs.RetentionDays;
   retainLogs: boolean;
 }
@@ -22,10 +22,11 @@ const RETRY_AFTER_SECONDS = '60';
 
 /**
  * A WAFv2 web ACL on the API stage, so no single caller can flood it: AWS's managed common rule
- * set and known-bad-inputs set, then two rate-based rules over five minutes, answered 429 in the
+ * set and known-bad-inputs set, then rate-based rules over five minutes, answered 429 in the
  * Chronos error shape: one per `Authorization` header value (each token its own budget, so one
- * tenant's burst leaves the others theirs) and one per source IP for requests without that header
- * (the public health route, probes). WAF logs blocked and counted requests only, with the
+ * tenant's burst leaves the others theirs), one per source IP for requests without that header
+ * (the public health route, probes), and a higher ceiling per source IP over every request (one
+ * address inventing a new token per request gets no fresh budget with each). WAF logs blocked and counted requests only, with the
  * `Authorization` header redacted, to a log group whose name WAF requires (`aws-waf-logs-`).
  */
 export class ApiWaf extends Construct {
@@ -109,6 +110,19 @@ export class ApiWaf extends Construct {
             },
           },
           visibilityConfig: visibility('rate-per-ip'),
+        },
+        {
+          name: 'RateLimitPerIpTotal',
+          priority: 12,
+          action: rateLimited,
+          statement: {
+            rateBasedStatement: {
+              limit: props.limits.rateLimitPer5MinPerIpTotal,
+              evaluationWindowSec: EVALUATION_WINDOW_SECONDS,
+              aggregateKeyType: 'IP',
+            },
+          },
+          visibilityConfig: visibility('rate-per-ip-total'),
         },
       ],
     });

@@ -89,9 +89,22 @@ describe('WAF web ACL (dev, as cdk.json ships it)', () => {
     });
   });
 
+  it("caps each source IP over every request, tokens or not, above one token's budget", () => {
+    const rule = ruleNamed(webAclOf(template), 'RateLimitPerIpTotal');
+    expect(rule.Statement.RateBasedStatement).toEqual({
+      Limit: dev.config.waf.rateLimitPer5MinPerIpTotal,
+      EvaluationWindowSec: 300,
+      AggregateKeyType: 'IP',
+    });
+    expect(dev.config.waf.rateLimitPer5MinPerIpTotal).toBe(7500);
+    expect(dev.config.waf.rateLimitPer5MinPerIpTotal).toBeGreaterThan(dev.config.waf.rateLimitPer5MinPerToken);
+  });
+
   it('answers a rate-limited caller 429 with Retry-After, in the Chronos error shape', () => {
     const acl = webAclOf(template);
-    for (const name of ['RateLimitPerToken', 'RateLimitPerIpWithoutToken']) {
+    const rateRules = acl.Rules.filter((r: Json) => r.Statement.RateBasedStatement).map((r: Json) => r.Name);
+    expect(rateRules).toEqual(['RateLimitPerToken', 'RateLimitPerIpWithoutToken', 'RateLimitPerIpTotal']);
+    for (const name of rateRules) {
       const block = ruleNamed(acl, name).Action.Block.CustomResponse;
       expect(block.ResponseCode).toBe(429);
       expect(block.ResponseHeaders).toEqual([{ Name: 'Retry-After', Value: '60' }]);
@@ -149,6 +162,7 @@ describe('WAF configuration per stage', () => {
     const acl = webAclOf(Template.fromStack(prod.stateless));
     expect(ruleNamed(acl, 'RateLimitPerToken').Statement.RateBasedStatement.Limit).toBe(6000);
     expect(ruleNamed(acl, 'RateLimitPerIpWithoutToken').Statement.RateBasedStatement.Limit).toBe(600);
+    expect(ruleNamed(acl, 'RateLimitPerIpTotal').Statement.RateBasedStatement.Limit).toBe(30_000);
   }, 60_000);
 
   it('leaves a stage that turns WAF off without a web ACL, and says why to cdk-nag (APIG3)', () => {

@@ -50,7 +50,12 @@ describe('loadConfig', () => {
     const prod = loadConfig(reader({ ...CDK_JSON_CONTEXT, 'chronos:stage': 'prod' }));
     const dev = loadConfig(reader(CDK_JSON_CONTEXT));
 
-    expect(prod.waf).toEqual({ enabled: true, rateLimitPer5MinPerToken: 6000, rateLimitPer5MinPerIp: 600 });
+    expect(prod.waf).toEqual({
+      enabled: true,
+      rateLimitPer5MinPerToken: 6000,
+      rateLimitPer5MinPerIp: 600,
+      rateLimitPer5MinPerIpTotal: 30_000,
+    });
     expect(dev.waf.enabled).toBe(true);
     expect(dev.waf.rateLimitPer5MinPerToken).toBeLessThan(prod.waf.rateLimitPer5MinPerToken);
   });
@@ -108,6 +113,10 @@ describe('validateConfig', () => {
     ],
     [{ waf: { rateLimitPer5MinPerToken: 1.5 } }, /waf.rateLimitPer5MinPerToken must be an integer/],
     [{ waf: { ratePerToken: 100 } }, /Unknown waf key "ratePerToken" \(known: enabled, /],
+    [
+      { waf: { rateLimitPer5MinPerToken: 1000, rateLimitPer5MinPerIpTotal: 999 } },
+      /waf.rateLimitPer5MinPerIpTotal must be an integer from 1000 to 2000000000, got 999/,
+    ],
   ])('rejects %o', (change, message) => {
     expect(() => validateConfig({ ...valid, ...change })).toThrow(ConfigError);
     expect(() => validateConfig({ ...valid, ...change })).toThrow(message);
@@ -140,6 +149,7 @@ describe('validateConfig', () => {
       enabled: true,
       rateLimitPer5MinPerToken: 3000,
       rateLimitPer5MinPerIp: 300,
+      rateLimitPer5MinPerIpTotal: 15_000,
     });
     expect(validateConfig({ ...valid, waf: { enabled: false } }).waf).toEqual({
       ...DEFAULT_CONFIG.waf,
