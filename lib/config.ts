@@ -15,6 +15,26 @@ export interface ApiThrottle {
   burstLimit: number;
 }
 
+/**
+ * The WAF web ACL on the API stage (lib/constructs/api-waf.ts). Limits count requests over WAF's
+ * five-minute window; WAF's smallest limit is 10.
+ */
+export interface WafConfig {
+  /** False leaves the stage without a web ACL (a dev stage may save its cost); on by default. */
+  enabled: boolean;
+  /** Requests per five minutes per `Authorization` header value (each token its own budget). */
+  rateLimitPer5MinPerToken: number;
+  /** Requests per five minutes per source IP, for requests without an `Authorization` header. */
+  rateLimitPer5MinPerIp: number;
+  /**
+   * Requests per five minutes per source IP, whatever their header: a ceiling for one address that
+   * sends a new made-up token with each request (each value would otherwise have a budget of its
+   * own, and cost an authorizer call). At least rateLimitPer5MinPerToken, so one address using one
+   * token is never limited by it; addresses shared by several callers (NAT) need room above that.
+   */
+  rateLimitPer5MinPerIpTotal: number;
+}
+
 /** Where each CloudWatch alarm (lib/constructs/observability.ts) fires; see the README's table. */
 export interface AlarmThresholds {
   /** Dead letters visible in the dispatch DLQ above which it alarms (0: any dead letter). */
@@ -60,6 +80,8 @@ export interface ChronosConfig {
   leaseMarginSeconds: number;
   /** Stage-wide API Gateway throttling. */
   apiThrottle: ApiThrottle;
+  /** WAF on the API stage; a stage block may set any subset (`waf: { enabled: false }`). */
+  waf: WafConfig;
   /** Origins allowed by CORS; empty means no CORS preflight is configured at all. */
   corsAllowOrigins: string[];
   /** True keeps tables, queues and logs when the stack is deleted (and turns on deletion protection). */
@@ -96,6 +118,14 @@ export const DEFAULT_CONFIG: Omit<ChronosConfig, 'stage'> = {
   responseExcerptBytes: 4096,
   leaseMarginSeconds: 30,
   apiThrottle: { rateLimit: 50, burstLimit: 100 },
+  // 3 000 per five minutes is 10 requests a second sustained per token; unauthenticated callers
+  // (health probes) get 1 a second per address.
+  waf: {
+    enabled: true,
+    rateLimitPer5MinPerToken: 3_000,
+    rateLimitPer5MinPerIp: 300,
+    rateLimitPer5MinPerIpTotal: 15_000,
+  },
   corsAllowOrigins: [],
   retainData: false,
   // The values the alarms were built with before they became configurable: the default run SLA
@@ -195,6 +225,7 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
       rateLimit: requireInt(apiThrottle, 'rateLimit', 1, 10_000, 'apiThrottle.'),
       burstLimit: requireInt(apiThrottle, 'burstLimit', 1, 5_000, 'apiThrottle.'),
     },
+    waf: requireWaf(raw),
     corsAllowOrigins: corsAllowOrigins as string[],
     retainData,
     ...(alarmEmail === undefined ? {} : { alarmEmail: alarmEmail as string }),
@@ -224,6 +255,32 @@ function requireQuotas(raw: Record<string, unknown>, executorMaxConcurrency: num
     );
   }
   return quotas;
+}
+
+/** `waf`: any subset of its keys over the defaults; limits within what WAF accepts. */
+function requireWaf(raw: Record<string, unknown>): WafConfig {
+  const given = raw.waf ?? {};
+  if (!isRecord(given)) throw new ConfigError('waf must be an object of WAF settings (enabled and rate limits)');
+  const defaults = DEFAULT_CONFIG.waf;
+  for (const key of Object.keys(given)) {
+    if (!(key in defaults))
+      throw new ConfigError(`Unknown waf key "${key}" (known: ${Object.keys(defaults).join(', ')})`);
+  }
+  const merged: Record<string, unknown> = { ...defaults, ...given };
+  if (typeof merged.enabled !== 'boolean') throw new ConfigError('waf.enabled must be true or false');
+  const rateLimitPer5MinPerToken = requireInt(merged, 'rateLimitPer5MinPerToken', 10, 2_000_000_000, 'waf.');
+  return {
+    enabled: merged.enabled,
+    rateLimitPer5MinPerToken,
+    rateLimitPer5MinPerIp: requireInt(merged, 'rateLimitPer5MinPerIp', 10, 2_000_000_000, 'waf.'),
+    rateLimitPer5MinPerIpTotal: requireInt(
+      merged,
+      'rateLimitPer5MinPerIpTotal',
+      rateLimitPer5MinPerToken,
+      2_000_000_000,
+      'waf.',
+    ),
+  };
 }
 
 /**

@@ -5,43 +5,51 @@
  * caches the answer per Authorization header for a short TTL (lib/constructs/scheduler-api.ts),
  * which is also how long a revoked token may still work.
  *
- * An operator token (its SHA-256 in ADMIN_TOKEN_SHA256, optional) gets `scope: admin`: the
- * monitoring endpoints then answer for all tenants. Its own tenant id is `admin` (a tenant id
- * no tenant can have), so it sees no tenant's jobs.
+ * An operator token (its SHA-256 in ADMIN_TOKEN_SHA256, optional) gets `scope: admin` and a policy
+ * that allows the admin routes only (ADMIN_ROUTES: the monitoring endpoints, which then answer for
+ * all tenants). Every tenant route answers it 403 at the gateway: the operator is not a tenant
+ * named `admin` that could create, list or trigger jobs. The policy is cached per token across
+ * routes, so it names exactly what the token may call.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { bearerTokenOf } from '#core/tenants/api-tokens';
 import { authenticate } from '#core/tenants/manage-tenants';
 import { ADMIN_TENANT_ID } from '#core/tenants/reserved';
+import { isAdminToken } from './admin-token.ts';
 import { tenantRepository } from './wiring.ts';
 
 export { ADMIN_TENANT_ID };
+
+/**
+ * What the admin token may call, as `<METHOD>/<path>` patterns of the method ARN: the monitoring
+ * views (GET /v1/monitoring/stats for all tenants, GET /v1/monitoring/system). Anything else,
+ * including routes added later, is refused to it by default.
+ */
+export const ADMIN_ROUTES: readonly string[] = ['GET/v1/monitoring/*'];
 
 function headerOf(event: APIGatewayRequestAuthorizerEvent, name: string): string | undefined {
   const entry = Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name);
   return entry?.[1] ?? undefined;
 }
 
-/** Every method of every stage of this API: the cached policy must cover all routes. */
-function apiWideResource(methodArn: string): string {
+/** `<METHOD>/<path>` patterns under this API's stage: `*` (every route) or ADMIN_ROUTES. */
+function stageResources(methodArn: string, patterns: readonly string[]): string[] {
   const [arnPrefix, stage] = methodArn.split('/');
-  return `${arnPrefix}/${stage}/*`;
+  return patterns.map((pattern) => `${arnPrefix}/${stage}/${pattern}`);
 }
 
-function tokenMatches(token: string, expectedSha256Hex: string): boolean {
-  const actual = createHash('sha256').update(token).digest();
-  const expected = Buffer.from(expectedSha256Hex, 'hex');
-  return expected.length === actual.length && timingSafeEqual(actual, expected);
-}
-
-function allow(event: APIGatewayRequestAuthorizerEvent, context: Record<string, string>): APIGatewayAuthorizerResult {
+function allow(
+  event: APIGatewayRequestAuthorizerEvent,
+  context: Record<string, string>,
+  patterns: readonly string[],
+): APIGatewayAuthorizerResult {
   return {
     principalId: context.tenantId as string,
     policyDocument: {
       Version: '2012-10-17',
-      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: apiWideResource(event.methodArn) }],
+      Statement: [
+        { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageResources(event.methodArn, patterns) },
+      ],
     },
     context,
   };
@@ -51,11 +59,9 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
   const token = bearerTokenOf(headerOf(event, 'authorization'));
   // API Gateway turns exactly this message into a 401.
   if (!token) throw new Error('Unauthorized');
-  const adminSha256 = process.env[OBSERVABILITY_ENV.adminTokenSha256];
-  if (adminSha256 && tokenMatches(token, adminSha256)) {
-    return allow(event, { tenantId: ADMIN_TENANT_ID, scope: 'admin' });
-  }
+  if (isAdminToken(token)) return allow(event, { tenantId: ADMIN_TENANT_ID, scope: 'admin' }, ADMIN_ROUTES);
   const grant = await authenticate({ tenants: tenantRepository() }, token);
   if (!grant) throw new Error('Unauthorized');
-  return allow(event, { tenantId: grant.tenantId });
+  // Every route of the stage: the cached policy is reused for whichever route the token calls next.
+  return allow(event, { tenantId: grant.tenantId }, ['*']);
 }

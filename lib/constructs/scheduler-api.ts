@@ -7,8 +7,9 @@ import { Construct } from 'constructs';
 import type { Route } from '#handlers/api/routes';
 import { toDraft4Model } from '../api/draft4-schema.ts';
 import { errorTemplate, GATEWAY_RESPONSES } from '../api/gateway-responses.ts';
-import type { ApiThrottle } from '../config.ts';
+import type { ApiThrottle, WafConfig } from '../config.ts';
 import { pascalCase } from './api-handlers.ts';
+import { ApiWaf } from './api-waf.ts';
 import { PROJECT_ROOT } from './chronos-function.ts';
 
 export interface SchedulerApiProps {
@@ -19,6 +20,8 @@ export interface SchedulerApiProps {
   /** REQUEST authorizer for routes with `authorized: true`. */
   authorizerFunction: lambda.IFunction;
   throttle: ApiThrottle;
+  /** The WAF web ACL on the stage (lib/constructs/api-waf.ts); disabled: none. */
+  waf: WafConfig;
   /** Empty: no CORS preflight at all. */
   corsAllowOrigins: readonly string[];
   logRetention: logs.RetentionDays;
@@ -34,6 +37,8 @@ export class SchedulerApi extends Construct {
   public readonly api: apigateway.RestApi;
   public readonly authorizer: apigateway.RequestAuthorizer;
   public readonly accessLogs: logs.LogGroup;
+  /** Undefined when the stage's config turns WAF off. */
+  public readonly waf: ApiWaf | undefined;
   /** Methods by `<METHOD> <path>`. */
   public readonly methods: ReadonlyMap<string, apigateway.Method>;
 
@@ -72,11 +77,21 @@ export class SchedulerApi extends Construct {
           }
         : {}),
     });
-    Validations.of(this.api.deploymentStage).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-APIG3',
-      reason:
-        'No WAF web ACL yet (cost per stage): stage throttling and the token authorizer protect the API; a WAF association is planned for public production traffic',
-    });
+    if (props.waf.enabled) {
+      this.waf = new ApiWaf(this, 'Waf', {
+        stage: props.stage,
+        apiStage: this.api.deploymentStage,
+        limits: props.waf,
+        logRetention: props.logRetention,
+        retainLogs: props.retainLogs,
+      });
+    } else {
+      Validations.of(this.api.deploymentStage).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-APIG3',
+        reason:
+          'This stage turns WAF off in its config (waf.enabled false, e.g. to save its cost in dev): stage throttling and the token authorizer remain',
+      });
+    }
     const cloudWatchRole = this.api.node.tryFindChild('CloudWatchRole');
     if (cloudWatchRole) {
       Validations.of(cloudWatchRole).acknowledge({

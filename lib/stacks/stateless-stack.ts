@@ -75,6 +75,13 @@ export class StatelessStack extends Stack {
       dispatchDeadLetterQueue: props.dispatchDeadLetterQueue,
       shared,
     });
+    // GET /v1/health has no gateway authorizer and tells the operator apart itself (full check
+    // for the admin token only): it needs the token's hash, and no other route does.
+    if (config.adminTokenSha256 !== undefined) {
+      this.apiHandlers.functions
+        .get('health')
+        ?.addEnvironment(OBSERVABILITY_ENV.adminTokenSha256, config.adminTokenSha256);
+    }
     this.authorizer = new ApiAuthorizer(this, 'Authorizer', {
       tenantsTable,
       ...(config.adminTokenSha256 === undefined ? {} : { adminTokenSha256: config.adminTokenSha256 }),
@@ -86,6 +93,7 @@ export class StatelessStack extends Stack {
       handlers: this.apiHandlers.functions,
       authorizerFunction: this.authorizer.function,
       throttle: config.apiThrottle,
+      waf: config.waf,
       corsAllowOrigins: config.corsAllowOrigins,
       logRetention: shared.logRetention,
       retainLogs: retainData,

@@ -25,6 +25,8 @@ let chronos: LocalChronos;
 let target: HttpTarget;
 let documents: DynamoDBDocument;
 let api: Api;
+/** The operator's token: the full health check (tables, heartbeats) answers it only. */
+const ADMIN_TOKEN = 'chronos-e2e-hostile-input-operator';
 
 beforeAll(async () => {
   target = await startHttpTarget((path) => ({ status: path.startsWith('/fail') ? 503 : 200 }));
@@ -34,6 +36,7 @@ beforeAll(async () => {
     scanHorizonSeconds: 5,
     // Bounded load on two shared cores: hostile jobs may still fire every two seconds.
     quotas: { minIntervalSeconds: 2 },
+    adminToken: ADMIN_TOKEN,
     log: () => undefined,
   });
   documents = localDocuments(chronos.endpoints.dynamodb);
@@ -208,7 +211,7 @@ describe('hostile numbers and dates through the whole pipeline', () => {
     expect((call?.at as number) - dueAt).toBeLessThan(3_000);
 
     // Health: every table answers and every shard's scanner heartbeat is fresh.
-    const health = await api('GET', '/v1/health');
+    const health = await apiAs(chronos.apiUrl, ADMIN_TOKEN)('GET', '/v1/health?deep=true');
     expect(health.status, JSON.stringify(health.body)).toBe(200);
 
     // Every instant stored on a job is one the later stages can store.

@@ -10,6 +10,8 @@ import { eventually, type HttpTarget, startHttpTarget } from '../support/http-ta
 import { localDocuments } from '../support/local-documents.ts';
 
 const HORIZON_S = 10;
+/** The operator's token: the full health check answers it only. */
+const ADMIN_TOKEN = 'chronos-e2e-one-time-operator';
 let chronos: LocalChronos;
 let target: HttpTarget;
 let documents: DynamoDBDocument;
@@ -26,6 +28,7 @@ beforeAll(async () => {
     // These tests race scanners, not tenants: the dev tenant's in-flight quota is as large as the
     // local executor (8 workers x 10), so its bursts are not throttled by the fairness cap.
     quotas: { maxConcurrentRuns: 80 },
+    adminToken: ADMIN_TOKEN,
     log: () => undefined,
   });
   documents = localDocuments(chronos.endpoints.dynamodb);
@@ -212,15 +215,17 @@ describe('API contract end to end', () => {
     expect((await api('GET', '/v1/jobs/not-an-id')).body.error.code).toBe('NOT_FOUND');
   });
 
-  it('reports health without a token', async () => {
-    // Health needs a fresh scanner heartbeat: make sure one scan ran, whatever ran before.
+  it('reports liveness without a token, and the full check to the admin token', async () => {
+    expect(await api('GET', '/v1/health', undefined, null)).toEqual({ status: 200, body: { status: 'ok' } });
+    // The full check needs a fresh scanner heartbeat: make sure one scan ran, whatever ran before.
     await chronos.invokeScanner();
-    expect(await api('GET', '/v1/health', undefined, null)).toEqual({
+    expect(await api('GET', '/v1/health?deep=true', undefined, ADMIN_TOKEN)).toEqual({
       status: 200,
       body: {
         status: 'ok',
         checks: { jobsTable: 'ok', runsTable: 'ok', tenantsTable: 'ok', dispatchQueue: 'ok', scannerHeartbeat: 'ok' },
         failing: [],
+        checkedAt: expect.any(String),
       },
     });
   });

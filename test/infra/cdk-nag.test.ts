@@ -58,7 +58,6 @@ describe('cdk-nag', () => {
     );
     expect([...rules].sort()).toEqual(
       [
-        'AwsSolutions-APIG3',
         'AwsSolutions-APIG4',
         'AwsSolutions-COG4',
         'AwsSolutions-IAM4',

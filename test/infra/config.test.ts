@@ -46,6 +46,20 @@ describe('loadConfig', () => {
     expect(stages).toEqual(expect.arrayContaining(['dev', 'prod']));
   });
 
+  it('puts WAF on both shipped stages, prod with the larger limits (cdk.json)', () => {
+    const prod = loadConfig(reader({ ...CDK_JSON_CONTEXT, 'chronos:stage': 'prod' }));
+    const dev = loadConfig(reader(CDK_JSON_CONTEXT));
+
+    expect(prod.waf).toEqual({
+      enabled: true,
+      rateLimitPer5MinPerToken: 6000,
+      rateLimitPer5MinPerIp: 600,
+      rateLimitPer5MinPerIpTotal: 30_000,
+    });
+    expect(dev.waf.enabled).toBe(true);
+    expect(dev.waf.rateLimitPer5MinPerToken).toBeLessThan(prod.waf.rateLimitPer5MinPerToken);
+  });
+
   it('retains data in prod and not in dev (cdk.json)', () => {
     const prod = loadConfig(reader({ ...CDK_JSON_CONTEXT, 'chronos:stage': 'prod' }));
     const dev = loadConfig(reader(CDK_JSON_CONTEXT));
@@ -91,6 +105,18 @@ describe('validateConfig', () => {
     [{ alarms: { functionErrorRatePercent: 100 } }, /alarms.functionErrorRatePercent must be an integer from 0 to 99/],
     [{ alarms: { streamIteratorAgeMs: 500 } }, /alarms.streamIteratorAgeMs must be an integer from 1000/],
     [{ alarms: { deadLetterMessages: -1 } }, /alarms.deadLetterMessages must be an integer from 0/],
+    [{ waf: true }, /waf must be an object/],
+    [{ waf: { enabled: 'yes' } }, /waf.enabled must be true or false/],
+    [
+      { waf: { rateLimitPer5MinPerIp: 5 } },
+      /waf.rateLimitPer5MinPerIp must be an integer from 10 to 2000000000, got 5/,
+    ],
+    [{ waf: { rateLimitPer5MinPerToken: 1.5 } }, /waf.rateLimitPer5MinPerToken must be an integer/],
+    [{ waf: { ratePerToken: 100 } }, /Unknown waf key "ratePerToken" \(known: enabled, /],
+    [
+      { waf: { rateLimitPer5MinPerToken: 1000, rateLimitPer5MinPerIpTotal: 999 } },
+      /waf.rateLimitPer5MinPerIpTotal must be an integer from 1000 to 2000000000, got 999/,
+    ],
   ])('rejects %o', (change, message) => {
     expect(() => validateConfig({ ...valid, ...change })).toThrow(ConfigError);
     expect(() => validateConfig({ ...valid, ...change })).toThrow(message);
@@ -116,6 +142,19 @@ describe('validateConfig', () => {
   it('fills alarm thresholds the stage leaves out with the defaults', () => {
     const config = loadConfig(stageContext({ alarms: { oldestMessageSeconds: 30, functionErrorRatePercent: 0 } }));
     expect(config.alarms).toEqual({ ...DEFAULT_CONFIG.alarms, oldestMessageSeconds: 30, functionErrorRatePercent: 0 });
+  });
+
+  it('turns WAF on by default, and fills the WAF keys a stage leaves out with the defaults', () => {
+    expect(validateConfig(valid).waf).toEqual({
+      enabled: true,
+      rateLimitPer5MinPerToken: 3000,
+      rateLimitPer5MinPerIp: 300,
+      rateLimitPer5MinPerIpTotal: 15_000,
+    });
+    expect(validateConfig({ ...valid, waf: { enabled: false } }).waf).toEqual({
+      ...DEFAULT_CONFIG.waf,
+      enabled: false,
+    });
   });
 
   it('fills quotas the stage leaves out with the defaults', () => {

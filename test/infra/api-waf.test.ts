@@ -1,0 +1,212 @@
+/**
+ * The API stage sits behind a WAFv2 web ACL (lib/constructs/api-waf.ts) whose rate limits come
+ * from the stage config: managed rule sets, a budget per token and one per address for requests
+ * without a token, 429 in the Chronos error shape, logs without tokens.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
+import type { ChronosApp } from '../../lib/app.ts';
+import { buildChronosApp, buildChronosAppForProperties, logicalIdOf, SKIP_BUNDLING } from './support/chronos-app.ts';
+
+const ADMIN_SHA256 = 'ab'.repeat(32);
+
+let dev: ChronosApp;
+let template: Template;
+
+beforeAll(() => {
+  dev = buildChronosAppForProperties({ 'chronos:stage': 'dev', 'chronos:adminTokenSha256': ADMIN_SHA256 });
+  template = Template.fromStack(dev.stateless);
+}, 60_000);
+
+// biome-ignore lint/suspicious/noExplicitAny: CloudFormation JSON is checked field by field
+type Json = any;
+
+function webAclOf(t: Template): Json {
+  const acls = Object.values(t.findResources('AWS::WAFv2::WebACL'));
+  expect(acls).toHaveLength(1);
+  return (acls[0] as Json).Properties;
+}
+
+function ruleNamed(acl: Json, name: string): Json {
+  const rule = acl.Rules.find((r: Json) => r.Name === name);
+  expect(rule, name).toBeDefined();
+  return rule;
+}
+
+describe('WAF web ACL (dev, as cdk.json ships it)', () => {
+  it('is regional, allows by default and runs the AWS common and known-bad-inputs rule sets first', () => {
+    const acl = webAclOf(template);
+    expect(acl.Scope).toBe('REGIONAL');
+    expect(acl.DefaultAction).toEqual({ Allow: {} });
+    const managed = acl.Rules.filter((r: Json) => r.Statement.ManagedRuleGroupStatement);
+    expect(managed.map((r: Json) => [r.Statement.ManagedRuleGroupStatement.VendorName, r.Name])).toEqual([
+      ['AWS', 'AWSManagedRulesCommonRuleSet'],
+      ['AWS', 'AWSManagedRulesKnownBadInputsRuleSet'],
+    ]);
+    for (const rule of managed) expect(rule.OverrideAction).toEqual({ None: {} });
+    const rateRules = acl.Rules.filter((r: Json) => r.Statement.RateBasedStatement);
+    expect(Math.max(...managed.map((r: Json) => r.Priority))).toBeLessThan(
+      Math.min(...rateRules.map((r: Json) => r.Priority)),
+    );
+  });
+
+  it('only counts the common rule set body-size rule, which would block payloads the API accepts', () => {
+    const common = ruleNamed(webAclOf(template), 'AWSManagedRulesCommonRuleSet');
+    expect(common.Statement.ManagedRuleGroupStatement.RuleActionOverrides).toEqual([
+      { Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } },
+    ]);
+  });
+
+  it('limits each Authorization header value to the stage limit per five minutes', () => {
+    const rule = ruleNamed(webAclOf(template), 'RateLimitPerToken');
+    expect(rule.Statement.RateBasedStatement).toEqual({
+      Limit: dev.config.waf.rateLimitPer5MinPerToken,
+      EvaluationWindowSec: 300,
+      AggregateKeyType: 'CUSTOM_KEYS',
+      CustomKeys: [{ Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }],
+    });
+    expect(dev.config.waf.rateLimitPer5MinPerToken).toBe(1500);
+  });
+
+  it('limits each source IP of requests without an Authorization header to the stage limit', () => {
+    const rule = ruleNamed(webAclOf(template), 'RateLimitPerIpWithoutToken');
+    const statement = rule.Statement.RateBasedStatement;
+    expect(statement).toMatchObject({ Limit: 300, AggregateKeyType: 'IP', EvaluationWindowSec: 300 });
+    expect(statement.ScopeDownStatement).toEqual({
+      NotStatement: {
+        Statement: {
+          SizeConstraintStatement: {
+            FieldToMatch: { SingleHeader: { Name: 'authorization' } },
+            ComparisonOperator: 'GT',
+            Size: 0,
+            TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+          },
+        },
+      },
+    });
+  });
+
+  it("caps each source IP over every request, tokens or not, above one token's budget", () => {
+    const rule = ruleNamed(webAclOf(template), 'RateLimitPerIpTotal');
+    expect(rule.Statement.RateBasedStatement).toEqual({
+      Limit: dev.config.waf.rateLimitPer5MinPerIpTotal,
+      EvaluationWindowSec: 300,
+      AggregateKeyType: 'IP',
+    });
+    expect(dev.config.waf.rateLimitPer5MinPerIpTotal).toBe(7500);
+    expect(dev.config.waf.rateLimitPer5MinPerIpTotal).toBeGreaterThan(dev.config.waf.rateLimitPer5MinPerToken);
+  });
+
+  it('answers a rate-limited caller 429 with Retry-After, in the Chronos error shape', () => {
+    const acl = webAclOf(template);
+    const rateRules = acl.Rules.filter((r: Json) => r.Statement.RateBasedStatement).map((r: Json) => r.Name);
+    expect(rateRules).toEqual(['RateLimitPerToken', 'RateLimitPerIpWithoutToken', 'RateLimitPerIpTotal']);
+    for (const name of rateRules) {
+      const block = ruleNamed(acl, name).Action.Block.CustomResponse;
+      expect(block.ResponseCode).toBe(429);
+      expect(block.ResponseHeaders).toEqual([{ Name: 'Retry-After', Value: '60' }]);
+      const body = acl.CustomResponseBodies[block.CustomResponseBodyKey];
+      expect(body.ContentType).toBe('APPLICATION_JSON');
+      expect(JSON.parse(body.Content)).toEqual({
+        error: { code: 'RATE_LIMITED', message: expect.any(String), details: [] },
+      });
+    }
+  });
+
+  it('is associated with the API stage', () => {
+    const stageId = logicalIdOf(dev.stateless.api.api.deploymentStage);
+    const apiId = logicalIdOf(dev.stateless.api.api);
+    const associations = Object.values(template.findResources('AWS::WAFv2::WebACLAssociation')) as Json[];
+    expect(associations).toHaveLength(1);
+    const association = associations[0].Properties;
+    const arn = JSON.stringify(association.ResourceArn);
+    expect(arn).toContain(`"Ref":"${apiId}"`);
+    expect(arn).toContain(`/stages/`);
+    expect(arn).toContain(`"Ref":"${stageId}"`);
+    expect(association.WebACLArn).toEqual({
+      'Fn::GetAtt': [logicalIdOf(dev.stateless.api.waf?.webAcl as never), 'Arn'],
+    });
+  });
+
+  it('logs only blocked and counted requests, to an aws-waf-logs- group, with tokens redacted', () => {
+    const logGroup = dev.stateless.api.waf?.logs;
+    expect(logGroup).toBeDefined();
+    template.hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: 'aws-waf-logs-chronos-dev-api',
+      RetentionInDays: dev.config.logRetentionDays,
+    });
+    const configs = Object.values(template.findResources('AWS::WAFv2::LoggingConfiguration')) as Json[];
+    expect(configs).toHaveLength(1);
+    const logging = configs[0].Properties;
+    expect(logging.RedactedFields).toEqual([{ SingleHeader: { Name: 'authorization' } }]);
+    expect(JSON.stringify(logging.LogDestinationConfigs)).toContain('log-group:');
+    expect(JSON.stringify(logging.LogDestinationConfigs)).not.toContain(':*');
+    expect(JSON.stringify(logging.LogDestinationConfigs)).toContain(logicalIdOf(logGroup as never));
+    expect(logging.LoggingFilter.DefaultBehavior).toBe('DROP');
+    expect(logging.LoggingFilter.Filters).toEqual([
+      {
+        Behavior: 'KEEP',
+        Requirement: 'MEETS_ANY',
+        Conditions: [{ ActionCondition: { Action: 'BLOCK' } }, { ActionCondition: { Action: 'COUNT' } }],
+      },
+    ]);
+  });
+});
+
+describe('WAF configuration per stage', () => {
+  it('takes the prod limits from cdk.json', () => {
+    const prod = buildChronosAppForProperties({ 'chronos:stage': 'prod' });
+    const acl = webAclOf(Template.fromStack(prod.stateless));
+    expect(ruleNamed(acl, 'RateLimitPerToken').Statement.RateBasedStatement.Limit).toBe(6000);
+    expect(ruleNamed(acl, 'RateLimitPerIpWithoutToken').Statement.RateBasedStatement.Limit).toBe(600);
+    expect(ruleNamed(acl, 'RateLimitPerIpTotal').Statement.RateBasedStatement.Limit).toBe(30_000);
+  }, 60_000);
+
+  it('leaves a stage that turns WAF off without a web ACL, and says why to cdk-nag (APIG3)', () => {
+    const app = buildChronosApp(
+      { ...SKIP_BUNDLING, 'chronos:stages': { dev: { waf: { enabled: false } } } },
+      { nag: true },
+    );
+    const off = Template.fromStack(app.stateless);
+    expect(off.findResources('AWS::WAFv2::WebACL')).toEqual({});
+    expect(off.findResources('AWS::WAFv2::WebACLAssociation')).toEqual({});
+    expect(app.stateless.api.waf).toBeUndefined();
+
+    const assembly = app.app.synth();
+    const report = JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8'));
+    const apig3 = report.pluginReports
+      .flatMap((r: Json) => r.suppressedViolations ?? [])
+      .filter((s: Json) => s.ruleName === 'AwsSolutions-APIG3');
+    expect(apig3).toHaveLength(1);
+    expect(apig3[0].reason).toMatch(/waf\.enabled false/);
+  }, 90_000);
+});
+
+describe('the admin token hash', () => {
+  it('reaches the authorizer and the health route only', () => {
+    const resources = template.toJSON().Resources as Record<string, Json>;
+    const holders = Object.entries(resources)
+      .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
+      .filter(([, r]) => r.Properties.Environment?.Variables?.[OBSERVABILITY_ENV.adminTokenSha256] !== undefined)
+      .map(([id, r]) => [id, r.Properties.Environment.Variables[OBSERVABILITY_ENV.adminTokenSha256]]);
+    expect(holders.sort()).toEqual(
+      [
+        [logicalIdOf(dev.stateless.authorizer.function), ADMIN_SHA256],
+        [logicalIdOf(dev.stateless.apiHandlers.functions.get('health') as never), ADMIN_SHA256],
+      ].sort(),
+    );
+  });
+
+  it('leaves the health route without it when no admin token is configured', () => {
+    const plain = Template.fromStack(buildChronosAppForProperties({ 'chronos:stage': 'dev' }).stateless);
+    plain.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'Chronos API: GET /v1/health',
+      Environment: {
+        Variables: Match.not(Match.objectLike({ [OBSERVABILITY_ENV.adminTokenSha256]: Match.anyValue() })),
+      },
+    });
+  }, 60_000);
+});
