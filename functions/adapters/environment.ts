@@ -18,6 +18,11 @@ export const ENV = {
   /** Secret that signs every outbound call (Chronos-Signature); NEXT, when set, signs too during a rotation. */
   signingSecretCurrent: 'SIGNING_SECRET_CURRENT',
   signingSecretNext: 'SIGNING_SECRET_NEXT',
+  /**
+   * Name servers for target names, comma-separated `ip` or `ip:port` (default: the system's). Target
+   * names are resolved by c-ares with its own timeout (guarded-lookup.ts); tests point it at their own server.
+   */
+  targetDnsServers: 'TARGET_DNS_SERVERS',
   /** Tenants, API tokens, create buckets and executor slots (TENANTS_TABLE). */
   tenantsTable: 'TENANTS_TABLE_NAME',
   /** Stage defaults of the per-tenant quotas (a tenant item may override each); see tenant-quotas.ts. */
@@ -54,4 +59,12 @@ export function intEnv(name: string, fallback: number): number {
   if (!Number.isInteger(value) || value <= 0)
     throw new Error(`Environment variable ${name} must be a positive integer, got "${raw}"`);
   return value;
+}
+
+/** Reads an optional comma-separated list; unset or empty is an empty list. */
+export function listEnv(name: string): string[] {
+  return (process.env[name] ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }

@@ -16,7 +16,8 @@ import { DynamoScannerHeartbeats } from '#adapters/dynamodb/scanner-heartbeats';
 import { JOBS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { probeTable } from '#adapters/dynamodb/table-probe';
 import { DynamoTenantRepository } from '#adapters/dynamodb/tenant-repository';
-import { ENV, intEnv, requiredEnv } from '#adapters/environment';
+import { ENV, intEnv, listEnv, requiredEnv } from '#adapters/environment';
+import { targetResolver } from '#adapters/http/guarded-lookup';
 import { FetchHttpInvoker } from '#adapters/http/invoker';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { outboundRulesFromEnv } from '#adapters/outbound-rules';
@@ -72,8 +73,13 @@ export const leaseVisibilityOf = (messages: BatchMessage[]) =>
   new BatchLeaseVisibility(sqsClient(), requiredEnv(ENV.dispatchQueueUrl), messages);
 /** Which targets may be called (loopback only with ALLOW_LOOPBACK_TARGETS=true): job creation and calls agree. */
 export const outboundRules = once(outboundRulesFromEnv);
+/** Target names resolve through c-ares with its own timeout (TARGET_DNS_SERVERS, default the system's). */
 export const httpInvoker = once(
-  () => new FetchHttpInvoker(intEnv(ENV.responseExcerptBytes, 4096), { rules: outboundRules() }),
+  () =>
+    new FetchHttpInvoker(intEnv(ENV.responseExcerptBytes, 4096), {
+      rules: outboundRules(),
+      resolve: targetResolver({ servers: listEnv(ENV.targetDnsServers) }),
+    }),
 );
 /** Secrets that sign every call (SIGNING_SECRET_CURRENT, SIGNING_SECRET_NEXT). */
 export const signingKeys = once(() => signingKeysFromEnv());
