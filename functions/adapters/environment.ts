@@ -18,6 +18,12 @@ export const ENV = {
   /** Secret that signs every outbound call (Chronos-Signature); NEXT, when set, signs too during a rotation. */
   signingSecretCurrent: 'SIGNING_SECRET_CURRENT',
   signingSecretNext: 'SIGNING_SECRET_NEXT',
+  /** The notifier's queue: failure notices for onFailure URLs (completion sends, the notifier consumes). */
+  failureNoticeQueueUrl: 'FAILURE_NOTICE_QUEUE_URL',
+  /** How long the notifier waits for an onFailure endpoint (default 10). */
+  notifyTimeoutSeconds: 'NOTIFY_TIMEOUT_SECONDS',
+  /** First backoff of a notice that was not delivered (default 10), × 4 per further receive, at most 15 min. */
+  notifyBackoffSeconds: 'NOTIFY_BACKOFF_SECONDS',
   /**
    * Name servers for target names, comma-separated `ip` or `ip:port` (default: the system's). Target
    * names are resolved by c-ares with its own timeout (guarded-lookup.ts); tests point it at their own server.

@@ -24,6 +24,7 @@ import { outboundRulesFromEnv } from '#adapters/outbound-rules';
 import { secretCipherFromEnv } from '#adapters/secrets/secret-cipher-from-env';
 import { signingKeysFromEnv } from '#adapters/signing-keys';
 import { BatchLeaseVisibility, type BatchMessage } from '#adapters/sqs/batch-lease-visibility';
+import { SqsFailureNotices } from '#adapters/sqs/failure-notice-queue';
 import { oldestMessageAges, queueNameOf } from '#adapters/sqs/oldest-message-age';
 import { queueStats } from '#adapters/sqs/queue-stats';
 import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
@@ -81,6 +82,13 @@ export const httpInvoker = once(
       resolve: targetResolver({ servers: listEnv(ENV.targetDnsServers) }),
     }),
 );
+/** The notifier's queue (completion sends failure notices; the notifier receives them). */
+export const failureNotices = once(() => new SqsFailureNotices(sqsClient(), requiredEnv(ENV.failureNoticeQueueUrl)));
+/** How long an onFailure endpoint may take, and the first backoff of a notice it did not take. */
+export const notifierConfig = once(() => ({
+  timeoutMs: intEnv(ENV.notifyTimeoutSeconds, 10) * 1000,
+  backoffSeconds: intEnv(ENV.notifyBackoffSeconds, 10),
+}));
 /** Secrets that sign every call (SIGNING_SECRET_CURRENT, SIGNING_SECRET_NEXT). */
 export const signingKeys = once(() => signingKeysFromEnv());
 
