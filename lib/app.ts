@@ -44,6 +44,8 @@ export function createChronosApp(appProps: AppProps = {}, options: ChronosAppOpt
     secretsKey: stateful.secretsKey,
     dispatchQueue: stateful.dispatchQueue,
     dispatchDeadLetterQueue: stateful.dispatchDeadLetterQueue,
+    failureNoticeQueue: stateful.failureNoticeQueue,
+    failureNoticeDeadLetterQueue: stateful.failureNoticeDeadLetterQueue,
     signingSecret: stateful.signingSecret,
   });
   stateless.addStackDependency(stateful);

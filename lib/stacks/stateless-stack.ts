@@ -1,4 +1,5 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -16,6 +17,7 @@ import type { SharedFunctionProps } from '../constructs/chronos-function.ts';
 import { CompletionHandler } from '../constructs/completion-handler.ts';
 import { DeadLetterHandler } from '../constructs/dead-letter-handler.ts';
 import { Executor } from '../constructs/executor.ts';
+import { FailureNotifier } from '../constructs/failure-notifier.ts';
 import { Observability } from '../constructs/observability.ts';
 import { Scanner } from '../constructs/scanner.ts';
 import { SchedulerApi } from '../constructs/scheduler-api.ts';
@@ -33,7 +35,10 @@ export interface StatelessStackProps extends StackProps {
   dispatchQueue: sqs.IQueue;
   /** Where SQS moves dispatch messages after maxReceiveCount; its consumer records dead letters. */
   dispatchDeadLetterQueue: sqs.IQueue;
-  /** Signs every outbound call; only the executor receives it. */
+  /** Failure notices (completion sends, the notifier consumes) and where they redrive. */
+  failureNoticeQueue: sqs.IQueue;
+  failureNoticeDeadLetterQueue: sqs.IQueue;
+  /** Signs every outbound call; only the executor and the notifier receive it. */
   signingSecret: secretsmanager.ISecret;
 }
 
@@ -46,6 +51,7 @@ export class StatelessStack extends Stack {
   public readonly executor: Executor;
   public readonly completion: CompletionHandler;
   public readonly deadLetters: DeadLetterHandler;
+  public readonly notifier: FailureNotifier;
   public readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
@@ -112,11 +118,19 @@ export class StatelessStack extends Stack {
       secretsKey,
       shared,
     });
+    this.notifier = new FailureNotifier(this, 'Notifier', {
+      queue: props.failureNoticeQueue,
+      deadLetterQueue: props.failureNoticeDeadLetterQueue,
+      jobsTable,
+      signingSecret: props.signingSecret,
+      shared,
+    });
     this.completion = new CompletionHandler(this, 'Completion', {
       jobsTable,
       metricsTable,
       runsTable,
       dispatchQueue,
+      failureNoticeQueue: props.failureNoticeQueue,
       parallelizationFactor: config.completionParallelizationFactor,
       shared,
       retainData,
@@ -136,6 +150,7 @@ export class StatelessStack extends Stack {
         ['Executor', this.executor.function],
         ['Completion', this.completion.function],
         ['DeadLetters', this.deadLetters.function],
+        ['Notifier', this.notifier.function],
       ]),
       completionFunction: this.completion.function,
       dispatchQueue,
@@ -148,6 +163,9 @@ export class StatelessStack extends Stack {
       ]),
       thresholds: config.alarms,
     });
+    // Notifications never taken by their endpoint alarm on the same topic as everything else.
+    this.notifier.deadLetterAlarm.addAlarmAction(new actions.SnsAction(this.observability.topic));
+    this.notifier.deadLetterAlarm.addOkAction(new actions.SnsAction(this.observability.topic));
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the Chronos API stage' });
   }
 }
