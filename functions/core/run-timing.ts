@@ -10,9 +10,11 @@
  * created with an `at` an hour in the past could not start an hour ago: measured from its
  * occurrence, its run would add an hour of "Chronos lag" to the fleet's percentiles and alarms, so
  * one tenant could move everyone's. Runs the scanner materializes are created ahead of their
- * occurrence (its horizon), so for them `createdAt` changes nothing. Lags may be negative: SQS
- * releases a message up to a second before its due time (whole-second delays) and the executor
- * waits out the rest.
+ * occurrence (its horizon), so for them `createdAt` changes nothing. A run Chronos itself creates
+ * late (a scanner behind, a completion handler slower than a retry's backoff) does not count that
+ * delay as start lag: the scanner heartbeat and the stream iterator-age alarms watch those.
+ * Lags may be negative: SQS releases a message up to a second before its due time (whole-second
+ * delays) and the executor waits out the rest.
  */
 import type { Run } from './model.ts';
 
