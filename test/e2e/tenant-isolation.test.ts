@@ -5,6 +5,9 @@
  *    completion stream, so tenant B's retry still runs within its backoff; A's notification is
  *    delivered once the endpoint recovers (same webhook-id on every try), and one whose endpoint
  *    never takes it ends in the notifier's dead-letter queue;
+ *  - a target whose name server never answers (a local UDP server that drops queries, the
+ *    runtime's TARGET_DNS_SERVERS) ends its run within the job's timeout, while another tenant's
+ *    target, named through the same server, is called on time;
  *  - a job created with an `at` an hour in the past shows no hour of start lag, on its run nor in
  *    its tenant's monitoring stats.
  *
@@ -17,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '#core/signing';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators/local-clients';
+import { type FakeDnsServer, startFakeDnsServer } from '../support/dns-server.ts';
 import { eventually, type HttpTarget, startHttpTarget } from '../support/http-target.ts';
 import { type Api, apiAs } from './support/tenant-api.ts';
 
@@ -29,6 +33,7 @@ const HOUR_MS = 3_600_000;
 let chronos: LocalChronos;
 let target: HttpTarget;
 let sqs: SQSClient;
+let dns: FakeDnsServer;
 let aRecovered = false;
 const callsOf = new Map<string, number>();
 
@@ -43,8 +48,10 @@ beforeAll(async () => {
     if (path === '/flaky-b') return n === 1 ? { status: 500 } : { status: 200 };
     return { status: 200 };
   });
+  dns = await startFakeDnsServer({ 'answers.chronos.test': '127.0.0.1' });
   chronos = await startLocalChronos({
     port: 0,
+    targetDnsServers: [dns.server],
     scannerIntervalMs: 1_000,
     scanHorizonSeconds: 10,
     notifyTimeoutSeconds: NOTIFY_TIMEOUT_SECONDS,
@@ -58,6 +65,7 @@ afterAll(async () => {
   sqs?.destroy();
   await chronos?.stop();
   await target?.close();
+  await dns?.close();
 });
 
 async function created(api: Api, body: Record<string, unknown>): Promise<string> {
@@ -169,6 +177,45 @@ describe('one tenant cannot slow down the others', () => {
       ApproximateNumberOfMessagesNotVisible: '0',
     });
   }, 60_000);
+
+  it("ends a run whose target's name server never answers within the job's timeout, and delays no other tenant", async () => {
+    const e = await chronos.tenants.create('silent-dns');
+    const f = await chronos.tenants.create('answered-dns');
+    const apiE = apiAs(chronos.apiUrl, e.token.token);
+    const apiF = apiAs(chronos.apiUrl, f.token.token);
+    const port = new URL(target.url('/')).port;
+    const due = Math.ceil((Date.now() + 3_000) / 1000) * 1000;
+    const at = new Date(due).toISOString();
+
+    const silent = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        created(apiE, {
+          target: { url: `http://silent-${i}.chronos.test:${port}/never` },
+          schedule: { type: 'once', at },
+          timeoutSeconds: 2,
+          retry: { maxAttempts: 1 },
+        }),
+      ),
+    );
+    const answered = await created(apiF, {
+      target: { url: `http://answers.chronos.test:${port}/answered` },
+      schedule: { type: 'once', at },
+    });
+
+    const [call] = await target.waitForCalls('/answered', 1, 15_000);
+    expect((call?.at as number) - due).toBeLessThanOrEqual(5_000); // F's SLA
+    for (const jobId of silent) {
+      const [run] = await eventually(
+        () => runsOf(apiE, jobId),
+        (runs) => ['FAILED', 'TIMED_OUT'].includes(runs[0]?.status as string),
+        15_000,
+      );
+      expect(['timeout', 'connection']).toContain(run?.errorType);
+      expect(run?.durationMs).toBeLessThanOrEqual(2_000 + 1_000);
+    }
+    expect(dns.queries).toEqual(expect.arrayContaining(['silent-0.chronos.test', 'answers.chronos.test']));
+    expect((await runsOf(apiF, answered))[0]?.status).toBe('SUCCEEDED');
+  }, 40_000);
 
   it('shows no hour of start lag for a job created with an `at` an hour in the past', async () => {
     const d = await chronos.tenants.create('backdated');

@@ -11,7 +11,7 @@
  * tenant's calls and the executor's own writes.
  */
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { Resolver as DnsResolver } from 'node:dns/promises';
+import { Resolver as DnsResolver, lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { Agent } from 'undici';
 import { checkAddress, type OutboundRules } from '#core/url-guard';
@@ -32,20 +32,25 @@ export interface TargetResolverOptions {
   tries?: number;
 }
 
-const LOOPBACK: LookupAddress[] = [
-  { address: '127.0.0.1', family: 4 },
-  { address: '::1', family: 6 },
-];
+/** Names the hosts file answers for the loopback interface (url-guard.ts allows them with loopback only). */
+const HOSTS_FILE_NAMES = new Set(['localhost', 'ip6-localhost', 'ip6-loopback', 'localhost.localdomain']);
 
-/** `localhost` and its subdomains are the loopback interface (RFC 6761), as /etc/hosts says; c-ares does not read it. */
-function isLocalhost(hostname: string): boolean {
+/** `localhost` and its kin: answered from /etc/hosts, which c-ares does not read (RFC 6761: `*.localhost` too). */
+function isHostsFileName(hostname: string): boolean {
   const name = hostname.toLowerCase().replace(/\.$/, '');
-  return name === 'localhost' || name.endsWith('.localhost');
+  return HOSTS_FILE_NAMES.has(name) || name.endsWith('.localhost');
+}
+
+/** The hosts file's answer: getaddrinfo, which never waits on the network for these names. */
+async function fromHostsFile(hostname: string): Promise<LookupAddress[]> {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  const asked = name.endsWith('.localhost') ? 'localhost' : name;
+  return lookup(asked, { all: true, order: 'verbatim' });
 }
 
 /**
  * Resolves target names with c-ares (A and AAAA), bounded by its own timeout and off the thread
- * pool. An address literal is itself; `localhost` is the loopback interface.
+ * pool. An address literal is itself; `localhost` and its kin are what /etc/hosts says.
  */
 export function targetResolver(options: TargetResolverOptions = {}): Resolver {
   const dns = new DnsResolver({
@@ -56,7 +61,7 @@ export function targetResolver(options: TargetResolverOptions = {}): Resolver {
   return async (hostname) => {
     const literal = isIP(hostname);
     if (literal) return [{ address: hostname, family: literal }];
-    if (isLocalhost(hostname)) return LOOPBACK;
+    if (isHostsFileName(hostname)) return fromHostsFile(hostname);
     const [v4, v6] = await Promise.allSettled([dns.resolve4(hostname), dns.resolve6(hostname)]);
     const addresses = [
       ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
