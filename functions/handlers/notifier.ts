@@ -19,7 +19,7 @@ import { setAside } from './set-aside.ts';
 import { failureNotices, httpInvoker, jobRepository, notifierConfig, signingKeys } from './wiring.ts';
 
 const processor = new BatchProcessor(EventType.SQS);
-/** SQS's largest visibility timeout change that still makes sense for a retry: 15 minutes. */
+/** Longest backoff: an undelivered notice is tried again at least every 15 minutes until its receive limit. */
 const MAX_BACKOFF_SECONDS = 900;
 
 /** How long a notice that was not delivered stays away: `base` after its first receive, × 4 per receive after. */
