@@ -44,6 +44,8 @@ export function createChronosApp(appProps: AppProps = {}, options: ChronosAppOpt
     secretsKey: stateful.secretsKey,
     dispatchQueue: stateful.dispatchQueue,
     dispatchDeadLetterQueue: stateful.dispatchDeadLetterQueue,
+    failureNoticeQueue: stateful.failureNoticeQueue,
+    failureNoticeDeadLetterQueue: stateful.failureNoticeDeadLetterQueue,
   });
   stateless.addStackDependency(stateful);
   if (options.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));

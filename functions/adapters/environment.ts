@@ -15,6 +15,17 @@ export const ENV = {
   leaseMarginSeconds: 'LEASE_MARGIN_SECONDS',
   /** `true` lets targets on the loopback interface be called (the local runtime); private ranges stay refused. */
   allowLoopbackTargets: 'ALLOW_LOOPBACK_TARGETS',
+  /** The notifier's queue: failure notices for onFailure URLs (completion sends, the notifier consumes). */
+  failureNoticeQueueUrl: 'FAILURE_NOTICE_QUEUE_URL',
+  /** How long the notifier waits for an onFailure endpoint (default 10). */
+  notifyTimeoutSeconds: 'NOTIFY_TIMEOUT_SECONDS',
+  /** First backoff of a notice that was not delivered (default 10), × 4 per further receive, at most 15 min. */
+  notifyBackoffSeconds: 'NOTIFY_BACKOFF_SECONDS',
+  /**
+   * Name servers for target names, comma-separated `ip` or `ip:port` (default: the system's). Target
+   * names are resolved by c-ares with its own timeout (guarded-lookup.ts); tests point it at their own server.
+   */
+  targetDnsServers: 'TARGET_DNS_SERVERS',
   /** Tenants, API tokens, create buckets and executor slots (TENANTS_TABLE). */
   tenantsTable: 'TENANTS_TABLE_NAME',
   /** Stage defaults of the per-tenant quotas (a tenant item may override each); see tenant-quotas.ts. */
@@ -51,4 +62,12 @@ export function intEnv(name: string, fallback: number): number {
   if (!Number.isInteger(value) || value <= 0)
     throw new Error(`Environment variable ${name} must be a positive integer, got "${raw}"`);
   return value;
+}
+
+/** Reads an optional comma-separated list; unset or empty is an empty list. */
+export function listEnv(name: string): string[] {
+  return (process.env[name] ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }

@@ -22,7 +22,7 @@ import {
   terminalTransitionOf,
 } from './stream-aggregates.ts';
 import {
-  httpInvoker,
+  failureNotices,
   jobCountsUpdater,
   jobRepository,
   runAggregates,
@@ -56,7 +56,7 @@ function recordHandlerFor(jobCounts: JobStatusCounts) {
           jobs: jobRepository(),
           runs: runRepository(),
           dispatcher: runDispatcher(),
-          invoker: httpInvoker(),
+          notices: failureNotices(),
           config: schedulingConfig(),
           jobCounts,
         },

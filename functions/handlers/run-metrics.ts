@@ -8,7 +8,7 @@ import { EARLIEST_INSTANT, integerFromDigits, LATEST_INSTANT } from '#core/bound
 import type { DeliveryTiming } from '#core/delivery-stamp';
 import type { Run } from '#core/model';
 import type { RunOutcome } from '#core/ports';
-import { dueAtOf } from '#core/run-timing';
+import { startableAtOf } from '#core/run-timing';
 import { addRunMetric, MetricUnit } from './observability.ts';
 
 export const RUN_METRICS = {
@@ -23,9 +23,9 @@ export const RUN_METRICS = {
   httpDuration: 'HttpDurationMs',
 } as const;
 
-/** Counts the outcome of a call and records its start lag and duration. */
+/** Counts the outcome of a call and records its start lag (from when it could first start) and duration. */
 export function recordCallMetrics(
-  run: Pick<Run, 'tenantId' | 'scheduledFor' | 'availableAt'>,
+  run: Pick<Run, 'tenantId' | 'scheduledFor' | 'availableAt' | 'createdAt'>,
   outcome: RunOutcome,
 ): void {
   const tenant = run.tenantId;
@@ -34,7 +34,12 @@ export function recordCallMetrics(
   else if (outcome.nextAttemptAt !== undefined) addRunMetric(RUN_METRICS.retried, MetricUnit.Count, 1, tenant);
   else addRunMetric(RUN_METRICS.failed, MetricUnit.Count, 1, tenant);
   if (outcome.startedAt !== undefined) {
-    addRunMetric(RUN_METRICS.startLag, MetricUnit.Milliseconds, Math.max(0, outcome.startedAt - dueAtOf(run)), tenant);
+    addRunMetric(
+      RUN_METRICS.startLag,
+      MetricUnit.Milliseconds,
+      Math.max(0, outcome.startedAt - startableAtOf(run)),
+      tenant,
+    );
   }
   if (outcome.durationMs !== undefined) {
     addRunMetric(RUN_METRICS.httpDuration, MetricUnit.Milliseconds, outcome.durationMs, tenant);

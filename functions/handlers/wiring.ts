@@ -17,13 +17,15 @@ import { DynamoSigningSecretRepository } from '#adapters/dynamodb/signing-secret
 import { JOBS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { probeTable } from '#adapters/dynamodb/table-probe';
 import { DynamoTenantRepository } from '#adapters/dynamodb/tenant-repository';
-import { ENV, intEnv, requiredEnv } from '#adapters/environment';
+import { ENV, intEnv, listEnv, requiredEnv } from '#adapters/environment';
+import { targetResolver } from '#adapters/http/guarded-lookup';
 import { FetchHttpInvoker } from '#adapters/http/invoker';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { outboundRulesFromEnv } from '#adapters/outbound-rules';
 import { secretCipherFromEnv } from '#adapters/secrets/secret-cipher-from-env';
 import { storedSigningKeys } from '#adapters/signing-keys';
 import { BatchLeaseVisibility, type BatchMessage } from '#adapters/sqs/batch-lease-visibility';
+import { SqsFailureNotices } from '#adapters/sqs/failure-notice-queue';
 import { oldestMessageAges, queueNameOf } from '#adapters/sqs/oldest-message-age';
 import { queueStats } from '#adapters/sqs/queue-stats';
 import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
@@ -73,8 +75,13 @@ export const leaseVisibilityOf = (messages: BatchMessage[]) =>
   new BatchLeaseVisibility(sqsClient(), requiredEnv(ENV.dispatchQueueUrl), messages);
 /** Which targets may be called (loopback only with ALLOW_LOOPBACK_TARGETS=true): job creation and calls agree. */
 export const outboundRules = once(outboundRulesFromEnv);
+/** Target names resolve through c-ares with its own timeout (TARGET_DNS_SERVERS, default the system's). */
 export const httpInvoker = once(
-  () => new FetchHttpInvoker(intEnv(ENV.responseExcerptBytes, 4096), { rules: outboundRules() }),
+  () =>
+    new FetchHttpInvoker(intEnv(ENV.responseExcerptBytes, 4096), {
+      rules: outboundRules(),
+      resolve: targetResolver({ servers: listEnv(ENV.targetDnsServers) }),
+    }),
 );
 /**
  * Each tenant's secrets that sign its calls (core/signing.ts signFor): sealed in the tenants table,
@@ -83,6 +90,13 @@ export const httpInvoker = once(
 export const signingKeys = once(() =>
   storedSigningKeys({ secrets: signingSecretRepository(), cipher: secretCipher() }),
 );
+/** The notifier's queue (completion sends failure notices; the notifier receives them). */
+export const failureNotices = once(() => new SqsFailureNotices(sqsClient(), requiredEnv(ENV.failureNoticeQueueUrl)));
+/** How long an onFailure endpoint may take, and the first backoff of a notice it did not take. */
+export const notifierConfig = once(() => ({
+  timeoutMs: intEnv(ENV.notifyTimeoutSeconds, 10) * 1000,
+  backoffSeconds: intEnv(ENV.notifyBackoffSeconds, 10),
+}));
 
 /** Scheduling configuration shared by the scanner and job creation. */
 export const schedulingConfig = once(() => ({

@@ -1,7 +1,7 @@
 /**
  * The whole of Chronos on one machine: the emulators, the tables and queues, and the same handler
  * modules CDK deploys, wired the way the AWS event sources wire them (API Gateway, EventBridge
- * schedule, SQS mappings on the dispatch queue and its DLQ, DynamoDB Streams mapping). Used by `npm start` and the end-to-end tests.
+ * schedule, SQS mappings on the dispatch queue, its DLQ and the failure-notice queue, DynamoDB Streams mapping). Used by `npm start` and the end-to-end tests.
  */
 import { createHash } from 'node:crypto';
 import { ENV } from '#adapters/environment';
@@ -24,7 +24,7 @@ import { type RunningSqsPoller, startSqsPoller } from './sqs-poller.ts';
 import { type RunningStreamPoller, startStreamPoller } from './stream-poller.ts';
 
 /** The parts of Chronos a local instance can run; see `LocalChronosOptions.components`. */
-export type LocalComponent = 'api' | 'scanner' | 'executor' | 'completion' | 'deadLetters';
+export type LocalComponent = 'api' | 'scanner' | 'executor' | 'completion' | 'deadLetters' | 'notifier';
 
 export interface LocalChronosOptions {
   /** API port; 0 (the default) picks a free one. */
@@ -57,6 +57,14 @@ export interface LocalChronosOptions {
   visibilityTimeoutSeconds?: number;
   /** Receives before the dispatch queue gives a message to its DLQ (default 5). */
   maxReceiveCount?: number;
+  /** Receives before a failure notice moves to the notifier's DLQ (default 8). */
+  notifierMaxReceiveCount?: number;
+  /** NOTIFY_TIMEOUT_SECONDS: how long an onFailure endpoint may take (default 10). */
+  notifyTimeoutSeconds?: number;
+  /** NOTIFY_BACKOFF_SECONDS: first backoff of a notice not delivered (default 10). */
+  notifyBackoffSeconds?: number;
+  /** Name servers (`ip:port`) for target names (TARGET_DNS_SERVERS); unset: the system's. */
+  targetDnsServers?: readonly string[];
   /** The dev bearer token (default DEFAULT_DEV_TOKEN), stored in the tenants table as its SHA-256 only. */
   token?: string;
   /** Default quotas of every tenant (LOCAL_DEFAULT_QUOTAS where not given). */
@@ -91,7 +99,7 @@ export interface LocalChronos {
   tables: { jobs: string; runs: string; metrics: string; tenants: string };
   /** Creates tenants and tokens as `npm run admin` does (tests use it for a second tenant). */
   tenants: LocalTenants;
-  queues: { dispatch: QueueInfo; deadLetter: QueueInfo };
+  queues: { dispatch: QueueInfo; deadLetter: QueueInfo; notices: QueueInfo; noticeDeadLetter: QueueInfo };
   runsStreamArn: string;
   /** Runs the scanner now (after any scan in progress) and resolves with its result. */
   invokeScanner(): Promise<unknown>;
@@ -127,6 +135,9 @@ const COMPLETION_TIMEOUT_SECONDS = 30;
 const DEAD_LETTER_TIMEOUT_SECONDS = 30;
 /** Dead letters are rare; two workers keep up and leave the executor the CPU. */
 const DEAD_LETTER_CONCURRENCY = 2;
+const NOTIFIER_TIMEOUT_SECONDS = 30;
+/** Failure notices are rarer than runs; a hanging endpoint holds one worker's batch at most its timeout. */
+const NOTIFIER_CONCURRENCY = 2;
 
 /** The environment the real handlers were loaded with; see handler-modules.ts for why it is fixed. */
 let realHandlersEnvironment: string | undefined;
@@ -164,6 +175,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       namePrefix: options.namePrefix,
       maxReceiveCount: options.maxReceiveCount,
       visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
+      notifierMaxReceiveCount: options.notifierMaxReceiveCount,
     });
     const token = options.token ?? DEFAULT_DEV_TOKEN;
     const tenantId = options.tenantId ?? DEFAULT_DEV_TENANT_ID;
@@ -185,6 +197,9 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       responseExcerptBytes: options.responseExcerptBytes,
       leaseMarginSeconds: options.leaseMarginSeconds,
       sweepGraceSeconds: options.sweepGraceSeconds,
+      notifyTimeoutSeconds: options.notifyTimeoutSeconds,
+      notifyBackoffSeconds: options.notifyBackoffSeconds,
+      targetDnsServers: options.targetDnsServers,
     });
     if (needsRealHandlers(ROUTES, options.handlers)) {
       const signature = JSON.stringify(environment);
@@ -242,6 +257,20 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
         })
       : undefined;
     if (deadLetters) cleanups.push(() => deadLetters.stop());
+
+    const notifier: RunningSqsPoller | undefined = runs('notifier')
+      ? startSqsPoller({
+          sqs: clients.sqs,
+          queueUrl: resources.queues.notices.url,
+          queueArn: resources.queues.notices.arn,
+          handler: handlers.notifier,
+          functionName: 'notifier',
+          timeoutSeconds: NOTIFIER_TIMEOUT_SECONDS,
+          concurrency: NOTIFIER_CONCURRENCY,
+          log,
+        })
+      : undefined;
+    if (notifier) cleanups.push(() => notifier.stop());
 
     const completion: RunningStreamPoller | undefined = runs('completion')
       ? startStreamPoller({
@@ -321,6 +350,7 @@ function withoutUnusedHandlers(
     ...(runs('executor') ? {} : { executor: notRun('executor') }),
     ...(runs('completion') ? {} : { completion: notRun('completion') }),
     ...(runs('deadLetters') ? {} : { deadLetter: notRun('deadLetter') }),
+    ...(runs('notifier') ? {} : { notifier: notRun('notifier') }),
   };
 }
 

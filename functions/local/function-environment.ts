@@ -29,6 +29,10 @@ export interface FunctionSettings {
   responseExcerptBytes?: number;
   leaseMarginSeconds?: number;
   sweepGraceSeconds?: number;
+  notifyTimeoutSeconds?: number;
+  notifyBackoffSeconds?: number;
+  /** TARGET_DNS_SERVERS: name servers for target names; unset: the system's. */
+  targetDnsServers?: readonly string[];
   /** Hex SHA-256 of the operator (admin scope) token; unset: no admin token works. */
   adminTokenSha256?: string;
 }
@@ -51,6 +55,10 @@ export function functionEnvironment(settings: FunctionSettings): Record<string, 
     [ENV.jobsTable]: settings.resources.tables.jobs,
     [ENV.runsTable]: settings.resources.tables.runs,
     [ENV.dispatchQueueUrl]: settings.resources.queues.dispatch.url,
+    [ENV.failureNoticeQueueUrl]: settings.resources.queues.notices.url,
+    ...optional(ENV.notifyTimeoutSeconds, settings.notifyTimeoutSeconds),
+    ...optional(ENV.notifyBackoffSeconds, settings.notifyBackoffSeconds),
+    ...(settings.targetDnsServers?.length ? { [ENV.targetDnsServers]: settings.targetDnsServers.join(',') } : {}),
     // The executor poller's workers × its batch size, as the CDK executor construct sets it; per
     // process (several local executor processes each bound only their own calls).
     [ENV.executorMaxCallsInFlight]: String(settings.concurrency * EXECUTOR_BATCH_SIZE),

@@ -18,6 +18,8 @@ export interface ChronosHandlers {
   completion: StreamHandler;
   /** Consumes the dispatch queue's dead-letter queue. */
   deadLetter: SqsHandler;
+  /** Consumes the failure-notice queue: calls onFailure URLs. */
+  notifier: SqsHandler;
 }
 
 export interface HandlerOverrides {
@@ -27,6 +29,7 @@ export interface HandlerOverrides {
   executor?: SqsHandler;
   completion?: StreamHandler;
   deadLetter?: SqsHandler;
+  notifier?: SqsHandler;
 }
 
 /** Returns the overrides where given and the real `handler` export of each module otherwise. */
@@ -45,6 +48,7 @@ export async function loadHandlers(
     executor: overrides.executor ?? (await importHandler<SqsHandler>('executor')),
     completion: overrides.completion ?? (await importHandler<StreamHandler>('completion')),
     deadLetter: overrides.deadLetter ?? (await importHandler<SqsHandler>('dead-letter')),
+    notifier: overrides.notifier ?? (await importHandler<SqsHandler>('notifier')),
   };
 }
 
@@ -53,7 +57,9 @@ export function needsRealHandlers(routes: readonly Route[], overrides: HandlerOv
   const { api, ...others } = overrides;
   return (
     routes.some((route) => !api?.[route.handler]) ||
-    (['authorizer', 'scanner', 'executor', 'completion', 'deadLetter'] as const).some((name) => !others[name])
+    (['authorizer', 'scanner', 'executor', 'completion', 'deadLetter', 'notifier'] as const).some(
+      (name) => !others[name],
+    )
   );
 }
 

@@ -38,6 +38,8 @@ export interface ProvisionOptions {
   maxReceiveCount?: number;
   /** Dispatch queue visibility timeout; defaults to 6 x the executor timeout, as deployed. */
   visibilityTimeoutSeconds?: number;
+  /** Receives before a failure notice moves to the notifier's dead-letter queue (default 8, as deployed). */
+  notifierMaxReceiveCount?: number;
 }
 
 export interface QueueInfo {
@@ -49,7 +51,8 @@ export interface QueueInfo {
 export interface ProvisionedResources {
   tables: { jobs: string; runs: string; metrics: string; tenants: string };
   runsStreamArn: string;
-  queues: { dispatch: QueueInfo; deadLetter: QueueInfo };
+  /** `notices`: failure notices for onFailure URLs (the notifier's); `noticeDeadLetter`: those never delivered. */
+  queues: { dispatch: QueueInfo; deadLetter: QueueInfo; notices: QueueInfo; noticeDeadLetter: QueueInfo };
 }
 
 export const DEFAULT_NAME_PREFIX = 'chronos-local-';
@@ -57,6 +60,9 @@ export const DEFAULT_MAX_RECEIVE_COUNT = 5;
 /** Executor timeout is the largest HTTP timeout + 30 s; AWS advises visibility >= 6 x timeout. */
 export const DEFAULT_VISIBILITY_TIMEOUT_SECONDS = 6 * (MAX_TIMEOUT_SECONDS + 30);
 const DLQ_RETENTION_SECONDS = 14 * 24 * 3600;
+export const DEFAULT_NOTIFIER_MAX_RECEIVE_COUNT = 8;
+/** Six times the notifier's timeout (30 s), as deployed: a notice comes back sooner through its backoff. */
+export const NOTIFIER_VISIBILITY_TIMEOUT_SECONDS = 180;
 
 /** Creates whatever is missing and returns the names, URLs and ARNs of everything. */
 export async function provisionLocalResources(options: ProvisionOptions): Promise<ProvisionedResources> {
@@ -80,7 +86,21 @@ export async function provisionLocalResources(options: ProvisionOptions): Promis
       maxReceiveCount: options.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT,
     }),
   });
-  return { tables: { jobs, runs, metrics, tenants }, runsStreamArn, queues: { dispatch, deadLetter } };
+  const noticeDeadLetter = await ensureQueue(options, `${prefix}notices-dlq`, {
+    MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS),
+  });
+  const notices = await ensureQueue(options, `${prefix}notices`, {
+    VisibilityTimeout: String(NOTIFIER_VISIBILITY_TIMEOUT_SECONDS),
+    RedrivePolicy: JSON.stringify({
+      deadLetterTargetArn: noticeDeadLetter.arn,
+      maxReceiveCount: options.notifierMaxReceiveCount ?? DEFAULT_NOTIFIER_MAX_RECEIVE_COUNT,
+    }),
+  });
+  return {
+    tables: { jobs, runs, metrics, tenants },
+    runsStreamArn,
+    queues: { dispatch, deadLetter, notices, noticeDeadLetter },
+  };
 }
 
 async function ensureJobsTable(client: DynamoDBClient, tableName: string): Promise<void> {

@@ -18,6 +18,8 @@ export interface CompletionHandlerProps {
   runsTable: dynamodb.ITable;
   /** Where the next attempt of a failed run is sent. */
   dispatchQueue: sqs.IQueue;
+  /** Where the notice of an occurrence that failed for good is sent (the notifier's queue). */
+  failureNoticeQueue: sqs.IQueue;
   /** Run aggregates and job-status counters the handler maintains. */
   metricsTable: dynamodb.ITable;
   /** Concurrent batches per stream shard (1..10). */
@@ -28,7 +30,8 @@ export interface CompletionHandlerProps {
 
 /**
  * The completion handler: reacts to runs entering a terminal state (stream filter): creates and
- * sends the next attempt of a failed run, and updates its job; and keeps the monitoring
+ * sends the next attempt of a failed run, updates its job, and queues the notice of an occurrence
+ * that failed for good for the notifier (never calling an endpoint itself); and keeps the monitoring
  * aggregates, from those records and from runs entering and leaving QUEUED. A poison record is
  * isolated by bisecting, retried a bounded number of times, and then its stream coordinates go to
  * a failure queue so the shard keeps moving.
@@ -52,6 +55,7 @@ export class CompletionHandler extends Construct {
       // Writes the next attempt of a failed run (retries), and sends it.
       .bindTable({ table: props.runsTable, access: 'readWrite', envName: ENV.runsTable })
       .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl)
+      .bindQueueSend(props.failureNoticeQueue, ENV.failureNoticeQueueUrl)
       .bindTable({ table: props.metricsTable, access: 'readWrite', envName: OBSERVABILITY_ENV.metricsTable });
     this.eventSource = new DynamoEventSource(props.runsTable, {
       startingPosition: lambda.StartingPosition.TRIM_HORIZON,

@@ -5,6 +5,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { ChronosConfig } from '../config.ts';
 import { DispatchQueue } from '../constructs/dispatch-queue.ts';
+import { FailureNoticeQueue } from '../constructs/failure-notice-queue.ts';
 import { JobsTable } from '../constructs/jobs-table.ts';
 import { MetricsTable } from '../constructs/metrics-table.ts';
 import { RunsTable } from '../constructs/runs-table.ts';
@@ -28,6 +29,9 @@ export class StatefulStack extends Stack {
   public readonly secretsKey: kms.Key;
   public readonly dispatchQueue: sqs.Queue;
   public readonly dispatchDeadLetterQueue: sqs.Queue;
+  /** Failure notices for onFailure URLs (completion sends, the notifier consumes), and those never delivered. */
+  public readonly failureNoticeQueue: sqs.Queue;
+  public readonly failureNoticeDeadLetterQueue: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -44,5 +48,8 @@ export class StatefulStack extends Stack {
     });
     this.dispatchQueue = dispatch.queue;
     this.dispatchDeadLetterQueue = dispatch.deadLetterQueue;
+    const notices = new FailureNoticeQueue(this, 'FailureNotices', { retainData });
+    this.failureNoticeQueue = notices.queue;
+    this.failureNoticeDeadLetterQueue = notices.deadLetterQueue;
   }
 }

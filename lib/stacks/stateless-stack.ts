@@ -1,4 +1,5 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -15,6 +16,7 @@ import type { SharedFunctionProps } from '../constructs/chronos-function.ts';
 import { CompletionHandler } from '../constructs/completion-handler.ts';
 import { DeadLetterHandler } from '../constructs/dead-letter-handler.ts';
 import { Executor } from '../constructs/executor.ts';
+import { FailureNotifier } from '../constructs/failure-notifier.ts';
 import { Observability } from '../constructs/observability.ts';
 import { Scanner } from '../constructs/scanner.ts';
 import { SchedulerApi } from '../constructs/scheduler-api.ts';
@@ -32,6 +34,9 @@ export interface StatelessStackProps extends StackProps {
   dispatchQueue: sqs.IQueue;
   /** Where SQS moves dispatch messages after maxReceiveCount; its consumer records dead letters. */
   dispatchDeadLetterQueue: sqs.IQueue;
+  /** Failure notices (completion sends, the notifier consumes) and where they redrive. */
+  failureNoticeQueue: sqs.IQueue;
+  failureNoticeDeadLetterQueue: sqs.IQueue;
 }
 
 /** The code: functions, the API and the schedule. Redeploying it never touches stored data. */
@@ -43,6 +48,7 @@ export class StatelessStack extends Stack {
   public readonly executor: Executor;
   public readonly completion: CompletionHandler;
   public readonly deadLetters: DeadLetterHandler;
+  public readonly notifier: FailureNotifier;
   public readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
@@ -116,11 +122,20 @@ export class StatelessStack extends Stack {
       secretsKey,
       shared,
     });
+    this.notifier = new FailureNotifier(this, 'Notifier', {
+      queue: props.failureNoticeQueue,
+      deadLetterQueue: props.failureNoticeDeadLetterQueue,
+      jobsTable,
+      tenantsTable,
+      secretsKey,
+      shared,
+    });
     this.completion = new CompletionHandler(this, 'Completion', {
       jobsTable,
       metricsTable,
       runsTable,
       dispatchQueue,
+      failureNoticeQueue: props.failureNoticeQueue,
       parallelizationFactor: config.completionParallelizationFactor,
       shared,
       retainData,
@@ -140,6 +155,7 @@ export class StatelessStack extends Stack {
         ['Executor', this.executor.function],
         ['Completion', this.completion.function],
         ['DeadLetters', this.deadLetters.function],
+        ['Notifier', this.notifier.function],
       ]),
       completionFunction: this.completion.function,
       dispatchQueue,
@@ -152,6 +168,9 @@ export class StatelessStack extends Stack {
       ]),
       thresholds: config.alarms,
     });
+    // Notifications never taken by their endpoint alarm on the same topic as everything else.
+    this.notifier.deadLetterAlarm.addAlarmAction(new actions.SnsAction(this.observability.topic));
+    this.notifier.deadLetterAlarm.addOkAction(new actions.SnsAction(this.observability.topic));
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the Chronos API stage' });
   }
 }

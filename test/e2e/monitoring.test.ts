@@ -16,7 +16,7 @@ import type { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketOf, exactPercentile, upperBoundOf } from '#core/metrics/lag-histogram';
 import type { Run } from '#core/model';
-import { dueAtOf } from '#core/run-timing';
+import { startableAtOf } from '#core/run-timing';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { eventually, type HttpTarget, startHttpTarget } from '../support/http-target.ts';
 import { localDocuments } from '../support/local-documents.ts';
@@ -145,7 +145,7 @@ describe('stats after a mix of succeeding, failing and retried jobs', () => {
     expect(stats.runs.dueNotStarted).toBe(0);
     expect(stats.runs.successRate).toBe(Math.round(((expected.SUCCEEDED ?? 0) / runs.length) * 10_000) / 10_000);
 
-    const lags = runs.filter((r) => r.startedAt !== undefined).map((r) => (r.startedAt as number) - dueAtOf(r));
+    const lags = runs.filter((r) => r.startedAt !== undefined).map((r) => (r.startedAt as number) - startableAtOf(r));
     const durations = runs.filter((r) => r.startedAt !== undefined).map((r) => r.durationMs as number);
     expect(stats.startLagMs.count).toBe(lags.length);
     for (const p of [50, 95, 99] as const) {

@@ -148,9 +148,9 @@ describe('a run put but never sent is found by the sweep and called', () => {
       nextAttemptAt: failedAt + 500,
       completedAt: failedAt,
     };
-    const invoker = { invoke: async () => Promise.reject(new Error('no onFailure call expected')) };
+    const notices = { send: async () => Promise.reject(new Error('no onFailure notice expected')) };
 
-    expect(await completeRun({ ...deps(diesBeforeSending), invoker }, failed, failedAt)).toBe('retry-scheduled');
+    expect(await completeRun({ ...deps(diesBeforeSending), notices }, failed, failedAt)).toBe('retry-scheduled');
 
     const [call] = await target.waitForCalls('/retry', 1, FOUND_WITHIN_MS);
     expect(call?.headers['chronos-run-id']).toBe(runIdOf({ jobId, scheduledFor, attempt: 2 }));

@@ -30,8 +30,8 @@ function target(ref: unknown): string | undefined {
 }
 
 describe('every Lambda function', () => {
-  it('exists for each API handler, the authorizer, scanner, executor, completion and dead-letter handler', () => {
-    expect(functions).toHaveLength(chronos.stateless.apiHandlers.functions.size + 5);
+  it('exists for each API handler, the authorizer, scanner, executor, completion and dead-letter handler, and the notifier', () => {
+    expect(functions).toHaveLength(chronos.stateless.apiHandlers.functions.size + 6);
   });
 
   it('runs Node.js 24 on arm64 with active tracing, explicit memory and timeout, and source maps', () => {

@@ -197,7 +197,7 @@ describe('alarms', () => {
       (id) => !id.startsWith('LogRetention') && !id.startsWith('AWS'),
     );
     const errorAlarms = chronos.stateless.observability.alarms.functionErrors;
-    expect(errorAlarms.size).toBe(chronos.stateless.apiHandlers.functions.size + 5);
+    expect(errorAlarms.size).toBe(chronos.stateless.apiHandlers.functions.size + 6);
     expect(errorAlarms.size).toBe(functions.length);
     for (const alarm of errorAlarms.values()) {
       const props = alarmOf(alarm);

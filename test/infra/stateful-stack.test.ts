@@ -127,7 +127,7 @@ describe('StatefulStack (dev: data not retained)', () => {
     });
   });
 
-  it('denies non-TLS access to both queues', () => {
+  it('denies non-TLS access to every queue: dispatch and failure notices, and their dead-letter queues', () => {
     const policies = template.findResources('AWS::SQS::QueuePolicy', {
       Properties: {
         PolicyDocument: {
@@ -137,7 +137,7 @@ describe('StatefulStack (dev: data not retained)', () => {
         },
       },
     });
-    expect(Object.keys(policies)).toHaveLength(2);
+    expect(Object.keys(policies)).toHaveLength(4);
   });
 });
 

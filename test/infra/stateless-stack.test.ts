@@ -8,8 +8,9 @@ import { ROUTES } from '#handlers/api/routes';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
 import type { ChronosApp } from '../../lib/app.ts';
 import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/constructs/chronos-function.ts';
+import { NOTIFIER_MAX_RECEIVE_COUNT } from '../../lib/constructs/failure-notice-queue.ts';
 import { secondaryIndexNames } from '../../lib/table-indexes.ts';
-import { EXECUTOR_TIMEOUT } from '../../lib/timeouts.ts';
+import { EXECUTOR_TIMEOUT, NOTIFIER_TIMEOUT } from '../../lib/timeouts.ts';
 import {
   actionsOn,
   buildChronosAppForProperties,
@@ -357,11 +358,14 @@ describe('signing secrets', () => {
     Template.fromStack(chronos.stateful).resourceCountIs('AWS::SecretsManager::Secret', 0);
   });
 
-  it('are read by the executor from the tenants table and opened with kms:Decrypt only', () => {
-    const executor = chronos.stateless.executor.function;
-    const env = functionResource(executor).Properties.Environment.Variables;
+  it.each([
+    ['executor', () => chronos.stateless.executor.function],
+    ['notifier', () => chronos.stateless.notifier.function],
+  ])('are read by the %s from the tenants table and opened with kms:Decrypt only', (_, fnOf) => {
+    const fn = fnOf();
+    const env = functionResource(fn).Properties.Environment.Variables;
     expect(env).toMatchObject({ [ENV.tenantsTable]: expect.anything(), [ENV.secretsKmsKeyId]: expect.anything() });
-    const grants = grantsOf(template, logicalIdOf(executor.executionRole as never));
+    const grants = grantsOf(template, logicalIdOf(fn.executionRole as never));
     expect(actionsOn(grants, tenantsArn)).toEqual(expect.arrayContaining(['dynamodb:Query']));
     expect(grants.flatMap((g) => g.actions).filter((a) => a.startsWith('kms:'))).toEqual(['kms:Decrypt']);
   });
@@ -383,6 +387,63 @@ describe('dead-letter handler', () => {
     expect(actionsOn(grants, jobsArn)).toEqual([]);
     expect(actionsOn(grants, dispatchArn).filter((a) => a.startsWith('sqs:Send'))).toEqual([]);
     expect(indexesIn(grants)).toEqual([]);
+  });
+});
+
+describe('notifier', () => {
+  it('consumes the failure-notice queue with partial batch failures; the queue redrives to an alarmed dead-letter queue', () => {
+    const { notifier } = chronos.stateless;
+    const { failureNoticeQueue, failureNoticeDeadLetterQueue } = chronos.stateful;
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalIdOf(notifier.function) },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::ImportValue': Match.stringLikeRegexp(`${logicalIdOf(failureNoticeQueue)}Arn`) },
+    });
+    Template.fromStack(chronos.stateful).hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: NOTIFIER_TIMEOUT.toSeconds() * 6,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [logicalIdOf(failureNoticeDeadLetterQueue), 'Arn'] },
+        maxReceiveCount: NOTIFIER_MAX_RECEIVE_COUNT,
+      },
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [
+        {
+          Name: 'QueueName',
+          Value: { 'Fn::ImportValue': Match.stringLikeRegexp(`${logicalIdOf(failureNoticeDeadLetterQueue)}QueueName`) },
+        },
+      ],
+      Threshold: 0,
+      AlarmActions: [{ Ref: logicalIdOf(chronos.stateless.observability.topic) }],
+    });
+  });
+
+  it("reads jobs, and the tenants' sealed signing secrets, and nothing else of the tables; receives and hides notices, never sends them", () => {
+    const { notifier } = chronos.stateless;
+    const grants = grantsOf(template, logicalIdOf(notifier.function.executionRole));
+    const queueArn = new RegExp(`${logicalIdOf(chronos.stateful.failureNoticeQueue)}Arn`);
+    expect(actionsOn(grants, jobsArn)).toEqual(READ);
+    expect(actionsOn(grants, runsArn)).toEqual([]);
+    expect(actionsOn(grants, tenantsArn)).toEqual(READ);
+    expect(actionsOn(grants, dispatchArn)).toEqual([]);
+    expect(actionsOn(grants, queueArn)).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']),
+    );
+    expect(actionsOn(grants, queueArn)).not.toContain('sqs:SendMessage');
+    expect(indexesIn(grants)).toEqual([]);
+    const env = functionResource(notifier.function).Properties.Environment.Variables;
+    expect(JSON.stringify(env[ENV.failureNoticeQueueUrl])).toContain(logicalIdOf(chronos.stateful.failureNoticeQueue));
+  });
+
+  it('is where completion sends notices: completion may send to the queue, and holds no signing secret', () => {
+    const { completion } = chronos.stateless;
+    const grants = grantsOf(template, logicalIdOf(completion.function.executionRole));
+    expect(actionsOn(grants, new RegExp(`${logicalIdOf(chronos.stateful.failureNoticeQueue)}Arn`))).toEqual(SEND);
+    const env = functionResource(completion.function).Properties.Environment.Variables;
+    expect(JSON.stringify(env[ENV.failureNoticeQueueUrl])).toContain(logicalIdOf(chronos.stateful.failureNoticeQueue));
+    // It cannot open a tenant's signing secrets: no secrets key.
+    expect(env[ENV.secretsKmsKeyId]).toBeUndefined();
   });
 });
 

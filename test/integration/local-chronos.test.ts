@@ -18,6 +18,7 @@ describe('startLocalChronos', () => {
     sqs: [] as SQSRecord[],
     stream: [] as DynamoDBRecord[],
     deadLetters: [] as SQSRecord[],
+    notices: [] as SQSRecord[],
   };
   let chronos: LocalChronos;
   let envWhileRunning: string | undefined;
@@ -49,6 +50,10 @@ describe('startLocalChronos', () => {
         },
         deadLetter: async (event) => {
           seen.deadLetters.push(...event.Records);
+          return { batchItemFailures: [] };
+        },
+        notifier: async (event) => {
+          seen.notices.push(...event.Records);
           return { batchItemFailures: [] };
         },
       },
@@ -118,6 +123,19 @@ describe('startLocalChronos', () => {
       .poll(() => seen.deadLetters.map((record) => record.body), { timeout: 5000 })
       .toEqual(['{"runId":"r-dead"}']);
     expect(seen.deadLetters[0]?.eventSourceARN).toBe(chronos.queues.deadLetter.arn);
+  });
+
+  it('feeds the failure-notice queue to the notifier, and tells completion where it is', async () => {
+    expect(process.env[ENV.failureNoticeQueueUrl]).toBe(chronos.queues.notices.url);
+    const sqs = new SQSClient({
+      endpoint: chronos.endpoints.sqs,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+    });
+    await sqs.send(new SendMessageCommand({ QueueUrl: chronos.queues.notices.url, MessageBody: '{"runId":"r-n"}' }));
+    sqs.destroy();
+    await expect.poll(() => seen.notices.map((record) => record.body), { timeout: 5000 }).toEqual(['{"runId":"r-n"}']);
+    expect(seen.notices[0]?.eventSourceARN).toBe(chronos.queues.notices.arn);
   });
 
   it('feeds the completion handler only the run transitions it acts on or counts (into, out of QUEUED; into a terminal state)', async () => {

@@ -19,7 +19,7 @@ import type { MaterializeDeps } from '#core/use-cases/materialize-occurrences';
 import { scanDueJobs } from '#core/use-cases/scan-due-jobs';
 import { heartbeatStateOf } from '#handlers/api/health-heartbeats';
 import { type EmulatedAws, startEmulatedAws } from '../support/emulated-aws.ts';
-import { FakeClock, RecordingDispatcher, ScriptedInvoker } from '../support/fakes/fakes.ts';
+import { RecordingDispatcher, RecordingNotices } from '../support/fakes/fakes.ts';
 
 /** A stored time zone the runtime cannot resolve: planning the job throws, whatever the edge accepts today. */
 const RETIRED_ZONE = 'Mars/Olympus_Mons';
@@ -184,12 +184,7 @@ describe('the final occurrence of a recurring schedule', () => {
       dueShard: 'due#01',
     });
     await jobs.create(job);
-    const invoker = new ScriptedInvoker(new FakeClock(NOW), () => ({
-      kind: 'response',
-      status: 200,
-      bodyExcerpt: '',
-      durationMs: 1,
-    }));
+    const notices = new RecordingNotices();
     const completions: string[] = [];
     // The race: the final run is sent before the advance, and here it runs and completes first.
     const racing = Object.create(jobs) as DynamoJobRepository;
@@ -201,7 +196,7 @@ describe('the final occurrence of a recurring schedule', () => {
         const outcome = { status: 'SUCCEEDED' as const, completedAt: NOW + 130_100, httpStatus: 200 };
         await runs.complete(finalRun, 'executor-1', outcome);
         const ended = { ...finalRun, ...outcome };
-        completions.push(await completeRun({ ...depsWith(), invoker }, ended, NOW + 130_200));
+        completions.push(await completeRun({ ...depsWith(), notices }, ended, NOW + 130_200));
       }
       return jobs.advance(advanced, change);
     };

@@ -7,14 +7,16 @@
  *  - an occurrence that ended for good finishes a one-time job (COMPLETED or FAILED, as
  *    one-time-occurrence.ts says; an attempt skipped because the job was paused fires again once it
  *    is resumed), completes a recurring job whose schedule is exhausted, and, if it failed,
- *    notifies the job's onFailure URL.
+ *    queues a notice for the job's onFailure URL (the notifier calls it, off this stream: a
+ *    hanging endpoint must not hold the batch, and with it every tenant's completions).
  * Every step is idempotent (deterministic run ids, conditional writes), because stream records
  * can be delivered more than once.
  */
 import { MAX_SQS_DELAY_SECONDS } from '../limits.ts';
 import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { Run } from '../model.ts';
-import type { HttpInvoker, JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
+import { type FailureNotices, failureNoticeOf } from '../notifications/failure-notice.ts';
+import type { JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
 import type { TerminalRunStatus } from '../run-state.ts';
 import { sendRuns } from '../runs/send-runs.ts';
 import { completeIfExhausted } from './complete-exhausted.ts';
@@ -25,7 +27,8 @@ export interface CompleteRunDeps {
   jobs: JobRepository;
   runs: RunRepository;
   dispatcher: RunDispatcher;
-  invoker: HttpInvoker;
+  /** The notifier's queue: an occurrence that failed for good is notified from there. */
+  notices: FailureNotices;
   config: { retentionDays: number };
   /** Per-tenant job-status counters (monitoring); moved when this finishes a job. */
   jobCounts?: JobStatusCounts;
@@ -66,28 +69,13 @@ async function scheduleRetry(deps: CompleteRunDeps, run: CompletedRun, at: numbe
   await sendRuns(deps.dispatcher, [{ message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt: at }]);
 }
 
-async function notifyFailure(deps: CompleteRunDeps, url: string, run: CompletedRun): Promise<void> {
-  const summary = {
-    event: 'occurrence.failed',
-    jobId: run.jobId,
-    occurrence: new Date(run.scheduledFor).toISOString(),
-    attempts: run.attempt,
-    lastRun: {
-      runId: run.runId,
-      status: run.status,
-      httpStatus: run.httpStatus ?? null,
-      errorType: run.errorType ?? null,
-      error: run.error ?? null,
-    },
-  };
-  // Best effort, one try: a broken webhook must not hold up the stream or loop forever.
-  await deps.invoker.invoke({
-    url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'Idempotency-Key': `${run.jobId}:${run.scheduledFor}:failed` },
-    body: JSON.stringify(summary),
-    timeoutMs: 10_000,
-  });
+/**
+ * Queues the failure notice; the notifier makes the call. Sent before the job is finished, so a
+ * failed send fails the record and its redelivery sends it again (a duplicate notice carries the
+ * same webhook-id).
+ */
+async function notifyFailure(deps: CompleteRunDeps, run: CompletedRun): Promise<void> {
+  await deps.notices.send(failureNoticeOf(run));
 }
 
 /** Applies a terminal run to its occurrence and job; returns what changed. */
@@ -100,7 +88,7 @@ export async function completeRun(deps: CompleteRunDeps, run: CompletedRun, now:
   const failed = FAILED_STATUSES.includes(run.status);
   if (failed) {
     const job = await deps.jobs.get(run.tenantId, run.jobId);
-    if (job?.onFailureUrl) await notifyFailure(deps, job.onFailureUrl, run);
+    if (job?.onFailureUrl) await notifyFailure(deps, run);
   }
   // A recurring job ends when its schedule is exhausted, whatever its last run did: tried for its
   // final occurrence only (or for a run too old to say), never for a one-time job. Elsewhere the

@@ -1,3 +1,4 @@
+import type { FailureNotice, FailureNotices } from '#core/notifications/failure-notice';
 import type {
   Clock,
   DispatchRequest,
@@ -13,6 +14,14 @@ export class RecordingDispatcher implements RunDispatcher {
   readonly sent: DispatchRequest[] = [];
   async dispatch(messages: DispatchRequest[]): Promise<void> {
     this.sent.push(...messages);
+  }
+}
+
+/** Records the failure notices that would have been queued for the notifier. */
+export class RecordingNotices implements FailureNotices {
+  readonly sent: FailureNotice[] = [];
+  async send(notice: FailureNotice): Promise<void> {
+    this.sent.push(notice);
   }
 }
 

@@ -35,6 +35,29 @@ describe('run timing', () => {
     expect(runTiming(retry)).toMatchObject({ dueAt: DUE + 30_000, startLagMs: 50, slaMet: true });
   });
 
+  it('measures a run created after its occurrence (a job created with a past `at`) from its creation', () => {
+    const backdated = { ...base, createdAt: DUE + 3_600_000, receivedAt: DUE + 3_600_300, startedAt: DUE + 3_600_400 };
+
+    expect(runTiming(backdated)).toMatchObject({
+      dueAt: DUE + 3_600_000,
+      dispatchLagMs: 300,
+      startLagMs: 400,
+      slaMet: true,
+    });
+  });
+
+  it('measures a retry of a backdated run from the later of its backoff and its creation', () => {
+    const retry = {
+      ...base,
+      attempt: 2,
+      createdAt: DUE + 3_600_000,
+      availableAt: DUE + 3_630_000,
+      startedAt: DUE + 3_630_050,
+    };
+
+    expect(runTiming(retry)).toMatchObject({ dueAt: DUE + 3_630_000, startLagMs: 50 });
+  });
+
   it("judges the SLA by the run's recorded slaSeconds first, then the job's", () => {
     const late = { ...base, startedAt: DUE + 3_000 };
 

@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Job } from '#core/model';
 import { type CompletedRun, completeRun } from '#core/use-cases/complete-run';
 import { newRun } from '#core/use-cases/new-run';
-import { FakeClock, RecordingDispatcher, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
+import { FakeClock, RecordingDispatcher, RecordingNotices } from '../../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
 import { jobFixture } from '../../../support/job-fixture.ts';
@@ -20,12 +20,12 @@ async function setup(job: Job = oneTime) {
   await jobs.create(job);
   const runs = new InMemoryRunRepository();
   const exhausted = vi.spyOn(jobs, 'completeExhausted');
-  const clock = new FakeClock(DUE);
+  const _clock = new FakeClock(DUE);
   const deps = {
     jobs,
     runs,
     dispatcher: new RecordingDispatcher(),
-    invoker: new ScriptedInvoker(clock, () => ({ kind: 'response', status: 200, bodyExcerpt: '', durationMs: 1 })),
+    notices: new RecordingNotices(),
     config: { retentionDays: 7 },
   };
   return { jobs, runs, exhausted, deps };

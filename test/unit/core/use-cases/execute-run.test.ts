@@ -7,7 +7,7 @@ import { fixedSigningKeys, newSigningSecret } from '#core/signing';
 import { completeRun } from '#core/use-cases/complete-run';
 import { executeRun, outcomeOf, SLOT_LEAD_MS } from '#core/use-cases/execute-run';
 import { newRun } from '#core/use-cases/new-run';
-import { FakeClock, RecordingDispatcher, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
+import { FakeClock, RecordingDispatcher, RecordingNotices, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
 import { InMemoryRunSlots } from '../../../support/fakes/in-memory-tenants.ts';
@@ -147,7 +147,7 @@ function completionDeps(jobs: InMemoryJobRepository, runs = new InMemoryRunRepos
   const dispatcher = new RecordingDispatcher();
   const clock = new FakeClock(DUE);
   const invoker = new ScriptedInvoker(clock, () => ({ kind: 'response', status: 200, bodyExcerpt: '', durationMs: 1 }));
-  return { jobs, runs, dispatcher, invoker, config: { retentionDays: 7 } };
+  return { jobs, runs, dispatcher, invoker, notices: new RecordingNotices(), config: { retentionDays: 7 } };
 }
 
 describe('completing a run', () => {

@@ -8,7 +8,7 @@ import type { Run } from '#core/model';
 import type { StoredJob } from '#core/ports';
 import { completeRun } from '#core/use-cases/complete-run';
 import { scanDueJobs } from '#core/use-cases/scan-due-jobs';
-import { FakeClock, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
+import { FakeClock, RecordingNotices } from '../../../support/fakes/fakes.ts';
 import { iso, NOW, setup, TENANT } from './manage-fixtures.ts';
 
 /** A schedule of two occurrences, both beyond the horizon at creation (so the scanner materializes them). */
@@ -28,10 +28,10 @@ function racingAdvance(env: ReturnType<typeof setup>, beforeAdvance: (finalRun: 
 }
 
 function completionDeps(env: ReturnType<typeof setup>) {
-  const clock = new FakeClock(NOW);
+  const _clock = new FakeClock(NOW);
   return {
     ...env.deps,
-    invoker: new ScriptedInvoker(clock, () => ({ kind: 'response', status: 200, bodyExcerpt: '', durationMs: 1 })),
+    notices: new RecordingNotices(),
   };
 }
 

@@ -8,7 +8,7 @@ import type { Run } from '#core/model';
 import type { RunOutcome } from '#core/ports';
 import { completeRun } from '#core/use-cases/complete-run';
 import { pauseJob, resumeJob } from '#core/use-cases/pause-resume-job';
-import { FakeClock, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
+import { FakeClock, RecordingNotices } from '../../../support/fakes/fakes.ts';
 import { every, HORIZON_MS, iso, NOW, setup, TENANT } from './manage-fixtures.ts';
 
 const LEASE = { owner: 'executor', expiresAt: NOW + 600_000, takeOverExpired: true };
@@ -46,10 +46,10 @@ describe('resuming a one-time job with nothing left to schedule', () => {
 
     await end({ status: 'SUCCEEDED' });
     const ended = await runs.get(run);
-    const clock = new FakeClock(NOW);
+    const _clock = new FakeClock(NOW);
     const completion = {
       ...deps,
-      invoker: new ScriptedInvoker(clock, () => ({ kind: 'response', status: 200, bodyExcerpt: '', durationMs: 1 })),
+      notices: new RecordingNotices(),
     };
     expect(await completeRun(completion, { ...(ended as Run), status: 'SUCCEEDED' as const }, NOW + 2_000)).toBe(
       'job-completed',
@@ -112,10 +112,10 @@ describe('resuming a recurring job whose schedule ended during the pause', () =>
     if (!final) throw new Error('expected the final run');
     await runs.claim(final, { ...LEASE, expiresAt: resumedAt + 600_000, now: resumedAt });
     await runs.complete(final, LEASE.owner, { status: 'SUCCEEDED', completedAt: resumedAt + 10 });
-    const clock = new FakeClock(resumedAt);
+    const _clock = new FakeClock(resumedAt);
     const completion = {
       ...deps,
-      invoker: new ScriptedInvoker(clock, () => ({ kind: 'response', status: 200, bodyExcerpt: '', durationMs: 1 })),
+      notices: new RecordingNotices(),
     };
     const ended = await runs.get(final);
     expect(await completeRun(completion, { ...(ended as Run), status: 'SUCCEEDED' as const }, resumedAt + 20)).toBe(

@@ -9,7 +9,7 @@ import { recordDeadLetter, redriveRun } from '#core/use-cases/dead-letters';
 import { executeRun } from '#core/use-cases/execute-run';
 import { newRun } from '#core/use-cases/new-run';
 import { MAX_RESWEEP_INTERVAL_MS, nextSweepAt, sweepRuns } from '#core/use-cases/sweep-runs';
-import { FakeClock, RecordingDispatcher, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
+import { FakeClock, RecordingDispatcher, RecordingNotices, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
 import { jobFixture } from '../../../support/job-fixture.ts';
@@ -42,7 +42,8 @@ async function world(job: Partial<Job> = {}, answer: Answer = answer500) {
     random: () => 0.5,
     config: { leaseMarginMs: 30_000, owner },
   });
-  const completion = { jobs, runs, dispatcher, invoker, config: { retentionDays: 7 } };
+  const notices = new RecordingNotices();
+  const completion = { jobs, runs, dispatcher, notices, config: { retentionDays: 7 } };
   const first = newRun(baseJob, DUE, 1, DUE - 1_000, 7);
   await runs.createIfAbsent(first);
   const message = (attempt: number) => ({
@@ -52,7 +53,7 @@ async function world(job: Partial<Job> = {}, answer: Answer = answer500) {
     attempt,
     runId: `J1_${DUE}_${attempt}`,
   });
-  return { jobs, runs, dispatcher, clock, invoker, executor, completion, message };
+  return { jobs, runs, dispatcher, clock, invoker, notices, executor, completion, message };
 }
 
 describe('retries', () => {
@@ -84,8 +85,8 @@ describe('retries', () => {
     expect((await jobs.get('t', 'J1'))?.status).toBe('ACTIVE');
   });
 
-  it('stops after maxAttempts, fails the one-time job and notifies onFailure once', async () => {
-    const { executor, message, runs, completion, jobs, invoker } = await world({
+  it('stops after maxAttempts, fails the one-time job and queues one onFailure notice', async () => {
+    const { executor, message, runs, completion, jobs, invoker, notices } = await world({
       retry: { ...baseJob.retry, maxAttempts: 2 },
     });
     await runs.createIfAbsent(newRun(baseJob, DUE, 2, DUE, 7));
@@ -96,14 +97,11 @@ describe('retries', () => {
 
     expect(await completeRun(completion, last, DUE + 10)).toBe('job-failed');
     expect((await jobs.get('t', 'J1'))?.status).toBe('FAILED');
-    const webhook = invoker.requests.filter((r) => r.url === 'https://example.com/failed');
-    expect(webhook).toHaveLength(1);
-    expect(JSON.parse(webhook[0]?.body ?? '{}')).toMatchObject({
-      event: 'occurrence.failed',
-      jobId: 'J1',
-      attempts: 2,
-      lastRun: { httpStatus: 500 },
-    });
+    // Queued for the notifier, not called from the completion handler.
+    expect(invoker.requests.filter((r) => r.url === 'https://example.com/failed')).toHaveLength(0);
+    expect(notices.sent).toEqual([
+      expect.objectContaining({ tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 2, httpStatus: 500 }),
+    ]);
   });
 
   it('does not retry a 404 unless the job lists it', async () => {
