@@ -16,6 +16,7 @@ import { DynamoScannerHeartbeats } from '#adapters/dynamodb/scanner-heartbeats';
 import { JOBS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { probeTable } from '#adapters/dynamodb/table-probe';
 import { DynamoTenantRepository } from '#adapters/dynamodb/tenant-repository';
+import { DynamoTriggerRateLimiter } from '#adapters/dynamodb/trigger-rate-limiter';
 import { ENV, intEnv, requiredEnv } from '#adapters/environment';
 import { FetchHttpInvoker } from '#adapters/http/invoker';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
@@ -165,6 +166,8 @@ export const admissionDeps = once(
     activeJobs: new DynamoActiveJobLimiter(documentClient(), tenantsTable(), requiredEnv(ENV.jobsTable)),
   }),
 );
+/** The trigger bucket: runs created outside the schedule (trigger, PATCH, resume catch-up, re-drive). */
+export const triggerRateLimiter = once(() => new DynamoTriggerRateLimiter(documentClient(), tenantsTable()));
 /** The most calls the executor fleet can have in flight; unset: no bound, every run takes its slot. */
 export const executorMaxCallsInFlight = once(() => intEnv(ENV.executorMaxCallsInFlight, Number.POSITIVE_INFINITY));
 /** Per-tenant in-flight slots (executor). */

@@ -13,5 +13,6 @@ export const tenantKeys = {
   /** Revocation by id: token id → tenant and hash. */
   tokenId: (tokenId: string) => ({ pk: `TOKENID#${tokenId}`, sk: 'TOKEN' }),
   createBucket: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'BUCKET#create' }),
+  triggerBucket: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'BUCKET#trigger' }),
   runSlots: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'SLOTS#runs' }),
 } as const;
