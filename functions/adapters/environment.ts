@@ -15,6 +15,10 @@ export const ENV = {
   leaseMarginSeconds: 'LEASE_MARGIN_SECONDS',
   /** `true` lets targets on the loopback interface be called (the local runtime); private ranges stay refused. */
   allowLoopbackTargets: 'ALLOW_LOOPBACK_TARGETS',
+  /** Host names of Chronos' own API, comma-separated (CDK: the stage's API Gateway host): refused as targets. */
+  chronosApiHosts: 'CHRONOS_API_HOSTS',
+  /** Loopback ports of the local runtime (its API, the emulators), comma-separated: refused as targets. */
+  chronosLocalPorts: 'CHRONOS_LOCAL_PORTS',
   /** Secret that signs every outbound call (Chronos-Signature); NEXT, when set, signs too during a rotation. */
   signingSecretCurrent: 'SIGNING_SECRET_CURRENT',
   signingSecretNext: 'SIGNING_SECRET_NEXT',
@@ -24,6 +28,8 @@ export const ENV = {
   quotaMaxActiveJobs: 'QUOTA_MAX_ACTIVE_JOBS',
   quotaCreatesPerSecond: 'QUOTA_CREATES_PER_SECOND',
   quotaCreateBurst: 'QUOTA_CREATE_BURST',
+  quotaTriggersPerSecond: 'QUOTA_TRIGGERS_PER_SECOND',
+  quotaTriggerBurst: 'QUOTA_TRIGGER_BURST',
   quotaMinIntervalSeconds: 'QUOTA_MIN_INTERVAL_SECONDS',
   quotaMaxPayloadBytes: 'QUOTA_MAX_PAYLOAD_BYTES',
   quotaMaxConcurrentRuns: 'QUOTA_MAX_CONCURRENT_RUNS',

@@ -313,6 +313,18 @@ describe('executor', () => {
   }, 60_000);
 });
 
+describe("Chronos' own API host", () => {
+  it('is known to every function that checks or calls a target URL: the API handlers, the executor, the completion', () => {
+    const { apiHandlers, executor, completion, api } = chronos.stateless;
+    const restApiId = chronos.stateless.resolve(api.api.restApiId);
+    for (const fn of [...apiHandlers.functions.values(), executor.function, completion.function]) {
+      const hosts = functionResource(fn).Properties.Environment.Variables[ENV.chronosApiHosts];
+      expect(JSON.stringify(hosts)).toContain(JSON.stringify(restApiId));
+      expect(JSON.stringify(hosts)).toContain('.execute-api.');
+    }
+  });
+});
+
 describe('completion handler', () => {
   it('reads the runs stream from the start, filtered to terminal and queue transitions, with bounded retries', () => {
     const { completion } = chronos.stateless;

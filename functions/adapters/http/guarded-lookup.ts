@@ -5,7 +5,7 @@
  * for the connection (DNS rebinding).
  */
 import { type LookupAddress, type LookupOptions, lookup } from 'node:dns';
-import { Agent } from 'undici';
+import { Agent, buildConnector } from 'undici';
 import { checkAddress, type OutboundRules } from '#core/url-guard';
 import { BlockedTargetError } from './outbound-errors.ts';
 
@@ -56,7 +56,20 @@ export function guardedLookup(rules: OutboundRules, resolve: Resolver = systemRe
   };
 }
 
-/** An undici dispatcher whose every new connection goes through guardedLookup. */
+/**
+ * An undici dispatcher whose every new connection goes through guardedLookup. A connection to one
+ * of Chronos' own loopback ports (rules.ownLoopbackPorts: the local API, the emulators) resolves
+ * with loopback refused, so a public name that resolves to 127.0.0.1 cannot reach them either.
+ */
 export function guardedAgent(rules: OutboundRules, resolve: Resolver = systemResolver): Agent {
-  return new Agent({ connect: { lookup: guardedLookup(rules, resolve) } });
+  const ownPorts = new Set(rules.ownLoopbackPorts ?? []);
+  if (ownPorts.size === 0) return new Agent({ connect: { lookup: guardedLookup(rules, resolve) } });
+  const anyPort = buildConnector({ lookup: guardedLookup(rules, resolve) });
+  const ownPort = buildConnector({ lookup: guardedLookup({ ...rules, allowLoopback: false }, resolve) });
+  return new Agent({
+    connect: (options, callback) => {
+      const port = options.port === '' ? (options.protocol === 'https:' ? 443 : 80) : Number(options.port);
+      (ownPorts.has(port) ? ownPort : anyPort)(options, callback);
+    },
+  });
 }
