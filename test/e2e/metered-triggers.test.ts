@@ -162,6 +162,35 @@ describe('the trigger bucket', () => {
     expect((await api('GET', `/v1/jobs/${job.jobId}`)).body.version).toBe(refused?.versionBefore);
   });
 
+  it('meters resume catch-up: refused whole (429) leaves the job PAUSED with no catch-up run', async () => {
+    const api = await tenantByAdmin('resuming', 'triggersPerSecond=1', 'triggerBurst=3');
+    const job = (
+      await api('POST', '/v1/jobs', {
+        target: { url: target.url('/catch-up') },
+        schedule: { type: 'interval', everySeconds: 1, startAt: new Date(Date.now() + 3_000).toISOString() },
+        misfire: 'fire_all',
+      })
+    ).body;
+    expect((await api('POST', `/v1/jobs/${job.jobId}/pause`)).status).toBe(200);
+    const other = (await api('POST', '/v1/jobs', hourly(target.url('/other')))).body;
+    // Six seconds of missed occurrences: more than the burst, so the catch-up needs the whole
+    // bucket. A trigger of another job takes one token: an idle bucket that gave one is one short
+    // for the next second.
+    await new Promise((resolve) => setTimeout(resolve, 9_000));
+    const runsBefore = (await runsOf(api, job.jobId)).length;
+    expect((await api('POST', `/v1/jobs/${other.jobId}/trigger`)).status).toBe(202);
+
+    const refused = await api('POST', `/v1/jobs/${job.jobId}/resume`);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await api('GET', `/v1/jobs/${job.jobId}`)).body.status).toBe('PAUSED');
+    expect(await runsOf(api, job.jobId)).toHaveLength(runsBefore);
+
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await api('POST', `/v1/jobs/${job.jobId}/resume`)).status).toBe(200);
+    expect((await runsOf(api, job.jobId)).length).toBeGreaterThanOrEqual(runsBefore + 3);
+  }, 60_000);
+
   it('refuses to trigger a PAUSED job (409): pause is what stops a job from calling', async () => {
     const api = await tenantByAdmin('pausing');
     const job = (await api('POST', '/v1/jobs', hourly(target.url('/paused')))).body;
