@@ -150,9 +150,12 @@ export class StatelessStack extends Stack {
     });
     // Chronos' own API is never a target (a job calling its own trigger route would loop): every
     // function that checks or calls a target URL (create and PATCH, the executor, onFailure) knows its host.
-    const apiHost = `${this.api.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}`;
+    const apiHosts = [
+      `${this.api.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}`,
+      ...config.apiHostAliases,
+    ];
     for (const fn of [...this.apiHandlers.functions.values(), this.executor.function, this.completion.function]) {
-      fn.addEnvironment(ENV.chronosApiHosts, apiHost);
+      fn.addEnvironment(ENV.chronosApiHosts, apiHosts.join(','));
     }
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the Chronos API stage' });
   }

@@ -323,6 +323,20 @@ describe("Chronos' own API host", () => {
       expect(JSON.stringify(hosts)).toContain('.execute-api.');
     }
   });
+
+  it("adds the stage's apiHostAliases (a custom domain) to it", () => {
+    const devBlock = (CDK_JSON_CONTEXT['chronos:stages'] as Record<string, object>).dev;
+    const aliased = buildChronosAppForProperties({
+      'chronos:stages': { dev: { ...devBlock, apiHostAliases: ['Chronos.Example.com'] } },
+    });
+    const functions = Template.fromStack(aliased.stateless).findResources('AWS::Lambda::Function', {
+      Properties: { Description: Match.stringLikeRegexp('executor') },
+    });
+    const [executor] = Object.values(functions);
+    expect(JSON.stringify(executor?.Properties.Environment.Variables[ENV.chronosApiHosts])).toContain(
+      ',chronos.example.com',
+    );
+  }, 60_000);
 });
 
 describe('completion handler', () => {
