@@ -84,6 +84,11 @@ export interface ChronosConfig {
   waf: WafConfig;
   /** Origins allowed by CORS; empty means no CORS preflight is configured at all. */
   corsAllowOrigins: string[];
+  /**
+   * Other host names that reach this stage's API (a custom domain, a CDN in front of it): refused
+   * as targets, as the API Gateway host itself is (CHRONOS_API_HOSTS).
+   */
+  apiHostAliases: string[];
   /** True keeps tables, queues and logs when the stack is deleted (and turns on deletion protection). */
   retainData: boolean;
   /** Alarm notifications (lib/constructs/observability.ts) go to this address; unset: the topic has no subscriber. */
@@ -127,6 +132,7 @@ export const DEFAULT_CONFIG: Omit<ChronosConfig, 'stage'> = {
     rateLimitPer5MinPerIpTotal: 15_000,
   },
   corsAllowOrigins: [],
+  apiHostAliases: [],
   retainData: false,
   // The values the alarms were built with before they became configurable: the default run SLA
   // for the queue age and the start lag.
@@ -189,6 +195,16 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
   if (!Array.isArray(corsAllowOrigins) || !corsAllowOrigins.every((o) => typeof o === 'string' && o !== '')) {
     throw new ConfigError('corsAllowOrigins must be an array of origin strings');
   }
+  const apiHostAliases = raw.apiHostAliases ?? [];
+  if (
+    !Array.isArray(apiHostAliases) ||
+    !apiHostAliases.every(
+      (host) =>
+        typeof host === 'string' && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(host),
+    )
+  ) {
+    throw new ConfigError('apiHostAliases must be an array of host names (api.example.com), without scheme or port');
+  }
   const alarmEmail = raw.alarmEmail;
   if (alarmEmail !== undefined && (typeof alarmEmail !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(alarmEmail))) {
     throw new ConfigError(`alarmEmail must be an email address, got "${String(alarmEmail)}"`);
@@ -227,6 +243,7 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
     },
     waf: requireWaf(raw),
     corsAllowOrigins: corsAllowOrigins as string[],
+    apiHostAliases: (apiHostAliases as string[]).map((host) => host.toLowerCase()),
     retainData,
     ...(alarmEmail === undefined ? {} : { alarmEmail: alarmEmail as string }),
     alarms: requireAlarmThresholds(raw),

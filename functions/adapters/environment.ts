@@ -26,12 +26,18 @@ export const ENV = {
    * names are resolved by c-ares with its own timeout (guarded-lookup.ts); tests point it at their own server.
    */
   targetDnsServers: 'TARGET_DNS_SERVERS',
+  /** Host names of Chronos' own API, comma-separated (CDK: the stage's API Gateway host): refused as targets. */
+  chronosApiHosts: 'CHRONOS_API_HOSTS',
+  /** Loopback ports of the local runtime (its API, the emulators), comma-separated: refused as targets. */
+  chronosLocalPorts: 'CHRONOS_LOCAL_PORTS',
   /** Tenants, API tokens, create buckets and executor slots (TENANTS_TABLE). */
   tenantsTable: 'TENANTS_TABLE_NAME',
   /** Stage defaults of the per-tenant quotas (a tenant item may override each); see tenant-quotas.ts. */
   quotaMaxActiveJobs: 'QUOTA_MAX_ACTIVE_JOBS',
   quotaCreatesPerSecond: 'QUOTA_CREATES_PER_SECOND',
   quotaCreateBurst: 'QUOTA_CREATE_BURST',
+  quotaTriggersPerSecond: 'QUOTA_TRIGGERS_PER_SECOND',
+  quotaTriggerBurst: 'QUOTA_TRIGGER_BURST',
   quotaMinIntervalSeconds: 'QUOTA_MIN_INTERVAL_SECONDS',
   quotaMaxPayloadBytes: 'QUOTA_MAX_PAYLOAD_BYTES',
   quotaMaxConcurrentRuns: 'QUOTA_MAX_CONCURRENT_RUNS',

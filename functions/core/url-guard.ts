@@ -3,6 +3,9 @@
  * for many teams must not become a way into its own network: no loopback, private, link-local,
  * shared (CGNAT), multicast, unspecified or reserved addresses, in any spelling, and never the
  * cloud metadata service. Loopback is allowed only when the operator says so (the local runtime).
+ * Nor may a target be Chronos itself: its own API (a job calling its own trigger route would loop,
+ * and eat the stage-wide throttle every tenant shares) or, locally, the ports of the local API and
+ * the emulators (DynamoDB Local answers any request with any credentials) — loopback allowed or not.
  *
  * Pure: a hostname is checked by its name here; what it resolves to is checked at call time (see
  * adapters/http/guarded-fetch.ts).
@@ -12,6 +15,10 @@ import { type AddressCategory, categoryOf } from './ip-ranges.ts';
 export interface OutboundRules {
   /** Allow targets on the loopback interface (127.0.0.0/8, ::1, localhost). Private ranges stay refused. */
   allowLoopback: boolean;
+  /** Host names of Chronos' own API (lower case): never a target, on any port. */
+  ownHosts?: readonly string[];
+  /** Ports of this machine's loopback interface that are Chronos' own (local API, emulators): never a target. */
+  ownLoopbackPorts?: readonly number[];
 }
 
 export const STRICT_OUTBOUND_RULES: OutboundRules = { allowLoopback: false };
@@ -71,7 +78,34 @@ function checkHostname(hostname: string, rules: OutboundRules): TargetCheck {
   return ALLOWED;
 }
 
-/** Whether a URL may be called: http or https, no credentials, and a host that passes checkHostname. */
+/** The port a URL connects to: its own, or its scheme's default. */
+function portOf(url: URL): number {
+  if (url.port !== '') return Number(url.port);
+  return url.protocol === 'https:' ? 443 : 80;
+}
+
+/** True when `hostname` (as the URL parser leaves it) names this machine's loopback interface. */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.+$/, '');
+  const literal = host.startsWith('[') ? host.slice(1, -1) : host;
+  if (categoryOf(literal) !== undefined) return categoryOf(literal) === 'loopback';
+  return LOOPBACK_NAMES.has(host) || host.endsWith('.localhost');
+}
+
+/** Refuses Chronos' own API host, and its own ports on the loopback interface (the local runtime). */
+function checkNotChronos(url: URL, rules: OutboundRules): TargetCheck {
+  const host = url.hostname.toLowerCase().replace(/\.+$/, '');
+  if (rules.ownHosts?.includes(host)) return { allowed: false, reason: `points to Chronos' own API (${host})` };
+  const port = portOf(url);
+  if (rules.ownLoopbackPorts?.includes(port) && isLoopbackHost(url.hostname))
+    return { allowed: false, reason: `points to a port of Chronos itself on this machine (${host}:${port})` };
+  return ALLOWED;
+}
+
+/**
+ * Whether a URL may be called: http or https, no credentials, not Chronos itself, and a host that
+ * passes checkHostname.
+ */
 export function checkTargetUrl(url: string | URL, rules: OutboundRules): TargetCheck {
   let parsed: URL;
   try {
@@ -82,5 +116,7 @@ export function checkTargetUrl(url: string | URL, rules: OutboundRules): TargetC
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     return { allowed: false, reason: 'must use http or https' };
   if (parsed.username || parsed.password) return { allowed: false, reason: 'must not carry credentials; use a header' };
+  const own = checkNotChronos(parsed, rules);
+  if (!own.allowed) return own;
   return checkHostname(parsed.hostname, rules);
 }

@@ -17,6 +17,7 @@ import { DynamoSigningSecretRepository } from '#adapters/dynamodb/signing-secret
 import { JOBS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { probeTable } from '#adapters/dynamodb/table-probe';
 import { DynamoTenantRepository } from '#adapters/dynamodb/tenant-repository';
+import { DynamoTriggerRateLimiter } from '#adapters/dynamodb/trigger-rate-limiter';
 import { ENV, intEnv, listEnv, requiredEnv } from '#adapters/environment';
 import { targetResolver } from '#adapters/http/guarded-lookup';
 import { FetchHttpInvoker } from '#adapters/http/invoker';
@@ -185,6 +186,8 @@ export const admissionDeps = once(
     activeJobs: new DynamoActiveJobLimiter(documentClient(), tenantsTable(), requiredEnv(ENV.jobsTable)),
   }),
 );
+/** The trigger bucket: runs created outside the schedule (trigger, PATCH, resume catch-up, re-drive). */
+export const triggerRateLimiter = once(() => new DynamoTriggerRateLimiter(documentClient(), tenantsTable()));
 /** The most calls the executor fleet can have in flight; unset: no bound, every run takes its slot. */
 export const executorMaxCallsInFlight = once(() => intEnv(ENV.executorMaxCallsInFlight, Number.POSITIVE_INFINITY));
 /** Per-tenant in-flight slots (executor). */

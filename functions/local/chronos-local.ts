@@ -14,6 +14,7 @@ import { type RunningApiGateway, startApiGateway } from './api-gateway.ts';
 import { startCloudWatchMetrics } from './emulators/cloudwatch-metrics.ts';
 import { type RunningEmulator, startDynamoDbLocal } from './emulators/dynamodb-local.ts';
 import { startSqsEmulator } from './emulators/fauxqs.ts';
+import { freePort } from './emulators/free-port.ts';
 import { createLocalClients, type LocalEndpoints } from './emulators/local-clients.ts';
 import { functionEnvironment, setEnvironment } from './function-environment.ts';
 import { type HandlerOverrides, loadHandlers, needsRealHandlers } from './handler-modules.ts';
@@ -118,6 +119,8 @@ export const LOCAL_DEFAULT_QUOTAS: TenantQuotas = {
   ...DEFAULT_QUOTAS,
   createsPerSecond: 200,
   createBurst: 500,
+  triggersPerSecond: 200,
+  triggerBurst: 500,
   maxConcurrentRuns: 32,
 };
 /**
@@ -157,6 +160,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     cleanups.length = 0;
   };
 
+  const runs = (component: LocalComponent) => options.components?.[component] ?? true;
   try {
     const onStarted = (emulator: RunningEmulator) => cleanups.push(() => emulator.stop());
     const emulators = options.endpoints ?? (await startEmulators(onStarted));
@@ -181,8 +185,16 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     const tenantId = options.tenantId ?? DEFAULT_DEV_TENANT_ID;
     const tenants = localTenants(clients.dynamodb, resources.tables.tenants, new LocalSecretCipher(LOCAL_SECRETS_KEY));
     const signingSecret = await ensureDevTenant(tenants, tenantId, token);
+
+    // Known before the functions' environment is set: the API's own port is refused as a target.
+    const apiPort = runs('api') ? options.port || (await freePort()) : undefined;
+    // A local Chronos already running in this process (the other half of a split setup) shares
+    // this environment: the ports it refuses stay refused.
+    const sharedPorts = (process.env[ENV.chronosLocalPorts] ?? '').split(',').filter(Boolean).map(Number);
     const environment = functionEnvironment({
       endpoints,
+      ...(apiPort === undefined ? {} : { apiPort }),
+      otherOwnPorts: sharedPorts,
       resources,
       quotas: { ...LOCAL_DEFAULT_QUOTAS, ...options.quotas },
       secretsLocalKey: LOCAL_SECRETS_KEY,
@@ -202,7 +214,8 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       targetDnsServers: options.targetDnsServers,
     });
     if (needsRealHandlers(ROUTES, options.handlers)) {
-      const signature = JSON.stringify(environment);
+      // The own ports differ per instance (each its API port) and are merged, not compared.
+      const signature = JSON.stringify({ ...environment, [ENV.chronosLocalPorts]: undefined });
       if (realHandlersEnvironment !== undefined && realHandlersEnvironment !== signature) {
         throw new Error(
           'The real handler modules are already loaded in this process with other endpoints or names; ' +
@@ -213,7 +226,6 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     }
     const restoreEnvironment = setEnvironment(environment);
     cleanups.push(restoreEnvironment);
-    const runs = (component: LocalComponent) => options.components?.[component] ?? true;
     const handlers = await loadHandlers(ROUTES, withoutUnusedHandlers(options.handlers, runs));
 
     const api: RunningApiGateway | undefined = runs('api')
@@ -221,7 +233,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           handlers: handlers.api,
           authorizer: handlers.authorizer,
           routes: ROUTES,
-          port: options.port ?? 0,
+          port: apiPort ?? 0,
           host: options.host,
           functionTimeoutSeconds: API_TIMEOUT_SECONDS,
           log,

@@ -14,6 +14,10 @@ import type { ProvisionedResources } from './provision.ts';
 
 export interface FunctionSettings {
   endpoints: LocalEndpoints;
+  /** The local API's port, refused as a target with the emulators' (CHRONOS_LOCAL_PORTS). */
+  apiPort?: number;
+  /** More ports to refuse: those of another local Chronos sharing this process. */
+  otherOwnPorts?: number[];
   resources: ProvisionedResources;
   /** The stage's default quotas (QUOTA_* variables). */
   quotas: TenantQuotas;
@@ -35,6 +39,24 @@ export interface FunctionSettings {
   targetDnsServers?: readonly string[];
   /** Hex SHA-256 of the operator (admin scope) token; unset: no admin token works. */
   adminTokenSha256?: string;
+}
+
+/**
+ * Ports of this machine that are Chronos' own: the local API's and each emulator's on the loopback
+ * interface. A target there would reach Chronos' tables and queues, or its own API, so the URL
+ * guard refuses them even with loopback allowed.
+ */
+export function localChronosPorts(
+  settings: Pick<FunctionSettings, 'endpoints' | 'apiPort' | 'otherOwnPorts'>,
+): number[] {
+  const { dynamodb, sqs, cloudwatch } = settings.endpoints;
+  const ports = [dynamodb, sqs, cloudwatch].flatMap((endpoint) => {
+    if (endpoint === undefined) return [];
+    const url = new URL(endpoint);
+    return [url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port)];
+  });
+  const api = settings.apiPort === undefined ? [] : [settings.apiPort];
+  return [...new Set([...api, ...ports, ...(settings.otherOwnPorts ?? [])])];
 }
 
 /** The variables, by name. */
@@ -73,6 +95,7 @@ export function functionEnvironment(settings: FunctionSettings): Record<string, 
     [ENV.secretsLocalKey]: settings.secretsLocalKey,
     // Local targets run on this machine; a deployed stack refuses loopback unless configured.
     [ENV.allowLoopbackTargets]: String(settings.allowLoopbackTargets),
+    [ENV.chronosLocalPorts]: localChronosPorts(settings).join(','),
     [OBSERVABILITY_ENV.metricsTable]: settings.resources.tables.metrics,
     [OBSERVABILITY_ENV.monitoredDispatchQueueUrl]: settings.resources.queues.dispatch.url,
     [OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl]: settings.resources.queues.deadLetter.url,

@@ -171,6 +171,20 @@ export class StatelessStack extends Stack {
     // Notifications never taken by their endpoint alarm on the same topic as everything else.
     this.notifier.deadLetterAlarm.addAlarmAction(new actions.SnsAction(this.observability.topic));
     this.notifier.deadLetterAlarm.addOkAction(new actions.SnsAction(this.observability.topic));
+    // Chronos' own API is never a target (a job calling its own trigger route would loop): every
+    // function that checks or calls a target URL (create and PATCH, the executor, the onFailure notifier) knows its host.
+    const apiHosts = [
+      `${this.api.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}`,
+      ...config.apiHostAliases,
+    ];
+    for (const fn of [
+      ...this.apiHandlers.functions.values(),
+      this.executor.function,
+      this.completion.function,
+      this.notifier.function,
+    ]) {
+      fn.addEnvironment(ENV.chronosApiHosts, apiHosts.join(','));
+    }
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the Chronos API stage' });
   }
 }

@@ -181,15 +181,27 @@ describe('triggering a paused job', () => {
     expect(await runsOf(job.jobId)).toEqual([]);
   });
 
-  it('does not skip the retry of a triggered run while the job is paused', async () => {
+  it('refuses to trigger a paused recurring job (409): pause stops a job that triggers itself', async () => {
+    const job = await createJob({
+      target: { url: target.url('/paused-recurring') },
+      schedule: { type: 'interval', everySeconds: 3600, startAt: iso(Date.now() + 3_600_000) },
+    });
+    expect(statusOf(await api('POST', `/v1/jobs/${job.jobId}/pause`))).toBe(200);
+
+    expect(statusOf(await api('POST', `/v1/jobs/${job.jobId}/trigger`))).toBe(409);
+    expect(await runsOf(job.jobId)).toEqual([]);
+  });
+
+  it('does not skip the retry of a run triggered before the pause', async () => {
     const job = await createJob({
       target: { url: target.url('/flaky-trigger') },
       schedule: { type: 'interval', everySeconds: 3600, startAt: iso(Date.now() + 3_600_000) },
       retry: { maxAttempts: 3, initialDelaySeconds: 1, maxDelaySeconds: 5 },
     });
-    expect(statusOf(await api('POST', `/v1/jobs/${job.jobId}/pause`))).toBe(200);
-
     expect(statusOf(await api('POST', `/v1/jobs/${job.jobId}/trigger`))).toBe(202);
+    // Its first attempt answers 503 with Retry-After: 2; the job is paused before the retry.
+    await target.waitForCalls('/flaky-trigger', 1, 10_000);
+    expect(statusOf(await api('POST', `/v1/jobs/${job.jobId}/pause`))).toBe(200);
 
     const runs = await eventually(
       () => runsOf(job.jobId),

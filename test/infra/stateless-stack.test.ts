@@ -314,6 +314,32 @@ describe('executor', () => {
   }, 60_000);
 });
 
+describe("Chronos' own API host", () => {
+  it('is known to every function that checks or calls a target URL: the API handlers, the executor, the completion', () => {
+    const { apiHandlers, executor, completion, api } = chronos.stateless;
+    const restApiId = chronos.stateless.resolve(api.api.restApiId);
+    for (const fn of [...apiHandlers.functions.values(), executor.function, completion.function]) {
+      const hosts = functionResource(fn).Properties.Environment.Variables[ENV.chronosApiHosts];
+      expect(JSON.stringify(hosts)).toContain(JSON.stringify(restApiId));
+      expect(JSON.stringify(hosts)).toContain('.execute-api.');
+    }
+  });
+
+  it("adds the stage's apiHostAliases (a custom domain) to it", () => {
+    const devBlock = (CDK_JSON_CONTEXT['chronos:stages'] as Record<string, object>).dev;
+    const aliased = buildChronosAppForProperties({
+      'chronos:stages': { dev: { ...devBlock, apiHostAliases: ['Chronos.Example.com'] } },
+    });
+    const functions = Template.fromStack(aliased.stateless).findResources('AWS::Lambda::Function', {
+      Properties: { Description: Match.stringLikeRegexp('executor') },
+    });
+    const [executor] = Object.values(functions);
+    expect(JSON.stringify(executor?.Properties.Environment.Variables[ENV.chronosApiHosts])).toContain(
+      ',chronos.example.com',
+    );
+  }, 60_000);
+});
+
 describe('completion handler', () => {
   it('reads the runs stream from the start, filtered to terminal and queue transitions, with bounded retries', () => {
     const { completion } = chronos.stateless;

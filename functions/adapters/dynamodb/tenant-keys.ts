@@ -16,5 +16,6 @@ export const tenantKeys = {
   signingSecret: (tenantId: string, secretId: string) => ({ pk: `TENANT#${tenantId}`, sk: `SIGNING#${secretId}` }),
   signingSecretPrefix: 'SIGNING#',
   createBucket: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'BUCKET#create' }),
+  triggerBucket: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'BUCKET#trigger' }),
   runSlots: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'SLOTS#runs' }),
 } as const;

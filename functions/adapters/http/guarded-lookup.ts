@@ -13,7 +13,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { Resolver as DnsResolver, lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { Agent } from 'undici';
+import { Agent, buildConnector } from 'undici';
 import { checkAddress, type OutboundRules } from '#core/url-guard';
 import { BlockedTargetError } from './outbound-errors.ts';
 
@@ -113,7 +113,20 @@ export function guardedLookup(rules: OutboundRules, resolve: Resolver = defaultT
   };
 }
 
-/** An undici dispatcher whose every new connection goes through guardedLookup. */
+/**
+ * An undici dispatcher whose every new connection goes through guardedLookup. A connection to one
+ * of Chronos' own loopback ports (rules.ownLoopbackPorts: the local API, the emulators) resolves
+ * with loopback refused, so a public name that resolves to 127.0.0.1 cannot reach them either.
+ */
 export function guardedAgent(rules: OutboundRules, resolve: Resolver = defaultTargetResolver): Agent {
-  return new Agent({ connect: { lookup: guardedLookup(rules, resolve) } });
+  const ownPorts = new Set(rules.ownLoopbackPorts ?? []);
+  if (ownPorts.size === 0) return new Agent({ connect: { lookup: guardedLookup(rules, resolve) } });
+  const anyPort = buildConnector({ lookup: guardedLookup(rules, resolve) });
+  const ownPort = buildConnector({ lookup: guardedLookup({ ...rules, allowLoopback: false }, resolve) });
+  return new Agent({
+    connect: (options, callback) => {
+      const port = options.port === '' ? (options.protocol === 'https:' ? 443 : 80) : Number(options.port);
+      (ownPorts.has(port) ? ownPort : anyPort)(options, callback);
+    },
+  });
 }

@@ -17,13 +17,17 @@ export interface TenantRepository {
   findGrant(tokenSha256: string): Promise<TokenGrant | undefined>;
 }
 
-/** A per-tenant token bucket (create rate). */
+/** A per-tenant token bucket (create rate, trigger rate). */
 export interface RateLimiter {
-  /** Takes one token; when the bucket is empty, how many seconds until one is there. */
+  /**
+   * Takes `count` tokens (default 1; at most the burst, see tokensFor), all or none; when there
+   * are not enough, how many seconds until there are.
+   */
   take(
     tenantId: string,
     limits: BucketLimits,
     now: number,
+    count?: number,
   ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
 }
 

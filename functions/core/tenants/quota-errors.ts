@@ -1,8 +1,14 @@
 /** Quota refusals; the API maps both to 429 (see handlers/api/quota-errors.ts). */
 
+/** Which bucket ran dry: job creations (POST /v1/jobs) or runs created outside the schedule. */
+export type RateLimitedSubject = 'jobs' | 'runs';
+
 /** Too many requests in too short a time: retry after `retryAfterSeconds`. */
 export class RateLimitedError extends Error {
-  constructor(public readonly retryAfterSeconds: number) {
+  constructor(
+    public readonly retryAfterSeconds: number,
+    public readonly subject: RateLimitedSubject = 'jobs',
+  ) {
     super(`too many requests; retry after ${retryAfterSeconds} s`);
     this.name = 'RateLimitedError';
   }

@@ -9,6 +9,13 @@ export interface TenantQuotas {
   createsPerSecond: number;
   /** ...and the burst the bucket holds. */
   createBurst: number;
+  /**
+   * Token bucket of the runs created outside the schedule (trigger, a PATCHed schedule due at
+   * once, resume catch-up, dead-letter re-drive): sustained runs per second...
+   */
+  triggersPerSecond: number;
+  /** ...and the burst the bucket holds. */
+  triggerBurst: number;
   /** Recurring schedules may not fire more often than this. */
   minIntervalSeconds: number;
   /** Target body plus headers (plain and secret), in bytes. */
@@ -21,6 +28,8 @@ export const QUOTA_KEYS = [
   'maxActiveJobs',
   'createsPerSecond',
   'createBurst',
+  'triggersPerSecond',
+  'triggerBurst',
   'minIntervalSeconds',
   'maxPayloadBytes',
   'maxConcurrentRuns',
@@ -31,6 +40,8 @@ export const DEFAULT_QUOTAS: TenantQuotas = {
   maxActiveJobs: 10_000,
   createsPerSecond: 10,
   createBurst: 50,
+  triggersPerSecond: 5,
+  triggerBurst: 20,
   minIntervalSeconds: 1,
   maxPayloadBytes: 64 * 1024,
   maxConcurrentRuns: 5,

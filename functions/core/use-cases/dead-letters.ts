@@ -8,6 +8,7 @@ import type { DispatchMessage, Run } from '../model.ts';
 import type { JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
 import { parseRunId } from '../run-id.ts';
 import { sendRuns } from '../runs/send-runs.ts';
+import type { RunCreationMeter } from '../tenants/run-creation-meter.ts';
 import { newRun } from './new-run.ts';
 
 /** Records the run of a dead-lettered message; false when the run had already ended otherwise. */
@@ -30,6 +31,8 @@ export interface RedriveDeps {
   runs: RunRepository;
   dispatcher: RunDispatcher;
   config: { retentionDays: number };
+  /** The tenant's trigger bucket (the API always passes it): a re-drive is a run created by hand. */
+  meter?: RunCreationMeter;
 }
 
 /** Re-drives a dead-lettered run of the tenant as a new attempt of the same occurrence, now. */
@@ -45,6 +48,7 @@ export async function redriveRun(deps: RedriveDeps, tenantId: string, runId: str
 
   if (run.attempt >= MAX_ATTEMPT_NUMBER)
     throw new ConflictError(`run ${runId} is attempt ${run.attempt}, the last an occurrence can have`);
+  await deps.meter?.take(1);
   const next = newRun(run, run.scheduledFor, run.attempt + 1, now, deps.config.retentionDays);
   const created = await deps.runs.createIfAbsent(next);
   if (!created.created) throw new ConflictError(`run ${runId} was already re-driven as ${next.runId}`);

@@ -24,6 +24,10 @@
  * left to that run's completion. A recurring job whose catch-up runs include its final occurrence
  * is completed by that run's completion, after it ran; sent only once the job is ACTIVE, so no
  * catch-up run is skipped as paused.
+ *
+ * Catch-up runs are runs created by hand: before any is created, resume takes one token per
+ * catch-up run (at most the whole bucket) from the tenant's trigger bucket, and a refusal
+ * (RateLimitedError, 429) leaves the job PAUSED with nothing created.
  */
 import { dueShardOf } from '../due-shard.ts';
 import { ConflictError } from '../errors.ts';
@@ -32,6 +36,7 @@ import type { DispatchMessage, Run } from '../model.ts';
 import type { StoredJob } from '../ports.ts';
 import { sendRuns } from '../runs/send-runs.ts';
 import { DEFAULT_MISFIRE_CAP, resolveMisfire } from '../schedule/index.ts';
+import type { RunCreationMeter } from '../tenants/run-creation-meter.ts';
 import { changeJob, nextVersionOf, withoutDueEntry, withoutPauseState } from './change-job.ts';
 import { completeIfExhausted } from './complete-exhausted.ts';
 import { discardQueuedRunsAfter } from './discard-queued-runs.ts';
@@ -71,8 +76,16 @@ export async function pauseJob(deps: PauseDeps, tenantId: string, jobId: string,
 }
 
 /** PAUSED → ACTIVE; ConflictError from any other state. Returns the job after any immediate materialization. */
-export async function resumeJob(deps: ResumeDeps, tenantId: string, jobId: string, now: number): Promise<StoredJob> {
+export async function resumeJob(
+  deps: ResumeDeps,
+  tenantId: string,
+  jobId: string,
+  now: number,
+  meter?: RunCreationMeter,
+): Promise<StoredJob> {
   let catchUp: Run[] = [];
+  // Tokens already taken for catch-up runs: a write that lost a race and decides again pays only the difference.
+  let metered = 0;
   const { after } = await changeJob(deps.jobs, tenantId, jobId, async (job) => {
     catchUp = [];
     if (job.status !== 'PAUSED') {
@@ -97,6 +110,10 @@ export async function resumeJob(deps: ResumeDeps, tenantId: string, jobId: strin
       DEFAULT_MISFIRE_CAP,
       0,
     );
+    if (meter && missed.fire.length > metered) {
+      await meter.take(missed.fire.length - metered);
+      metered = missed.fire.length;
+    }
     // Runs before the job write: if this write loses, the same deterministic runs are found again,
     // never lost. The last one ends a schedule with nothing after it: its completion completes the job.
     catchUp = await createMissed(deps, job, missed.fire, missed.nextFireAt === undefined, now);

@@ -13,12 +13,19 @@
  * making another call. The run records its key: two requests with different keys that bound the
  * same millisecond never share it, the second moves on (and its key with it). Without the header
  * every request is a new run.
+ *
+ * Every trigger takes a token from the tenant's trigger bucket before it writes anything (a
+ * replay with its Idempotency-Key too: it is a request to create), so a job that triggers itself
+ * through its own call is held to `triggersPerSecond`. A PAUSED job is not triggered (409): pause
+ * stops such a loop at its next turn. A triggered run created before the pause, and its retries,
+ * still run (they carry the trigger mark); each turn of a loop needs a new trigger, which is refused.
  */
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Run } from '../model.ts';
 import type { JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
 import { sendRuns } from '../runs/send-runs.ts';
 import { occurrencesBetween, type ScheduleSpec } from '../schedule/index.ts';
+import type { RunCreationMeter } from '../tenants/run-creation-meter.ts';
 import { newRun } from './new-run.ts';
 
 /** How long an Idempotency-Key keeps pointing at its trigger. */
@@ -32,6 +39,8 @@ export interface TriggerJobDeps {
   runs: RunRepository;
   dispatcher: RunDispatcher;
   config: { retentionDays: number };
+  /** The tenant's trigger bucket (the API always passes it). */
+  meter?: RunCreationMeter;
 }
 
 /** `at`, or the first millisecond after it that is not a slot of `schedule`. */
@@ -59,6 +68,8 @@ export async function triggerJob(
     // Its single run decides the job's status, paused or not; PATCH schedule.at to run it sooner.
     throw new ConflictError(`job ${jobId} is a one-time job that has not run yet; change its schedule.at instead`);
   }
+  if (job.status === 'PAUSED') throw new ConflictError(`job ${jobId} is PAUSED; resume it first`);
+  await deps.meter?.take(1);
 
   const expiresAt = Math.floor(now / 1000) + TRIGGER_KEY_TTL_SECONDS;
   let scheduledFor = offSchedule(job.schedule, now);

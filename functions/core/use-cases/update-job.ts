@@ -11,12 +11,19 @@
  * an executor has already claimed, or one created by a scan racing with the change, may still
  * run. A job due within the horizon is materialized at once. A quarantined job (the scanner could
  * not plan or advance it) leaves quarantine with a new schedule: it goes back into the due-index.
+ *
+ * A new schedule materialized at once (an ACTIVE job whose first slot is within the horizon)
+ * restarts the job now, outside what its schedule would have done: such a PATCH takes one token
+ * from the tenant's trigger bucket before it writes, so re-PATCHing a job to fire now is held to
+ * `triggersPerSecond` like a trigger. One token per PATCH, not per run: the runs it materializes
+ * are the new schedule's own, and those the old one had materialized ahead are discarded.
  */
 import { dueShardOf } from '../due-shard.ts';
 import { ConflictError } from '../errors.ts';
 import { requireFirstFireAt } from '../first-occurrence.ts';
 import type { JobStatus } from '../model.ts';
 import type { StoredJob } from '../ports.ts';
+import type { RunCreationMeter } from '../tenants/run-creation-meter.ts';
 import type { JobChange } from '../update-input.ts';
 import { changeJob, nextVersionOf, withoutDueEntry } from './change-job.ts';
 import { discardQueuedRunsAfter } from './discard-queued-runs.ts';
@@ -33,13 +40,25 @@ export async function updateJob(
   change: JobChange,
   expectedVersion: number,
   now: number,
+  meter?: RunCreationMeter,
 ): Promise<StoredJob> {
-  const { after } = await changeJob(deps.jobs, tenantId, jobId, (job) => {
+  let metered = false;
+  const { after } = await changeJob(deps.jobs, tenantId, jobId, async (job) => {
     if (FINISHED_STATUSES.includes(job.status)) throw new ConflictError(`job ${jobId} is ${job.status}`);
     if (job.version !== expectedVersion) {
       throw new ConflictError(`job ${jobId} is at version ${job.version}, not ${expectedVersion}; re-read it`);
     }
-    return { write: applyChange(job, change, deps.config.shardCount, now) };
+    const write = applyChange(job, change, deps.config.shardCount, now);
+    if (
+      !metered &&
+      change.schedule &&
+      write.nextFireAt !== undefined &&
+      write.nextFireAt <= now + deps.config.horizonMs
+    ) {
+      await meter?.take(1);
+      metered = true;
+    }
+    return { write };
   });
   if (!change.schedule) return after;
 

@@ -1,13 +1,20 @@
 /**
  * What create-job and update-job do for tenants before a job is written: the tenant's quotas
  * (body quotas → 400, create rate → 429 with Retry-After, active jobs → 429) and sealing the
- * secret headers into the target, so that they reach storage encrypted only.
+ * secret headers into the target, so that they reach storage encrypted only. Also the meter of
+ * runs created outside the schedule (trigger, PATCH, resume, re-drive → 429 with Retry-After).
  */
 import type { NewJobFields } from '#core/job-input';
 import { sealSecretHeaders } from '#core/secrets/secret-headers';
 import { admitNewJob, checkBodyQuotas } from '#core/tenants/admit-job';
+import { type RunCreationMeter, runCreationMeter } from '#core/tenants/run-creation-meter';
 import type { JobChange } from '#core/update-input';
-import { admissionDeps, quotasOf, secretCipher } from '../wiring.ts';
+import { admissionDeps, quotasOf, secretCipher, triggerRateLimiter } from '../wiring.ts';
+
+/** The tenant's trigger bucket for one request at `now`; the tenant's quotas are read only if it is used. */
+export function runMeterOf(tenantId: string, now: number): RunCreationMeter {
+  return runCreationMeter(triggerRateLimiter(), tenantId, () => quotasOf(tenantId), now);
+}
 
 /**
  * Admits a new job and seals its secret headers; `create` writes it. The active-job reservation

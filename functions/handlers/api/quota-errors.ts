@@ -1,6 +1,7 @@
 /**
  * middy error mapping of quota refusals, registered after httpErrors() so it answers first:
- * RateLimitedError → 429 RATE_LIMITED with Retry-After, QuotaExceededError → 429 QUOTA_EXCEEDED.
+ * RateLimitedError → 429 RATE_LIMITED with Retry-After (the create bucket of POST /v1/jobs, or
+ * the trigger bucket of the routes that create runs by hand), QuotaExceededError → 429 QUOTA_EXCEEDED.
  * Anything else is left to httpErrors().
  */
 import type { MiddlewareObj } from '@middy/core';
@@ -11,9 +12,14 @@ import { errorResponse } from './responses.ts';
 /** The response for a quota error, or undefined for any other error. */
 export function quotaResponseFor(error: unknown): APIGatewayProxyResult | undefined {
   if (error instanceof RateLimitedError) {
-    const response = errorResponse(429, 'RATE_LIMITED', 'Too many job creations; retry later', [
-      { field: 'body', reason: `this tenant may create jobs again in ${error.retryAfterSeconds} s` },
-    ]);
+    const response =
+      error.subject === 'jobs'
+        ? errorResponse(429, 'RATE_LIMITED', 'Too many job creations; retry later', [
+            { field: 'body', reason: `this tenant may create jobs again in ${error.retryAfterSeconds} s` },
+          ])
+        : errorResponse(429, 'RATE_LIMITED', 'Too many runs created outside the schedule; retry later', [
+            { field: 'triggersPerSecond', reason: `this tenant may create runs again in ${error.retryAfterSeconds} s` },
+          ]);
     return { ...response, headers: { ...response.headers, 'retry-after': String(error.retryAfterSeconds) } };
   }
   if (error instanceof QuotaExceededError) {

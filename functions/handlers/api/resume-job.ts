@@ -9,17 +9,22 @@ import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
 import { materializeDeps } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
+import { runMeterOf } from './job-admission.ts';
 import { etagOf } from './job-etag.ts';
 import { jobIdOf } from './path-id.ts';
+import { quotaErrors } from './quota-errors.ts';
 import { json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
 
 export async function resumeJob(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const tenantId = tenantOf(event);
   const jobId = jobIdOf(event);
-  const job = await resumeJobUseCase(materializeDeps(), tenantId, jobId, Date.now());
+  const now = Date.now();
+  const job = await resumeJobUseCase(materializeDeps(), tenantId, jobId, now, runMeterOf(tenantId, now));
   logger.info('job resumed', { tenantId, jobId, nextFireAt: job.nextFireAt });
   return json(200, jobView(job), { etag: etagOf(job.version) });
 }
 
-export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(resumeJob).use(httpErrors());
+export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(resumeJob)
+  .use(httpErrors())
+  .use(quotaErrors());

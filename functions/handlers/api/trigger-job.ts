@@ -11,7 +11,9 @@ import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
 import { jobRepository, runDispatcher, runRepository, schedulingConfig } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
+import { runMeterOf } from './job-admission.ts';
 import { jobIdOf } from './path-id.ts';
+import { quotaErrors } from './quota-errors.ts';
 import { json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
 
@@ -33,15 +35,24 @@ export async function triggerJob(event: APIGatewayProxyEvent): Promise<APIGatewa
   const tenantId = tenantOf(event);
   const jobId = jobIdOf(event);
   const key = idempotencyKeyOf(event);
+  const now = Date.now();
   const { run, replayed } = await triggerJobUseCase(
-    { jobs: jobRepository(), runs: runRepository(), dispatcher: runDispatcher(), config: schedulingConfig() },
+    {
+      jobs: jobRepository(),
+      runs: runRepository(),
+      dispatcher: runDispatcher(),
+      config: schedulingConfig(),
+      meter: runMeterOf(tenantId, now),
+    },
     tenantId,
     jobId,
-    Date.now(),
+    now,
     key,
   );
   logger.info('job triggered', { tenantId, jobId, runId: run.runId, replayed });
   return json(202, runView(run), replayed ? { 'idempotent-replayed': 'true' } : {});
 }
 
-export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(triggerJob).use(httpErrors());
+export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(triggerJob)
+  .use(httpErrors())
+  .use(quotaErrors());

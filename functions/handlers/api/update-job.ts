@@ -19,9 +19,10 @@ import { instrumented } from '../observability.ts';
 import { materializeDeps, outboundRules } from '../wiring.ts';
 import { bodyLimit } from './body-limit.ts';
 import { httpErrors } from './http-errors.ts';
-import { admittedChange } from './job-admission.ts';
+import { admittedChange, runMeterOf } from './job-admission.ts';
 import { etagOf, ifMatchVersionOf } from './job-etag.ts';
 import { jobIdOf } from './path-id.ts';
+import { quotaErrors } from './quota-errors.ts';
 import { errorResponse, json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
 
@@ -43,13 +44,22 @@ export async function updateJob(event: APIGatewayProxyEvent): Promise<APIGateway
   const parsed = parseUpdateJobRequest(event.body as unknown as UpdateJobInput, now, outboundRules());
   // The tenant's body quotas (minimum interval, payload size); secret headers sealed.
   const change = await admittedChange(tenantId, parsed);
-  const job = await updateJobUseCase(materializeDeps(), tenantId, jobId, change, expectedVersion, now);
+  const job = await updateJobUseCase(
+    materializeDeps(),
+    tenantId,
+    jobId,
+    change,
+    expectedVersion,
+    now,
+    runMeterOf(tenantId, now),
+  );
   logger.info('job updated', { tenantId, jobId, version: job.version, fields: Object.keys(change) });
   return json(200, jobView(job), { etag: etagOf(job.version) });
 }
 
 export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(updateJob)
   .use(httpErrors())
+  .use(quotaErrors())
   .use(bodyLimit(MAX_REQUEST_BODY_BYTES))
   .use(httpJsonBodyParser({ disableContentTypeCheck: true }))
   .use(validator({ eventSchema }));

@@ -1,10 +1,12 @@
 /**
  * Starts AWS's own DynamoDB Local (the jar shipped in the npm package amplify-dynamodb-simulator)
- * in memory on a free port. One instance per test suite: it slows down as stream records pile up.
+ * in memory on a free port of 127.0.0.1 only (DynamoDbLocalOnLoopback.java: DynamoDB Local alone
+ * would listen on every interface). One instance per test suite: it slows down as stream records pile up.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { freePort } from './free-port.ts';
 import { ensureJava } from './java.ts';
@@ -15,6 +17,8 @@ export interface RunningEmulator {
 }
 
 const STARTUP_TIMEOUT_MS = 30_000;
+/** Java source run by the single-file launcher: DynamoDB Local bound to 127.0.0.1. */
+const LOOPBACK_LAUNCHER = fileURLToPath(new URL('./DynamoDbLocalOnLoopback.java', import.meta.url));
 
 function emulatorDirectory(): string {
   const require = createRequire(import.meta.url);
@@ -31,8 +35,10 @@ export async function startDynamoDbLocal(options: { port?: number } = {}): Promi
     [
       `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
       '-Xmx1g',
-      '-jar',
-      join(dir, 'DynamoDBLocal.jar'),
+      '-cp',
+      [join(dir, 'DynamoDBLocal.jar'), join(dir, 'DynamoDBLocal_lib', '*')].join(delimiter),
+      // Loopback only: DynamoDB Local answers anyone who can reach it, with any credentials.
+      LOOPBACK_LAUNCHER,
       '-inMemory',
       '-sharedDb',
       '-disableTelemetry',

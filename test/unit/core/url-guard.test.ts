@@ -221,3 +221,35 @@ describe('a refused target', () => {
     expect(isRetryable({ errorType: 'connection' }, policy)).toBe(true);
   });
 });
+
+describe('Chronos itself is never a target', () => {
+  const LOCAL: OutboundRules = { allowLoopback: true, ownLoopbackPorts: [8000, 4566, 3000] };
+  const DEPLOYED: OutboundRules = { allowLoopback: false, ownHosts: ['abc123.execute-api.eu-west-1.amazonaws.com'] };
+
+  it.each([
+    'http://127.0.0.1:8000/',
+    'http://localhost:8000/',
+    'http://LOCALHOST.:4566/',
+    'http://api.localhost:3000/v1/jobs/x/trigger',
+    'http://127.0.0.2:8000/',
+    'http://2130706433:8000/',
+    'http://[::1]:4566/',
+    'http://[::ffff:127.0.0.1]:3000/',
+  ])('refuses its own local ports on any loopback spelling, loopback allowed or not: %s', (url) => {
+    expect(reasonOf(url, LOCAL)).toMatch(/port of Chronos itself/);
+    expect(reasonOf(url, STRICT)).toBeDefined();
+  });
+
+  it('still allows other loopback ports when loopback is allowed', () => {
+    expect(reasonOf('http://127.0.0.1:8001/', LOCAL)).toBeUndefined();
+    expect(reasonOf('http://localhost:9999/', LOCAL)).toBeUndefined();
+  });
+
+  it("refuses its own API host on any port and scheme, in any case, and not others' API hosts", () => {
+    expect(reasonOf('https://abc123.execute-api.eu-west-1.amazonaws.com/prod/v1/jobs/J/trigger', DEPLOYED)).toMatch(
+      /Chronos' own API/,
+    );
+    expect(reasonOf('http://ABC123.execute-api.eu-west-1.amazonaws.com.:8443/', DEPLOYED)).toMatch(/Chronos' own API/);
+    expect(reasonOf('https://other99.execute-api.eu-west-1.amazonaws.com/prod', DEPLOYED)).toBeUndefined();
+  });
+});

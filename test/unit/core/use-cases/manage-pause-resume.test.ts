@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '#core/errors';
+import { newRun } from '#core/use-cases/new-run';
 import { pauseJob, resumeJob } from '#core/use-cases/pause-resume-job';
 import { scanDueJobs } from '#core/use-cases/scan-due-jobs';
 import { every, NOW, setup, TENANT } from './manage-fixtures.ts';
@@ -214,8 +215,15 @@ describe('resume catch-up that ends the schedule, with triggers made during the 
       }),
     );
     await pauseJob(deps, TENANT, job.jobId, NOW + 10_000);
-    // Triggers run while paused; each is a run newer than every occurrence the pause missed.
-    for (let i = 0; i < 12; i++) await triggerJob(deps, TENANT, job.jobId, NOW + 5 * MINUTE + 1_000 + i * 1_000);
+    // A paused job is not triggered (409), but a trigger that read the job just before the pause
+    // creates its run after it: each such run is newer than every occurrence the pause missed.
+    const stored = await jobs.get(TENANT, job.jobId);
+    if (!stored) throw new Error('job missing');
+    for (let i = 0; i < 12; i++) {
+      const at = NOW + 5 * MINUTE + 1_000 + i * 1_000;
+      await deps.runs.createIfAbsent({ ...newRun(stored, at, 1, at, 7), triggered: true });
+    }
+    await expect(triggerJob(deps, TENANT, job.jobId, NOW + 6 * MINUTE)).rejects.toThrow(/PAUSED/);
 
     await resumeJob(deps, TENANT, job.jobId, NOW + 10 * MINUTE);
 
