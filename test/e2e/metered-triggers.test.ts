@@ -69,7 +69,7 @@ async function tenantByAdmin(name: string, ...quotas: string[]): Promise<Api & {
   const run = async (...argv: string[]) => {
     const lines: string[] = [];
     const io: AdminIo = {
-      env: { CHRONOS_TENANTS_TABLE: chronos.tables.tenants },
+      env: { CHRONOS_TENANTS_TABLE: chronos.tables.tenants, SECRETS_LOCAL_KEY: chronos.secretsLocalKey },
       out: (text) => lines.push(text),
       err: () => undefined,
     };

@@ -126,7 +126,7 @@ describe('one tenant cannot slow down the others', () => {
     });
     // Signed like every call, verified as the receiver would: the Standard Webhooks package, A's secret.
     expect(() =>
-      new Webhook(chronos.signingSecret).verify(delivered?.body ?? '', delivered?.headers as Record<string, string>),
+      new Webhook(a.signingSecret.secret).verify(delivered?.body ?? '', delivered?.headers as Record<string, string>),
     ).not.toThrow();
     // Delivered: it is not tried again.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
