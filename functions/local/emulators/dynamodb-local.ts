@@ -25,10 +25,28 @@ function emulatorDirectory(): string {
   return join(dirname(require.resolve('amplify-dynamodb-simulator/package.json')), 'emulator');
 }
 
-/** Starts DynamoDB Local and resolves once it answers ListTables. */
+/** Attempts on fresh ports when the one picked was taken before DynamoDB Local could bind it. */
+const BIND_ATTEMPTS = 3;
+
+/**
+ * Starts DynamoDB Local and resolves once it answers ListTables. A free port can be taken by
+ * another process in the second the JVM needs to start (parallel test files start their own):
+ * then it starts again on another one, unless the caller asked for that port.
+ */
 export async function startDynamoDbLocal(options: { port?: number } = {}): Promise<RunningEmulator> {
   ensureJava();
-  const port = options.port ?? (await freePort());
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnPort(options.port ?? (await freePort()));
+    } catch (error) {
+      if (options.port !== undefined || attempt >= BIND_ATTEMPTS || !(error instanceof PortTakenError)) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startOnPort(port: number): Promise<RunningEmulator> {
   const dir = emulatorDirectory();
   const child = spawn(
     'java',
@@ -55,7 +73,12 @@ export async function startDynamoDbLocal(options: { port?: number } = {}): Promi
   process.once('exit', stopOnExit);
 
   const endpoint = `http://127.0.0.1:${port}`;
-  await waitUntilReady(endpoint, child, () => stderr);
+  try {
+    await waitUntilReady(endpoint, child, () => stderr);
+  } catch (error) {
+    process.off('exit', stopOnExit);
+    throw error;
+  }
   return {
     endpoint,
     stop: async () => {
@@ -75,6 +98,10 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, stderr: () 
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   try {
     while (Date.now() < deadline) {
+      if (/Failed to bind/.test(stderr())) {
+        await killAndWait(child);
+        throw new PortTakenError(`DynamoDB Local could not bind its port: ${stderr()}`);
+      }
       if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with ${child.exitCode}: ${stderr()}`);
       try {
         await client.send(new ListTablesCommand({}));
