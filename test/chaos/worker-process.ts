@@ -154,7 +154,14 @@ for (let attempt = 1; ; attempt++) {
   try {
     await startLocalChronos({
       ...settings.shared,
-      components: { api: false, completion: false, deadLetters: false, executor: isExecutor, scanner: !isExecutor },
+      components: {
+        api: false,
+        completion: false,
+        deadLetters: false,
+        notifier: false,
+        executor: isExecutor,
+        scanner: !isExecutor,
+      },
       sqsConcurrency: settings.sqsConcurrency,
       scannerIntervalMs: settings.scannerIntervalMs,
       handlers: isExecutor ? { executor } : { scanner },
