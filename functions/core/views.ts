@@ -4,6 +4,7 @@ import type { Run, Schedule } from './model.ts';
 import type { StoredJob } from './ports.ts';
 import { DEFAULT_SLA_SECONDS, runTiming } from './run-timing.ts';
 import { redactedTarget } from './secrets/secret-headers.ts';
+import type { SigningSecretInfo } from './tenants/signing-secrets.ts';
 
 /** An instant as ISO-8601; null when absent, or not a representable instant (old data must not break a read). */
 const iso = (ms: number | undefined): string | null =>
@@ -115,5 +116,16 @@ export function jobView(job: StoredJob, latestRun?: Run, upcoming?: number[]) {
           completedAt: iso(latestRun.completedAt),
         }
       : null,
+  };
+}
+
+/** A signing secret as the API shows it: id, prefix and ISO dates, with its value only when just issued. */
+export function signingSecretView(info: SigningSecretInfo & { secret?: string }) {
+  return {
+    secretId: info.secretId,
+    prefix: info.prefix,
+    createdAt: iso(info.createdAt),
+    ...(info.expiresAt === undefined ? {} : { expiresAt: iso(info.expiresAt) }),
+    ...(info.secret === undefined ? {} : { secret: info.secret }),
   };
 }

@@ -127,7 +127,8 @@ describe('per-tenant signing secrets', () => {
       prefix: fresh.slice(0, 10),
       createdAt: rotated.body.createdAt,
     });
-    expect(previous.expiresAt - rotated.body.createdAt).toBe(24 * 3_600_000);
+    expect(Date.parse(previous.expiresAt) - Date.parse(rotated.body.createdAt)).toBe(24 * 3_600_000);
+    expect(rotated.body.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
     for (const secret of [gamma.secret, fresh]) expect(JSON.stringify(listed.body)).not.toContain(secret.slice(10, 30));
     // Another tenant's rotation touches nothing of this one.
     expect((await other.api('GET', '/v1/signing-secrets')).body).toEqual(bystanderBefore);

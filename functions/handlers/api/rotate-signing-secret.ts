@@ -11,6 +11,7 @@ import { transpileSchema } from '@middy/validator/transpile';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ulidIds } from '#adapters/ulid-ids';
 import { DEFAULT_OVERLAP_HOURS, rotateSigningSecret } from '#core/tenants/signing-secrets';
+import { signingSecretView } from '#core/views';
 import rotateSchema from '#schemas/rotate-signing-secret.json' with { type: 'json' };
 import { logger } from '../logger.ts';
 import { tracer } from '../observability.ts';
@@ -38,7 +39,7 @@ export async function rotateSigningSecretHandler(event: APIGatewayProxyEvent): P
   );
   // The secret itself is never logged: only which one was issued.
   logger.info('signing secret rotated', { tenantId, secretId: issued.secretId, overlapHours });
-  return json(201, issued, { 'cache-control': 'no-store' });
+  return json(201, signingSecretView(issued), { 'cache-control': 'no-store' });
 }
 
 /** No body means the defaults: `{}` is what is validated. */
