@@ -3,9 +3,9 @@
  * partition (tenant-keys.ts). A rotation is one transaction: the tenant must exist, the new
  * secret is put, the previous ones get their expiry and the expired ones are deleted.
  */
-import { type DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError } from '#core/errors';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SigningSecretStore, StoredSigningSecret } from '#core/tenants/signing-secrets';
+import { tenantItemsWithPrefix, writeForExistingTenant } from './tenant-items.ts';
 import { tenantKeys } from './tenant-keys.ts';
 
 export class DynamoSigningSecretRepository implements SigningSecretStore {
@@ -20,69 +20,35 @@ export class DynamoSigningSecretRepository implements SigningSecretStore {
     remove: readonly string[],
   ): Promise<void> {
     const { tenantId } = secret;
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: this.tableName,
-                Key: tenantKeys.tenant(tenantId),
-                ConditionExpression: 'attribute_exists(pk)',
-              },
-            },
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: { ...tenantKeys.signingSecret(tenantId, secret.secretId), kind: 'signing-secret', ...secret },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            ...expire.map(({ secretId, expiresAt }) => ({
-              Update: {
-                TableName: this.tableName,
-                Key: tenantKeys.signingSecret(tenantId, secretId),
-                UpdateExpression: 'SET expiresAt = :at',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeValues: { ':at': expiresAt },
-              },
-            })),
-            ...remove.map((secretId) => ({
-              Delete: { TableName: this.tableName, Key: tenantKeys.signingSecret(tenantId, secretId) },
-            })),
-          ],
-        }),
-      );
-    } catch (error) {
-      if ((error as Error).name === 'TransactionCanceledException') {
-        const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
-        if (reasons[0]?.Code === 'ConditionalCheckFailed') throw new NotFoundError(`tenant ${tenantId}`);
-      }
-      throw error;
-    }
+    await writeForExistingTenant(this.client, this.tableName, tenantId, [
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: { ...tenantKeys.signingSecret(tenantId, secret.secretId), kind: 'signing-secret', ...secret },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      ...expire.map(({ secretId, expiresAt }) => ({
+        Update: {
+          TableName: this.tableName,
+          Key: tenantKeys.signingSecret(tenantId, secretId),
+          UpdateExpression: 'SET expiresAt = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': expiresAt },
+        },
+      })),
+      ...remove.map((secretId) => ({
+        Delete: { TableName: this.tableName, Key: tenantKeys.signingSecret(tenantId, secretId) },
+      })),
+    ]);
   }
 
   async list(tenantId: string): Promise<StoredSigningSecret[]> {
-    const secrets: StoredSigningSecret[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: {
-            ':pk': tenantKeys.tenant(tenantId).pk,
-            ':prefix': tenantKeys.signingSecretPrefix,
-          },
-          // A rotation must see the secrets the previous one wrote.
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      secrets.push(...(page.Items ?? []).map(storedOf));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return secrets;
+    // Consistent: a rotation must see the secrets the previous one wrote.
+    const items = await tenantItemsWithPrefix(this.client, this.tableName, tenantId, tenantKeys.signingSecretPrefix, {
+      consistent: true,
+    });
+    return items.map(storedOf);
   }
 }
 

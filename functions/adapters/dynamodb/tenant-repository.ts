@@ -7,15 +7,14 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   ScanCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError } from '#core/errors';
 import { tokenHash } from '#core/tenants/api-tokens';
 import type { ApiTokenInfo, IssuedToken, Tenant, TokenGrant } from '#core/tenants/model';
 import type { TenantRepository } from '#core/tenants/ports';
 import { isConditionFailure } from './conditional.ts';
+import { tenantItemsWithPrefix, writeForExistingTenant } from './tenant-items.ts';
 import { tenantKeys } from './tenant-keys.ts';
 
 interface TokenIdItem {
@@ -76,48 +75,16 @@ export class DynamoTenantRepository implements TenantRepository {
     const put = (Item: Record<string, unknown>) => ({
       Put: { TableName: this.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
     });
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: this.tableName,
-                Key: tenantKeys.tenant(token.tenantId),
-                ConditionExpression: 'attribute_exists(pk)',
-              },
-            },
-            put({ ...tenantKeys.tokenRecord(token.tenantId, token.tokenId), kind: 'token', ...info }),
-            put({ ...tenantKeys.tokenHash(hash), tenantId: token.tenantId, tokenId: token.tokenId }),
-            put({ ...tenantKeys.tokenId(token.tokenId), tenantId: token.tenantId, tokenHash: hash }),
-          ],
-        }),
-      );
-    } catch (error) {
-      if ((error as Error).name === 'TransactionCanceledException') {
-        const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
-        if (reasons[0]?.Code === 'ConditionalCheckFailed') throw new NotFoundError(`tenant ${token.tenantId}`);
-      }
-      throw error;
-    }
+    await writeForExistingTenant(this.client, this.tableName, token.tenantId, [
+      put({ ...tenantKeys.tokenRecord(token.tenantId, token.tokenId), kind: 'token', ...info }),
+      put({ ...tenantKeys.tokenHash(hash), tenantId: token.tenantId, tokenId: token.tokenId }),
+      put({ ...tenantKeys.tokenId(token.tokenId), tenantId: token.tenantId, tokenHash: hash }),
+    ]);
   }
 
   async listTokens(tenantId: string): Promise<ApiTokenInfo[]> {
-    const tokens: ApiTokenInfo[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': tenantKeys.tenant(tenantId).pk, ':prefix': tenantKeys.tokenRecordPrefix },
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      tokens.push(...(page.Items ?? []).map(tokenInfoOf));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return tokens;
+    const items = await tenantItemsWithPrefix(this.client, this.tableName, tenantId, tenantKeys.tokenRecordPrefix);
+    return items.map(tokenInfoOf);
   }
 
   async revokeToken(tokenId: string, now: number): Promise<boolean> {
