@@ -230,5 +230,10 @@ describe('DynamoRunRepository', () => {
     await expect(runs.listByJob('tenant-a', 'J-history', { limit: 5, cursor: wrongType })).rejects.toBeInstanceOf(
       ValidationError,
     );
+    // Attempt 000 is no run's key (attempts start at 1): found by the fuzz test as a 500 at the range's edge.
+    const noRun = Buffer.from(JSON.stringify({ ...key, sk: '0000000000000#000' })).toString('base64url');
+    await expect(runs.listByJob('tenant-a', 'J-history', { limit: 5, cursor: noRun })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
   });
 });

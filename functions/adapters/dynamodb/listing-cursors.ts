@@ -6,7 +6,11 @@
 import type { CursorSpec } from './cursor.ts';
 import { JOBS_TABLE, RUNS_TABLE } from './table-definitions.ts';
 
-const RUN_SORT_KEY = /^\d{13}#\d{3}$/;
+/**
+ * A run's sort key: 13-digit occurrence, then its attempt, 001 to 999. Attempt 000 is the lower
+ * bound of a job's key range, never a run: as a start key DynamoDB refuses it as outside the query.
+ */
+const RUN_SORT_KEY = /^\d{13}#(?!000)\d{3}$/;
 const { deadLetterIndex } = RUNS_TABLE;
 
 /** `GET /v1/jobs`: a key of the tenant's own partition of the jobs table. */
