@@ -9,13 +9,13 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BatchLeaseVisibility } from '#adapters/sqs/batch-lease-visibility';
 import { systemClock } from '#adapters/system-clock';
-import type { DispatchMessage } from '#core/model';
 import { type ExecuteRunDeps, executeRun, FailedBeforeCallError, RunBusyError } from '#core/use-cases/execute-run';
 import { MalformedMessageError, parseDispatchMessage } from './dispatch-message.ts';
 import { logger } from './logger.ts';
 import { addRunMetric, instrumentedWithMetrics, MetricUnit } from './observability.ts';
-import { deliveryTimingOf, RUN_METRICS, recordCallMetrics } from './run-metrics.ts';
-import { setAside } from './set-aside.ts';
+import { redeliveryBackoffSeconds } from './redelivery-backoff.ts';
+import { deliveryTimingOf, RUN_METRICS, receiveCountOf, recordCallMetrics } from './run-metrics.ts';
+import { readOrSetAside } from './set-aside.ts';
 import { patientRunSlots, runCapOf, sendBackLater } from './tenant-run-cap.ts';
 import {
   executorMaxCallsInFlight,
@@ -65,7 +65,12 @@ function recordHandlerFor(owner: string, visibility: BatchLeaseVisibility) {
       }),
     );
     try {
-      const message = readMessageOrSetAside(record);
+      const message = readOrSetAside(
+        'executor',
+        record,
+        () => parseDispatchMessage(record),
+        (error) => error instanceof MalformedMessageError,
+      );
       if (!message) return;
       keys = { tenantId: message.tenantId, jobId: message.jobId, runId: message.runId, attempt: message.attempt };
       /** Nothing was called and no claim is held: back within seconds, not after the queue's half hour. */
@@ -116,30 +121,13 @@ function recordHandlerFor(owner: string, visibility: BatchLeaseVisibility) {
 }
 
 /**
- * The run a record points at, or undefined for a record that is not a message Chronos could have
- * sent: it would fail the same way on every receive, so it is set aside (logged, counted, alarmed)
- * and acknowledged at once instead of going round until the dead-letter queue.
- */
-function readMessageOrSetAside(record: SQSRecord): DispatchMessage | undefined {
-  try {
-    return parseDispatchMessage(record);
-  } catch (error) {
-    if (!(error instanceof MalformedMessageError)) throw error;
-    setAside('executor', error, { messageId: record.messageId });
-    return undefined;
-  }
-}
-
-/**
  * How long a message that failed before its call stays away: 2 s on its first receive, then 8, 32,
  * 128... (at most 15 min). The first retry is quick (a throttled read, a KMS hiccup); a lasting
  * outage is looked at less and less often, and reaches the dead-letter queue after the queue's
  * maxReceiveCount receives (five: about three minutes) rather than in seconds.
  */
-export function comeBackDelaySeconds(record: Pick<SQSRecord, 'attributes'>): number {
-  const receives = Number(record.attributes?.ApproximateReceiveCount);
-  const previous = Number.isSafeInteger(receives) && receives > 1 ? Math.min(receives - 1, 10) : 0;
-  return Math.min(900, 2 * 4 ** previous);
+export function comeBackDelaySeconds(record: SQSRecord): number {
+  return redeliveryBackoffSeconds(receiveCountOf(record) ?? 1, 2);
 }
 
 export async function execute(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {

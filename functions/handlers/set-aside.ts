@@ -31,3 +31,23 @@ export async function orSetAside(
     setAside(handler, error, context);
   }
 }
+
+/**
+ * The message a record carries, read by `parse`; undefined for a record that `isMalformed` says
+ * can never be read: it would fail the same way on every receive, so it is set aside (logged,
+ * counted, alarmed) and acknowledged at once instead of going round until the dead-letter queue.
+ */
+export function readOrSetAside<T>(
+  handler: string,
+  record: { messageId: string },
+  parse: () => T,
+  isMalformed: (error: unknown) => boolean,
+): T | undefined {
+  try {
+    return parse();
+  } catch (error) {
+    if (!isMalformed(error)) throw error;
+    setAside(handler, error, { messageId: record.messageId });
+    return undefined;
+  }
+}

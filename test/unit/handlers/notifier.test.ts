@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_NOTICE_ERROR_CHARS } from '#core/notifications/failure-notice';
 import { MalformedNoticeError, parseFailureNotice } from '#handlers/failure-notice-message';
-import { notifierBackoffSeconds } from '#handlers/notifier';
+import { redeliveryBackoffSeconds } from '#handlers/redelivery-backoff';
 
 const notice = {
   tenantId: 't',
@@ -36,7 +36,7 @@ describe('notifier', () => {
   });
 
   it('backs off 4× per receive from its base, at most 15 minutes', () => {
-    expect([1, 2, 3, 4, 5, 6, 50].map((receives) => notifierBackoffSeconds(receives, 10))).toEqual([
+    expect([1, 2, 3, 4, 5, 6, 50].map((receives) => redeliveryBackoffSeconds(receives, 10))).toEqual([
       10, 40, 160, 640, 900, 900, 900,
     ]);
   });
