@@ -35,7 +35,7 @@ export interface WafConfig {
   rateLimitPer5MinPerIpTotal: number;
 }
 
-/** Where each CloudWatch alarm (lib/constructs/observability.ts) fires; see the README's table. */
+/** Where each CloudWatch alarm (lib/constructs/observability.ts) fires; see the `alarms` table in docs/deploy.md. */
 export interface AlarmThresholds {
   /** Dead letters visible in the dispatch DLQ above which it alarms (0: any dead letter). */
   deadLetterMessages: number;

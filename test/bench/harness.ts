@@ -77,7 +77,7 @@ export async function startHarness(config: HarnessConfig): Promise<Harness> {
       // The bench measures the scheduler, not the fairness machinery: its one tenant's in-flight cap
       // is what the local executors can have in flight at most (workers × batch size), so it can
       // never bind, takes no slot and no run is deferred. What a binding cap costs (slot writes and
-      // deferrals) is reported apart: CAPACITY.md, and README (Tenants and security).
+      // deferrals) is reported apart: CAPACITY.md, and docs/tenants.md (Quotas).
       quotas: { maxConcurrentRuns: config.sqsConcurrency * EXECUTOR_BATCH_SIZE },
       dueShardCount: config.dueShardCount ?? 16,
       log: (message, error) => logged.push(`${message}${error ? ` ${String(error)}` : ''}`),

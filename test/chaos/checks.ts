@@ -21,7 +21,7 @@ export const KILL_TOLERANCE_MS = 2_000;
 /** A timer may fire a millisecond early; the executor's wait for `availableAt` rides on one. */
 export const EARLY_TOLERANCE_MS = 5;
 
-/** The Idempotency-Key the README promises: `<jobId>:<occurrence ms>`. */
+/** The Idempotency-Key docs/architecture.md promises: `<jobId>:<occurrence ms>`. */
 const documentedKey = (run: Pick<StoredRun, 'jobId' | 'scheduledFor'>) => `${run.jobId}:${run.scheduledFor}`;
 const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString().slice(11, 23));
 
