@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { eventually, type HttpTarget, startHttpTarget } from '../support/http-target.ts';
 import { localDocuments } from '../support/local-documents.ts';
+import { racingScanners } from './support/racing-scanners.ts';
 
 const HORIZON_S = 10;
 /** The operator's token: the full health check answers it only. */
@@ -143,10 +144,20 @@ describe('one-time jobs end to end', () => {
     for (const id of ids.slice(0, 5)) expect((await getJob(id)).nextFireAt).toBe(new Date(due).toISOString());
     expect(target.calls.filter((c) => c.path.startsWith('/race/'))).toHaveLength(0);
 
-    // Wait until the jobs fall inside the horizon, then race three scanners.
+    // Wait until the jobs fall inside the horizon, then race three scanners: three invocations at
+    // once (invokeScanner() would run them one after another).
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - HORIZON_S * 1_000 - Date.now() + 200)));
-    const results = await Promise.all([chronos.invokeScanner(), chronos.invokeScanner(), chronos.invokeScanner()]);
-    expect(results.reduce((sum: number, r) => sum + (r as { materialized: number }).materialized, 0)).toBe(200);
+    const scanners = await racingScanners();
+    const { passes, attempts } = await scanners.race(3).finally(() => scanners.restore());
+    // The race happened: several scanners put the same runs, and lost the conditional put.
+    const puttersOf = new Map<string, Set<number>>();
+    for (const a of attempts) puttersOf.set(a.runId, (puttersOf.get(a.runId) ?? new Set()).add(a.scanner));
+    expect([...puttersOf.values()].filter((putters) => putters.size > 1).length).toBeGreaterThan(0);
+    expect(attempts.filter((a) => !a.created).length).toBeGreaterThan(0);
+    // Each run was created once, and the scanners' counts say so.
+    expect(attempts.filter((a) => a.created)).toHaveLength(200);
+    expect(new Set(attempts.filter((a) => a.created).map((a) => a.runId)).size).toBe(200);
+    expect(passes.reduce((sum, p) => sum + p.materialized, 0)).toBe(200);
 
     // Each message is delayed until the due second: nothing arrives before it. Draining 200
     // simultaneous runs takes the emulators a few seconds: this test is about duplicates, not lag.

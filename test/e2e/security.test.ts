@@ -97,18 +97,42 @@ describe('tenant isolation of every route', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000)); // let the run's completion settle
     const before = await itemsOf(victim.tenantId);
 
-    const ids: Record<string, string> = { id: job.body.jobId, runId: triggered.body.runId };
+    // The victim's real ids, by the collection a path parameter sits under (`/jobs/{…}`,
+    // `/runs/{…}`), whatever the parameter is called: a route whose parameter the walk cannot fill
+    // with a real id fails here instead of getting a trivial 404 for a made-up one.
+    const realIds: Record<string, { id: string; kind: string }> = {
+      jobs: { id: job.body.jobId, kind: 'job' },
+      runs: { id: triggered.body.runId, kind: 'run' },
+    };
+    const filled = (route: (typeof ROUTES)[number]) => {
+      const used: Array<{ id: string; kind: string }> = [];
+      const path = route.path.replace(/\/([\w-]+)\/\{(\w+)\}/g, (_, collection: string, name: string) => {
+        const real = realIds[collection];
+        if (!real)
+          throw new Error(`${route.method} ${route.path}: no real id of the victim for {${name}} under /${collection}`);
+        used.push(real);
+        return `/${collection}/${real.id}`;
+      });
+      expect(path, `${route.method} ${route.path}: every parameter filled`).not.toMatch(/[{}]/);
+      return { path, used };
+    };
     const bodies: Record<string, unknown> = {
       'update-job': { name: 'taken over', target: { url: target.url('/attacker') } },
       'create-job': { target: { url: target.url('/attacker') }, schedule: later() },
     };
     const checked: string[] = [];
+    const withIds: Array<{ route: (typeof ROUTES)[number]; path: string }> = [];
     for (const route of ROUTES.filter((r) => r.authorized)) {
-      const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? 'unknown');
+      const { path, used } = filled(route);
       const answer = await attacker.api(route.method, path, bodies[route.handler], { 'if-match': '"1"' });
-      if (route.path.includes('{')) {
+      if (used.length > 0) {
+        // The handler's "not found for this tenant", naming the id it looked up: not the router's
+        // 404 for a path it has no route for, nor a lookup of some other (or no) parameter.
         expect(answer.status, `${route.method} ${route.path}`).toBe(404);
         expect(answer.body.error.code).toBe('NOT_FOUND');
+        expect(answer.body.error.message, `${route.method} ${route.path}`).not.toMatch(/^No route/);
+        expect(used.map((u) => `${u.kind} ${u.id} not found`)).toContain(answer.body.error.message);
+        withIds.push({ route, path });
       } else {
         // Routes without ids answer for the caller's own tenant (or refuse, like the admin-only ones).
         expect([200, 201, 202, 403], `${route.method} ${route.path}`).toContain(answer.status);
@@ -121,6 +145,19 @@ describe('tenant isolation of every route', () => {
     expect(await itemsOf(victim.tenantId)).toBe(before);
     expect(target.callsTo('/attacker')).toHaveLength(0);
     expect(target.callsTo('/victim')).toHaveLength(1);
+
+    // The premise: each of those ids exists for its owner, on the very same route (the cancel last,
+    // as it ends the job the others act on). The owner gets anything but a 404.
+    expect(withIds.length).toBeGreaterThan(0);
+    const cancelLast = [...withIds].sort(
+      (x, y) => Number(x.route.method === 'DELETE') - Number(y.route.method === 'DELETE'),
+    );
+    for (const { route, path } of cancelLast) {
+      const ownBody = route.handler === 'update-job' ? { name: 'renamed by its owner' } : undefined;
+      const own = await victim.api(route.method, path, ownBody, { 'if-match': '"1"' });
+      expect(own.status, `${route.method} ${route.path} as the owner`).not.toBe(404);
+      expect(own.status, `${route.method} ${route.path} as the owner`).toBeLessThan(500);
+    }
   }, 30_000);
 });
 

@@ -8,12 +8,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
-import { type HttpTarget, startHttpTarget } from '../support/http-target.ts';
+import { type HttpTarget, type RecordedCall, startHttpTarget } from '../support/http-target.ts';
 import { apiAs } from './support/tenant-api.ts';
 
 const FLOOD = 300;
 const SLOW_MS = 3_000;
 const SLA_MS = 5_000;
+/** Tenant A's maxConcurrentRuns. */
+const A_CAP = 4;
 
 let chronos: LocalChronos;
 let target: HttpTarget;
@@ -35,7 +37,7 @@ afterAll(async () => {
 describe('fairness between tenants', () => {
   it("keeps tenant B's start lag within its SLA while tenant A floods a slow target", async () => {
     // A's cap stays below the 8 local executor workers (a deployed stage enforces this for every tenant).
-    const a = await chronos.tenants.create('flooder', { maxConcurrentRuns: 4 });
+    const a = await chronos.tenants.create('flooder', { maxConcurrentRuns: A_CAP });
     const b = await chronos.tenants.create('bystander');
     const apiA = apiAs(chronos.apiUrl, a.token.token);
     const apiB = apiAs(chronos.apiUrl, b.token.token);
@@ -49,7 +51,7 @@ describe('fairness between tenants', () => {
       );
       expect(batch.every((answer) => answer.status === 201)).toBe(true);
     }
-    await target.waitForCalls('/flood', 4, 10_000);
+    await target.waitForCalls('/flood', A_CAP, 10_000);
 
     // B's jobs, due a few seconds into the flood (A's queue is then at its fullest).
     const dueTimes = [3_000, 5_000, 7_000, 9_000, 11_000].map(
@@ -70,7 +72,33 @@ describe('fairness between tenants', () => {
 
     const floodCallsSoFar = target.callsTo('/flood').length;
     expect(floodCallsSoFar).toBeLessThan(FLOOD); // A was still flooding while B ran
+
+    // A's cap held: never more than 4 of its calls open at the target at once, and the flood did
+    // reach the cap (so B's lags below are won against a tenant pushing at it, not an idle one).
+    const flood = target.callsTo('/flood');
+    expect(flood.filter((call) => call.answeredAt !== undefined).length).toBeGreaterThanOrEqual(2 * A_CAP);
+    expect(maxOverlap(flood)).toBe(A_CAP);
+
     expect(Math.max(...lags)).toBeLessThanOrEqual(SLA_MS);
     expect(Math.min(...lags)).toBeGreaterThanOrEqual(0); // never early
   }, 120_000);
 });
+
+/**
+ * The most calls open at the target at one instant (a call not answered yet is still open); a call
+ * answered in the millisecond another starts does not overlap it.
+ */
+function maxOverlap(calls: RecordedCall[]): number {
+  const edges = calls.flatMap((call) => [
+    { at: call.at, step: 1 },
+    { at: call.answeredAt ?? Number.POSITIVE_INFINITY, step: -1 },
+  ]);
+  edges.sort((x, y) => x.at - y.at || x.step - y.step); // ends before starts at the same millisecond
+  let open = 0;
+  let most = 0;
+  for (const edge of edges) {
+    open += edge.step;
+    most = Math.max(most, open);
+  }
+  return most;
+}

@@ -13,6 +13,8 @@ export interface RecordedCall {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  /** When the answer was sent (after the path's delay); unset while the call is still open. */
+  answeredAt?: number;
 }
 
 export interface HttpTarget {
@@ -44,10 +46,12 @@ export async function startHttpTarget(
     });
     req.on('end', () => {
       const path = req.url ?? '/';
-      calls.push({ at, method: req.method ?? '', path, headers: req.headers, body });
+      const call: RecordedCall = { at, method: req.method ?? '', path, headers: req.headers, body };
+      calls.push(call);
       const answer = respond(path);
       const reply = () => {
         if (res.destroyed) return;
+        call.answeredAt = Date.now();
         res.statusCode = answer.status;
         for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
         res.end(answer.body ?? 'ok');
