@@ -2,6 +2,11 @@
 
 export interface CreatedJobs {
   jobIds: string[];
+  /**
+   * Per created job, in `jobIds` order: when its create was sent and when its answer was read
+   * (epoch ms). A run-now job's occurrence is the instant the API created it, within this window.
+   */
+  windows: Array<{ from: number; to: number }>;
   /** Request latency of each create, ms (client side, over keep-alive HTTP). */
   latenciesMs: number[];
   failures: number;
@@ -19,6 +24,7 @@ export async function createJobs(
   onProgress: (done: number) => void = () => undefined,
 ): Promise<CreatedJobs> {
   const jobIds: string[] = new Array(count);
+  const windows: Array<{ from: number; to: number }> = new Array(count);
   const latenciesMs: number[] = [];
   let failures = 0;
   let firstFailure: string | undefined;
@@ -28,6 +34,7 @@ export async function createJobs(
     while (next < count) {
       const index = next++;
       const sentAt = performance.now();
+      const from = Date.now();
       const response = await fetch(`${api.apiUrl}/v1/jobs`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${api.token}` },
@@ -41,12 +48,14 @@ export async function createJobs(
         continue;
       }
       jobIds[index] = body.jobId;
+      windows[index] = { from, to: Date.now() };
       if (latenciesMs.length % 500 === 0) onProgress(latenciesMs.length);
     }
   };
   await Promise.all(Array.from({ length: parallelism }, worker));
   return {
     jobIds: jobIds.filter(Boolean),
+    windows: windows.filter(Boolean),
     latenciesMs,
     failures,
     ...(firstFailure ? { firstFailure } : {}),

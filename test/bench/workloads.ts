@@ -3,7 +3,7 @@
  * the HTTP API (so create latency is the API's) and says which calls it expects.
  */
 import { type CreatedJobs, createJobs } from './api-load.ts';
-import type { Expectation } from './delivery.ts';
+import type { Expectation, OneCallBetween } from './delivery.ts';
 import { createJobsDirectly } from './direct-create.ts';
 import type { Harness, HarnessConfig } from './harness.ts';
 
@@ -93,7 +93,9 @@ export const WORKLOADS: Record<'burst' | 'steady' | 'immediate', Workload> = {
         (done) => progress(`created ${done}/${count}`),
       );
       progress(`created ${created.jobIds.length} run-now jobs in ${Math.round(created.durationMs)} ms`);
-      return { expectation: new Map(created.jobIds.map((id) => [id, 'any-one'])), created, lastDue: Date.now() };
+      // One call per job, for the occurrence the API created it at: due between its create's send and answer.
+      const expectation = new Map(created.jobIds.map((id, i) => [id, created.windows[i] as OneCallBetween]));
+      return { expectation, created, lastDue: Date.now() };
     },
   },
 };
