@@ -128,7 +128,7 @@ describe('bench verdict (exit code)', () => {
     ]);
   });
 
-  it('fails failed creates, a workload that measured nothing, and a crashed measurement', () => {
+  it('fails failed creates, a workload that measured nothing, a crashed measurement and an overrun setup', () => {
     expect(benchFailures([{ ...workload(allCalls), created: { ...created, failures: 1 } }], [])).toEqual([
       'steady: 1 job creates failed (no detail)',
     ]);
@@ -137,6 +137,10 @@ describe('bench verdict (exit code)', () => {
       'burst: no job created or no call expected: measured nothing',
     ]);
     expect(benchFailures([], ['burst timed out after 260 s'])).toEqual(['burst timed out after 260 s']);
+    const overran = { ...workload(allCalls), setupProblem: '3 jobs were created after their first planned occurrence' };
+    expect(benchFailures([overran], [])).toEqual([
+      'steady: the harness, not Chronos: 3 jobs were created after their first planned occurrence',
+    ]);
   });
 
   it('fails the committed steady run of 2026-11-23 before the cost cuts: 6,534 calls were pending', () => {

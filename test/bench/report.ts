@@ -31,6 +31,8 @@ export interface WorkloadResult {
   scale: number;
   wallMs: number;
   created: { count: number; failures: number; firstFailure?: string; durationMs: number; latencyMs: Summary };
+  /** Set when the setup overran the workload's plan, so the expected calls are not the planned ones. */
+  setupProblem?: string;
   delivery: DeliveryReport;
   /** Whether the system had finished when the calls were read, and what was left if not (settle.ts). */
   settle: { settled: boolean; waitedMs: number; limitMs: number; state: string };
@@ -148,17 +150,18 @@ export function verdicts(results: WorkloadResult[], cpu?: CpuProbeResult): Verdi
 
 /**
  * Why the bench fails, empty when it passes: a measurement that crashed or timed out, a workload
- * that created fewer jobs than planned or measured nothing, a call lost, still pending at the
+ * whose setup overran its plan, created fewer jobs than planned or measured nothing, a call lost, still pending at the
  * deadline, duplicated or unplanned, or a system that had not settled. Missed performance
  * targets are not failures (they are MISS verdicts).
  */
 export function benchFailures(
-  results: ReadonlyArray<Pick<WorkloadResult, 'mode' | 'created' | 'delivery' | 'settle'>>,
+  results: ReadonlyArray<Pick<WorkloadResult, 'mode' | 'created' | 'delivery' | 'settle' | 'setupProblem'>>,
   errors: readonly string[],
 ): string[] {
   const failures = [...errors];
-  for (const { mode, created, delivery, settle } of results) {
+  for (const { mode, created, delivery, settle, setupProblem } of results) {
     const fail = (what: string) => failures.push(`${mode}: ${what}`);
+    if (setupProblem) fail(`the harness, not Chronos: ${setupProblem}`);
     if (created.failures > 0) fail(`${created.failures} job creates failed (${created.firstFailure ?? 'no detail'})`);
     if (created.count === 0 || delivery.expected === 0) fail('no job created or no call expected: measured nothing');
     if (delivery.lost > 0) fail(`${delivery.lost} calls lost (Chronos had nothing left to do for them)`);

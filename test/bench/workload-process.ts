@@ -109,6 +109,7 @@ async function runWorkload(name: keyof typeof WORKLOADS): Promise<WorkloadResult
     const driven = await workload.drive(harness, scale, progress);
     if (driven.created.firstFailure)
       progress(`creates failed: ${driven.created.failures}; first: ${driven.created.firstFailure}`);
+    if (driven.setupProblem) progress(`setup overran: ${driven.setupProblem}`);
     let expected = 0;
     for (const wanted of driven.expectation.values()) expected += Array.isArray(wanted) ? wanted.length : 1;
     await waitForCalls(harness, expected, Math.max(Date.now(), driven.lastDue) + workload.drainMs);
@@ -134,6 +135,7 @@ async function runWorkload(name: keyof typeof WORKLOADS): Promise<WorkloadResult
         durationMs: Math.round(driven.created.durationMs),
         latencyMs: summarize(driven.created.latenciesMs),
       },
+      ...(driven.setupProblem ? { setupProblem: driven.setupProblem } : {}),
       delivery,
       settle: {
         settled: settle.settled,
