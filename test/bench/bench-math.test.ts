@@ -53,7 +53,13 @@ describe('delivery report', () => {
       expectation,
     );
     expect(report).toMatchObject({ expected: 4, calls: 11, delivered: 3, lost: 1, pending: 0, duplicates: 1 });
-    expect(report.unexpectedBy).toEqual({ malformedKey: 3, unknownJob: 1, offSchedule: 2, extraOccurrence: 1 });
+    expect(report.unexpectedBy).toEqual({
+      malformedKey: 3,
+      unknownJob: 1,
+      offSchedule: 2,
+      extraOccurrence: 1,
+      wrongTarget: 0,
+    });
     expect(report.unexpected).toBe(7);
     expect(report.fireLagMs).toMatchObject({ p50: 100, max: 300, count: 3 });
     expect(report.executionsPerSecond).toBeCloseTo(3 / 1.8, 6);
@@ -81,16 +87,20 @@ describe('bench verdict (exit code)', () => {
     ['J2', { from: 100, to: 200 }],
   ]);
   const allCalls: RecordedCall[] = [
-    [1010, 'J1:1000'],
-    [2010, 'J1:2000'],
-    [210, 'J2:150'],
+    [1010, 'J1:1000', '/steady/1'],
+    [2010, 'J1:2000', '/steady/1'],
+    [210, 'J2:150', '/now/2'],
   ];
+  const targetPaths = new Map([
+    ['J1', '/steady/1'],
+    ['J2', '/now/2'],
+  ]);
   const stillOwed = { unfinishedRuns: new Set(['J1:2000']), unfinishedJobs: new Set(['J1']) };
   /** A steady workload's result from the calls the target recorded and what Chronos had left. */
   const workload = (calls: RecordedCall[], leftovers?: Leftovers) => ({
     mode: 'steady' as const,
     created,
-    delivery: deliveryReport(calls, expectation, leftovers),
+    delivery: deliveryReport(calls, expectation, leftovers, targetPaths),
     settle: settled,
   });
 
@@ -100,10 +110,15 @@ describe('bench verdict (exit code)', () => {
 
   it.each<[string, RecordedCall[], RegExp]>([
     ['a lost call', allCalls.slice(1), /1 calls lost/],
-    ['a duplicate call', [...allCalls, [2020, 'J1:2000']], /1 duplicate calls/],
+    ['a duplicate call', [...allCalls, [2020, 'J1:2000', '/steady/1']], /1 duplicate calls/],
     ['an extra occurrence of a planned job', [...allCalls, [3010, 'J1:3000']], /unexpected calls \(offSchedule 1\)/],
-    ['a second occurrence of a run-now job', [...allCalls, [220, 'J2:160']], /extraOccurrence 1/],
+    ['a second occurrence of a run-now job', [...allCalls, [220, 'J2:160', '/now/2']], /extraOccurrence 1/],
     ['a call for a job nobody created', [...allCalls, [220, 'J9:1000']], /unknownJob 1/],
+    [
+      "an occurrence called on another job's target",
+      [...allCalls.slice(1), [1010, 'J1:1000', '/steady/2']],
+      /wrongTarget 1/,
+    ],
   ])('fails on %s', (_, calls, reason) => {
     const failures = benchFailures([workload(calls)], []);
     expect(failures.length).toBeGreaterThan(0);

@@ -5,8 +5,8 @@
  */
 import { type Summary, summarize } from './stats.ts';
 
-/** Arrival time (epoch ms) and Idempotency-Key of one call, as the target records them. */
-export type RecordedCall = [at: number, idempotencyKey: string];
+/** Arrival time (epoch ms), Idempotency-Key and request path of one call, as the target records them. */
+export type RecordedCall = [at: number, idempotencyKey: string, path?: string];
 
 /**
  * Exactly one call, for one occurrence due within `[from, to]`: a run-now job, whose occurrence is
@@ -39,6 +39,8 @@ export interface UnexpectedCalls {
   offSchedule: number;
   /** A second, different occurrence of a job planned to be called once. */
   extraOccurrence: number;
+  /** A planned occurrence's key on a request to another job's target (path). */
+  wrongTarget: number;
 }
 
 export interface DeliveryReport {
@@ -80,13 +82,21 @@ export function deliveryReport(
   calls: readonly RecordedCall[],
   expectation: Expectation,
   leftovers: Leftovers = NOTHING_LEFT,
+  /** Per job, the path of its target URL: a call elsewhere with its key is unexpected. */
+  targetPaths: ReadonlyMap<string, string> = new Map(),
 ): DeliveryReport {
   const firstArrival = new Map<string, number>();
   /** The occurrence a one-call job was called for first. */
   const calledOnceFor = new Map<string, string>();
   let duplicates = 0;
-  const unexpectedBy: UnexpectedCalls = { malformedKey: 0, unknownJob: 0, offSchedule: 0, extraOccurrence: 0 };
-  for (const [at, key] of calls) {
+  const unexpectedBy: UnexpectedCalls = {
+    malformedKey: 0,
+    unknownJob: 0,
+    offSchedule: 0,
+    extraOccurrence: 0,
+    wrongTarget: 0,
+  };
+  for (const [at, key, path] of calls) {
     const parsed = parseKey(key);
     if (!parsed) {
       unexpectedBy.malformedKey++;
@@ -102,6 +112,11 @@ export function deliveryReport(
       : wanted.includes(parsed.due);
     if (!planned) {
       unexpectedBy.offSchedule++;
+      continue;
+    }
+    const targetPath = targetPaths.get(parsed.jobId);
+    if (targetPath !== undefined && path !== targetPath) {
+      unexpectedBy.wrongTarget++; // the right occurrence, called on another job's target
       continue;
     }
     if (isWindow(wanted)) {

@@ -117,7 +117,7 @@ async function runWorkload(name: keyof typeof WORKLOADS): Promise<WorkloadResult
     const processCpuMs = cpuMs(process.cpuUsage(cpuBefore));
     // Read after the state: a call that lands in between counts as made, never as missing.
     const calls = await harness.target.request<RecordedCall[]>('calls');
-    const delivery = deliveryReport(calls, driven.expectation, settle.state.leftovers);
+    const delivery = deliveryReport(calls, driven.expectation, settle.state.leftovers, driven.targetPaths);
     progress(
       `delivered ${delivery.delivered}/${delivery.expected}, lost ${delivery.lost}, pending ${delivery.pending}, ` +
         `duplicates ${delivery.duplicates}, unexpected ${delivery.unexpected}, lag p99 ${delivery.fireLagMs.p99} ms`,

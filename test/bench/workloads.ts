@@ -9,6 +9,8 @@ import type { Harness, HarnessConfig } from './harness.ts';
 
 export interface Driven {
   expectation: Expectation;
+  /** Per job, the path of its target URL (each job calls its own). */
+  targetPaths: Map<string, string>;
   created: CreatedJobs;
   /** The last due time of any expected call (epoch ms). */
   lastDue: number;
@@ -30,6 +32,10 @@ export interface Workload {
 
 /** Burst jobs created over HTTP (for the API latency); the rest go through the use case directly. */
 const BURST_API_SAMPLE = 500;
+
+/** Per job created over HTTP, the path of the target URL it was created with. */
+const pathsOf = (created: CreatedJobs) =>
+  new Map(created.jobIds.map((id, i) => [id, new URL(created.targetUrls[i] as string).pathname]));
 
 const nextWholeSecond = (at: number) => Math.ceil(at / 1000) * 1000;
 const iso = (at: number) => new Date(at).toISOString();
@@ -56,10 +62,18 @@ export const WORKLOADS: Record<'burst' | 'steady' | 'immediate', Workload> = {
       const direct = await createJobsDirectly(harness.chronos.tenantId, count - overHttp, 32, (i) =>
         bodyOf(overHttp + i),
       );
+      // Paths before the direct ids join the list: createJobs' targetUrls cover its own jobs only.
+      const targetPaths = pathsOf(created);
+      for (const [i, id] of direct.entries()) targetPaths.set(id, `/burst/${overHttp + i}`);
       created.jobIds.push(...direct);
       created.durationMs += performance.now() - startedAt;
       progress(`created ${created.jobIds.length} jobs in ${Math.round(created.durationMs)} ms; all due at ${iso(due)}`);
-      return { expectation: new Map(created.jobIds.map((id) => [id, [due]])), created, lastDue: due };
+      return {
+        expectation: new Map(created.jobIds.map((id) => [id, [due]])),
+        targetPaths,
+        created,
+        lastDue: due,
+      };
     },
   },
   steady: {
@@ -81,6 +95,7 @@ export const WORKLOADS: Record<'burst' | 'steady' | 'immediate', Workload> = {
       const late = created.windows.filter((window) => window.to > startAt).length;
       return {
         expectation: new Map(created.jobIds.map((id) => [id, dues])),
+        targetPaths: pathsOf(created),
         created,
         lastDue: dues[dues.length - 1] as number,
         ...(late > 0
@@ -108,7 +123,7 @@ export const WORKLOADS: Record<'burst' | 'steady' | 'immediate', Workload> = {
       progress(`created ${created.jobIds.length} run-now jobs in ${Math.round(created.durationMs)} ms`);
       // One call per job, for the occurrence the API created it at: due between its create's send and answer.
       const expectation = new Map(created.jobIds.map((id, i) => [id, created.windows[i] as OneCallBetween]));
-      return { expectation, created, lastDue: Date.now() };
+      return { expectation, targetPaths: pathsOf(created), created, lastDue: Date.now() };
     },
   },
 };
