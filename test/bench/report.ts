@@ -149,10 +149,10 @@ export function verdicts(results: WorkloadResult[], cpu?: CpuProbeResult): Verdi
 }
 
 /**
- * Why the bench fails, empty when it passes: a measurement that crashed or timed out, a workload
- * whose setup overran its plan, created fewer jobs than planned or measured nothing, a call lost, still pending at the
- * deadline, duplicated or unplanned, or a system that had not settled. Missed performance
- * targets are not failures (they are MISS verdicts).
+ * Why the bench fails, empty when it passes: a measurement that crashed or timed out; a workload
+ * whose setup overran its plan, that created fewer jobs than planned or measured nothing; a call
+ * lost, still pending at the deadline, duplicated or unplanned; a system that had not settled.
+ * Missed performance targets are not failures (they are MISS verdicts).
  */
 export function benchFailures(
   results: ReadonlyArray<Pick<WorkloadResult, 'mode' | 'created' | 'delivery' | 'settle' | 'setupProblem'>>,
