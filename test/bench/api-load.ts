@@ -2,6 +2,13 @@
 
 export interface CreatedJobs {
   jobIds: string[];
+  /**
+   * Per created job, in `jobIds` order: when its create was sent and when its answer was read
+   * (epoch ms). A run-now job's occurrence is the instant the API created it, within this window.
+   */
+  windows: Array<{ from: number; to: number }>;
+  /** Per created job, in `jobIds` order: the target URL of its create body. */
+  targetUrls: string[];
   /** Request latency of each create, ms (client side, over keep-alive HTTP). */
   latenciesMs: number[];
   failures: number;
@@ -19,6 +26,8 @@ export async function createJobs(
   onProgress: (done: number) => void = () => undefined,
 ): Promise<CreatedJobs> {
   const jobIds: string[] = new Array(count);
+  const windows: Array<{ from: number; to: number }> = new Array(count);
+  const targetUrls: string[] = new Array(count);
   const latenciesMs: number[] = [];
   let failures = 0;
   let firstFailure: string | undefined;
@@ -28,25 +37,31 @@ export async function createJobs(
     while (next < count) {
       const index = next++;
       const sentAt = performance.now();
+      const from = Date.now();
+      const body = bodyOf(index);
       const response = await fetch(`${api.apiUrl}/v1/jobs`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${api.token}` },
-        body: JSON.stringify(bodyOf(index)),
+        body: JSON.stringify(body),
       });
-      const body = (await response.json()) as { jobId?: string };
+      const answer = (await response.json()) as { jobId?: string };
       latenciesMs.push(performance.now() - sentAt);
-      if (response.status !== 201 || !body.jobId) {
+      if (response.status !== 201 || !answer.jobId) {
         failures++;
-        firstFailure ??= `${response.status} ${JSON.stringify(body).slice(0, 300)}`;
+        firstFailure ??= `${response.status} ${JSON.stringify(answer).slice(0, 300)}`;
         continue;
       }
-      jobIds[index] = body.jobId;
+      jobIds[index] = answer.jobId;
+      windows[index] = { from, to: Date.now() };
+      targetUrls[index] = String((body as { target?: { url?: unknown } }).target?.url);
       if (latenciesMs.length % 500 === 0) onProgress(latenciesMs.length);
     }
   };
   await Promise.all(Array.from({ length: parallelism }, worker));
   return {
     jobIds: jobIds.filter(Boolean),
+    windows: windows.filter(Boolean),
+    targetUrls: targetUrls.filter(Boolean),
     latenciesMs,
     failures,
     ...(firstFailure ? { firstFailure } : {}),

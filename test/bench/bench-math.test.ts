@@ -1,9 +1,22 @@
-/** The bench's pure arithmetic, with hand-checked figures: percentiles, delivery, cost, item size, capacity plan. */
+/**
+ * The bench's pure arithmetic and verdict, with hand-checked figures and crafted evidence that must
+ * fail: percentiles, delivery, the exit-code verdict, settled, cost, item size, capacity plan.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { capacityPlan, type Knobs, type MeasuredCounts } from './capacity.ts';
 import { costPerMillion, gbSeconds } from './cost.ts';
-import { deliveryReport } from './delivery.ts';
+import {
+  deliveryReport,
+  type Expectation,
+  type Leftovers,
+  type OneCallBetween,
+  type RecordedCall,
+} from './delivery.ts';
 import { itemSize, writeUnitsFor } from './item-size.ts';
+import { benchFailures, type WorkloadResult } from './report.ts';
+import { isSettled, type SystemState } from './settle.ts';
 import { percentile, summarize } from './stats.ts';
 
 describe('percentiles', () => {
@@ -17,30 +30,160 @@ describe('percentiles', () => {
 });
 
 describe('delivery report', () => {
+  const expectation: Expectation = new Map<string, number[] | OneCallBetween>([
+    ['A', [1000, 2000, 3000]],
+    ['B', { from: 400, to: 450 }], // a run-now job created between 400 and 450
+  ]);
+
   it('counts lost, duplicate and unexpected calls and the lag of first arrivals', () => {
-    const expectation = new Map<string, number[] | 'any-one'>([
-      ['A', [1000, 2000, 3000]],
-      ['B', 'any-one'],
-    ]);
     const report = deliveryReport(
       [
         [1100, 'A:1000'],
         [1150, 'A:1000'], // the same occurrence again
         [2300, 'A:2000'],
-        [500, 'B:400'],
-        [600, 'B:999'], // a one-shot job called for a second occurrence
+        [500, 'B:420'],
+        [600, 'B:430'], // a run-now job called for a second occurrence
         [700, 'C:1'], // nobody's job
+        [800, 'A:1500'], // a due time off A's schedule
+        [900, 'B:999'], // outside B's creation window
+        [950, 'A:1e3'], // not <jobId>:<digits>
+        [960, 'A:+2000'],
+        [970, ''], // no Idempotency-Key at all
       ],
       expectation,
     );
-    expect(report).toMatchObject({ expected: 4, calls: 6, delivered: 3, lost: 1, duplicates: 2, unexpected: 1 });
+    expect(report).toMatchObject({ expected: 4, calls: 11, delivered: 3, lost: 1, pending: 0, duplicates: 1 });
+    expect(report.unexpectedBy).toEqual({
+      malformedKey: 3,
+      unknownJob: 1,
+      offSchedule: 2,
+      extraOccurrence: 1,
+      wrongTarget: 0,
+    });
+    expect(report.unexpected).toBe(7);
     expect(report.fireLagMs).toMatchObject({ p50: 100, max: 300, count: 3 });
     expect(report.executionsPerSecond).toBeCloseTo(3 / 1.8, 6);
   });
 
-  it('calls a missing occurrence pending, not lost, while work is still in flight', () => {
-    const report = deliveryReport([[1100, 'A:1000']], new Map([['A', [1000, 2000]]]), false);
-    expect(report).toMatchObject({ delivered: 1, lost: 0, pending: 1 });
+  it('calls a missing occurrence pending only while Chronos still owes it, lost otherwise', () => {
+    const calls: RecordedCall[] = [[1100, 'A:1000']];
+    expect(deliveryReport(calls, expectation)).toMatchObject({ delivered: 1, lost: 3, pending: 0 });
+    const runInFlight = { unfinishedRuns: new Set(['A:2000']), unfinishedJobs: new Set<string>() };
+    expect(deliveryReport(calls, expectation, runInFlight)).toMatchObject({ lost: 2, pending: 1 });
+    // A run-now job's occurrence is owed while any of its runs is unfinished, whatever its due time.
+    const runNowInFlight = { unfinishedRuns: new Set(['B:425']), unfinishedJobs: new Set<string>() };
+    expect(deliveryReport(calls, expectation, runNowInFlight)).toMatchObject({ lost: 2, pending: 1 });
+    // An unfinished job may owe occurrences not materialized yet: all of them pending.
+    const jobActive = { unfinishedRuns: new Set<string>(), unfinishedJobs: new Set(['A']) };
+    expect(deliveryReport(calls, expectation, jobActive)).toMatchObject({ lost: 1, pending: 2 });
+  });
+});
+
+describe('bench verdict (exit code)', () => {
+  const settled = { settled: true, waitedMs: 1200, limitMs: 20_000, state: 'queues 0/0/0' };
+  const created = { count: 2, failures: 0, durationMs: 10, latencyMs: summarize([3, 4]) };
+  const expectation: Expectation = new Map<string, number[] | OneCallBetween>([
+    ['J1', [1000, 2000]],
+    ['J2', { from: 100, to: 200 }],
+  ]);
+  const allCalls: RecordedCall[] = [
+    [1010, 'J1:1000', '/steady/1'],
+    [2010, 'J1:2000', '/steady/1'],
+    [210, 'J2:150', '/now/2'],
+  ];
+  const targetPaths = new Map([
+    ['J1', '/steady/1'],
+    ['J2', '/now/2'],
+  ]);
+  const stillOwed = { unfinishedRuns: new Set(['J1:2000']), unfinishedJobs: new Set(['J1']) };
+  /** A steady workload's result from the calls the target recorded and what Chronos had left. */
+  const workload = (calls: RecordedCall[], leftovers?: Leftovers) => ({
+    mode: 'steady' as const,
+    created,
+    delivery: deliveryReport(calls, expectation, leftovers, targetPaths),
+    settle: settled,
+  });
+
+  it('passes every planned call made once, nothing else, on a settled system', () => {
+    expect(benchFailures([workload(allCalls)], [])).toEqual([]);
+  });
+
+  it.each<[string, RecordedCall[], RegExp]>([
+    ['a lost call', allCalls.slice(1), /1 calls lost/],
+    ['a duplicate call', [...allCalls, [2020, 'J1:2000', '/steady/1']], /1 duplicate calls/],
+    ['an extra occurrence of a planned job', [...allCalls, [3010, 'J1:3000']], /unexpected calls \(offSchedule 1\)/],
+    ['a second occurrence of a run-now job', [...allCalls, [220, 'J2:160', '/now/2']], /extraOccurrence 1/],
+    ['a call for a job nobody created', [...allCalls, [220, 'J9:1000']], /unknownJob 1/],
+    [
+      "an occurrence called on another job's target",
+      [...allCalls.slice(1), [1010, 'J1:1000', '/steady/2']],
+      /wrongTarget 1/,
+    ],
+  ])('fails on %s', (_, calls, reason) => {
+    const failures = benchFailures([workload(calls)], []);
+    expect(failures.length).toBeGreaterThan(0);
+    expect(failures.join('\n')).toMatch(reason);
+  });
+
+  it('fails a wrong Idempotency-Key twice over: the occurrence is missing and the call unplanned', () => {
+    const failures = benchFailures([workload([[1010, 'J1:1000.0'], ...allCalls.slice(1)])], []);
+    expect(failures).toEqual([
+      'steady: 1 calls lost (Chronos had nothing left to do for them)',
+      expect.stringMatching(/malformedKey 1/),
+    ]);
+  });
+
+  it('fails calls still pending at the deadline, and a system that had not settled', () => {
+    const notSettled = { settled: false, waitedMs: 20_000, limitMs: 20_000, state: 'dispatch 0/3/0' };
+    const late = workload([allCalls[0], allCalls[2]] as RecordedCall[], stillOwed);
+    const failures = benchFailures([{ ...late, settle: notSettled }], []);
+    expect(failures).toEqual([
+      'steady: 1 calls still pending at the deadline (Chronos still owed them)',
+      'steady: not settled after 20 s: dispatch 0/3/0',
+    ]);
+  });
+
+  it('fails failed creates, a workload that measured nothing, a crashed measurement and an overrun setup', () => {
+    expect(benchFailures([{ ...workload(allCalls), created: { ...created, failures: 1 } }], [])).toEqual([
+      'steady: 1 job creates failed (no detail)',
+    ]);
+    const nothing = { mode: 'burst' as const, created: { ...created, count: 0 }, settle: settled };
+    expect(benchFailures([{ ...nothing, delivery: deliveryReport([], new Map()) }], [])).toEqual([
+      'burst: no job created or no call expected: measured nothing',
+    ]);
+    expect(benchFailures([], ['burst timed out after 260 s'])).toEqual(['burst timed out after 260 s']);
+    const overran = { ...workload(allCalls), setupProblem: '3 jobs were created after their first planned occurrence' };
+    expect(benchFailures([overran], [])).toEqual([
+      'steady: the harness, not Chronos: 3 jobs were created after their first planned occurrence',
+    ]);
+  });
+
+  it('fails the committed steady run of 2026-11-23 before the cost cuts: 6,534 calls were pending', () => {
+    const file = fileURLToPath(new URL('./results/2026-11-23-before-cost-cuts.json', import.meta.url));
+    const { workloads } = JSON.parse(readFileSync(file, 'utf8')) as { workloads: WorkloadResult[] };
+    const failures = benchFailures(workloads, []);
+    expect(failures).toContain('steady: 6534 calls still pending at the deadline (Chronos still owed them)');
+  });
+});
+
+describe('settled', () => {
+  const empty = { visible: 0, inFlight: 0, delayed: 0 };
+  const quiet: SystemState = {
+    queues: { dispatch: empty, deadLetter: empty, notices: empty },
+    leftovers: { unfinishedRuns: new Set(), unfinishedJobs: new Set() },
+  };
+
+  it('is settled only with every queue empty and no run or job unfinished', () => {
+    expect(isSettled(quiet)).toBe(true);
+    expect(isSettled({ ...quiet, queues: { ...quiet.queues, dispatch: { ...empty, delayed: 1 } } })).toBe(false);
+    expect(isSettled({ ...quiet, queues: { ...quiet.queues, dispatch: { ...empty, inFlight: 1 } } })).toBe(false);
+    expect(isSettled({ ...quiet, queues: { ...quiet.queues, deadLetter: { ...empty, visible: 1 } } })).toBe(false);
+    expect(isSettled({ ...quiet, queues: { ...quiet.queues, notices: { ...empty, visible: 1 } } })).toBe(false);
+    expect(isSettled({ ...quiet, queues: { ...quiet.queues, dispatch: { ...empty, visible: Number.NaN } } })).toBe(
+      false,
+    );
+    expect(isSettled({ ...quiet, leftovers: { ...quiet.leftovers, unfinishedRuns: new Set(['A:1']) } })).toBe(false);
+    expect(isSettled({ ...quiet, leftovers: { ...quiet.leftovers, unfinishedJobs: new Set(['A']) } })).toBe(false);
   });
 });
 

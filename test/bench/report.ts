@@ -31,7 +31,11 @@ export interface WorkloadResult {
   scale: number;
   wallMs: number;
   created: { count: number; failures: number; firstFailure?: string; durationMs: number; latencyMs: Summary };
+  /** Set when the setup overran the workload's plan, so the expected calls are not the planned ones. */
+  setupProblem?: string;
   delivery: DeliveryReport;
+  /** Whether the system had finished when the calls were read, and what was left if not (settle.ts). */
+  settle: { settled: boolean; waitedMs: number; limitMs: number; state: string };
   aws: CounterSnapshot;
   sqsServerRequests: Record<string, number>;
   handlers: Record<string, FunctionStats>;
@@ -133,6 +137,7 @@ export function verdicts(results: WorkloadResult[], cpu?: CpuProbeResult): Verdi
     check('lost calls = 0', result.mode, result.delivery.lost, 0);
     check('all calls made within the time limit (pending = 0)', result.mode, result.delivery.pending, 0);
     check('duplicate calls = 0', result.mode, result.delivery.duplicates, 0);
+    check('unexpected calls = 0 (unplanned occurrence, bad key)', result.mode, result.delivery.unexpected, 0);
     if (result.mode === 'steady') continue;
     check('DynamoDB write units / one-time execution ≤ 4', result.mode, profile.writeUnits, 4);
     check('DynamoDB read units / one-time execution ≤ 1', result.mode, profile.readUnits, 1);
@@ -141,6 +146,38 @@ export function verdicts(results: WorkloadResult[], cpu?: CpuProbeResult): Verdi
   }
   if (cpu) check('executor CPU / execution ≤ 1 ms', 'cpu probe', cpu.executor.cpuMsPerExecution, 1);
   return out;
+}
+
+/**
+ * Why the bench fails, empty when it passes: a measurement that crashed or timed out; a workload
+ * whose setup overran its plan, that created fewer jobs than planned or measured nothing; a call
+ * lost, still pending at the deadline, duplicated or unplanned; a system that had not settled.
+ * Missed performance targets are not failures (they are MISS verdicts).
+ */
+export function benchFailures(
+  results: ReadonlyArray<Pick<WorkloadResult, 'mode' | 'created' | 'delivery' | 'settle' | 'setupProblem'>>,
+  errors: readonly string[],
+): string[] {
+  const failures = [...errors];
+  for (const { mode, created, delivery, settle, setupProblem } of results) {
+    const fail = (what: string) => failures.push(`${mode}: ${what}`);
+    if (setupProblem) fail(`the harness, not Chronos: ${setupProblem}`);
+    if (created.failures > 0) fail(`${created.failures} job creates failed (${created.firstFailure ?? 'no detail'})`);
+    if (created.count === 0 || delivery.expected === 0) fail('no job created or no call expected: measured nothing');
+    if (delivery.lost > 0) fail(`${delivery.lost} calls lost (Chronos had nothing left to do for them)`);
+    if (delivery.pending > 0) fail(`${delivery.pending} calls still pending at the deadline (Chronos still owed them)`);
+    if (delivery.duplicates > 0) fail(`${delivery.duplicates} duplicate calls`);
+    if (delivery.unexpected > 0) {
+      const kinds = Object.entries(delivery.unexpectedBy ?? {})
+        .filter(([, n]) => n > 0)
+        .map(([kind, n]) => `${kind} ${n}`);
+      fail(`${delivery.unexpected} unexpected calls (${kinds.join(', ') || 'kind unknown'})`);
+    }
+    if (!settle?.settled) {
+      fail(`not settled ${settle ? `after ${settle.limitMs / 1000} s: ${settle.state}` : '(no settle evidence)'}`);
+    }
+  }
+  return failures;
 }
 
 const fmt = (value: number, digits = 2) =>
@@ -160,8 +197,12 @@ export function renderTable(results: WorkloadResult[], limits?: Limits, cpu?: Cp
   );
   row('executions delivered / expected', (r) => `${r.delivery.delivered} / ${r.delivery.expected}`);
   row(
-    'lost / duplicate / unexpected calls',
-    (r) => `${r.delivery.lost} / ${r.delivery.duplicates} / ${r.delivery.unexpected}`,
+    'lost / pending / duplicate / unexpected calls',
+    (r) => `${r.delivery.lost} / ${r.delivery.pending} / ${r.delivery.duplicates} / ${r.delivery.unexpected}`,
+  );
+  row(
+    'settled (waited s)',
+    (r) => `${r.settle?.settled ? 'yes' : 'NO'} (${fmt((r.settle?.waitedMs ?? Number.NaN) / 1000, 1)})`,
   );
   row('fire lag p50 / p95 ms', (r) => `${fmt(r.delivery.fireLagMs.p50, 0)} / ${fmt(r.delivery.fireLagMs.p95, 0)}`);
   row('fire lag p99 / max ms', (r) => `${fmt(r.delivery.fireLagMs.p99, 0)} / ${fmt(r.delivery.fireLagMs.max, 0)}`);

@@ -1,16 +1,16 @@
 /**
  * The bench's HTTP target, in its own process: a keep-alive server that answers 200 at once and
- * records when each request arrived (before its body is read) with its Idempotency-Key. Also a
+ * records when each request arrived (before its body is read) with its Idempotency-Key and path. Also a
  * load loop that drives it directly, for the "no scheduler" calls/s limit.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serveParent } from './child-process.ts';
 
-/** Arrival time (epoch ms) and Idempotency-Key of each call. */
-const calls: Array<[number, string]> = [];
+/** Arrival time (epoch ms), Idempotency-Key and path of each call. */
+const calls: Array<[number, string, string]> = [];
 const server = createServer((req, res) => {
-  calls.push([Date.now(), String(req.headers['idempotency-key'] ?? '')]);
+  calls.push([Date.now(), String(req.headers['idempotency-key'] ?? ''), String(req.url ?? '')]);
   req.resume();
   req.on('end', () => {
     res.statusCode = 200;

@@ -3,15 +3,23 @@
  * the HTTP API (so create latency is the API's) and says which calls it expects.
  */
 import { type CreatedJobs, createJobs } from './api-load.ts';
-import type { Expectation } from './delivery.ts';
+import type { Expectation, OneCallBetween } from './delivery.ts';
 import { createJobsDirectly } from './direct-create.ts';
 import type { Harness, HarnessConfig } from './harness.ts';
 
 export interface Driven {
   expectation: Expectation;
+  /** Per job, the path of its target URL (each job calls its own). */
+  targetPaths: Map<string, string>;
   created: CreatedJobs;
   /** The last due time of any expected call (epoch ms). */
   lastDue: number;
+  /**
+   * Why the expectation cannot be trusted, when the setup overran the workload's plan (a job
+   * created after its first planned occurrence starts its schedule later, so its calls are not the
+   * planned ones). The bench fails on it, naming the harness rather than Chronos.
+   */
+  setupProblem?: string;
 }
 
 export interface Workload {
@@ -24,6 +32,10 @@ export interface Workload {
 
 /** Burst jobs created over HTTP (for the API latency); the rest go through the use case directly. */
 const BURST_API_SAMPLE = 500;
+
+/** Per job created over HTTP, the path of the target URL it was created with. */
+const pathsOf = (created: CreatedJobs) =>
+  new Map(created.jobIds.map((id, i) => [id, new URL(created.targetUrls[i] as string).pathname]));
 
 const nextWholeSecond = (at: number) => Math.ceil(at / 1000) * 1000;
 const iso = (at: number) => new Date(at).toISOString();
@@ -50,10 +62,18 @@ export const WORKLOADS: Record<'burst' | 'steady' | 'immediate', Workload> = {
       const direct = await createJobsDirectly(harness.chronos.tenantId, count - overHttp, 32, (i) =>
         bodyOf(overHttp + i),
       );
+      // Paths before the direct ids join the list: createJobs' targetUrls cover its own jobs only.
+      const targetPaths = pathsOf(created);
+      for (const [i, id] of direct.entries()) targetPaths.set(id, `/burst/${overHttp + i}`);
       created.jobIds.push(...direct);
       created.durationMs += performance.now() - startedAt;
       progress(`created ${created.jobIds.length} jobs in ${Math.round(created.durationMs)} ms; all due at ${iso(due)}`);
-      return { expectation: new Map(created.jobIds.map((id) => [id, [due]])), created, lastDue: due };
+      return {
+        expectation: new Map(created.jobIds.map((id) => [id, [due]])),
+        targetPaths,
+        created,
+        lastDue: due,
+      };
     },
   },
   steady: {
@@ -71,10 +91,18 @@ export const WORKLOADS: Record<'burst' | 'steady' | 'immediate', Workload> = {
       }));
       const dues = Array.from({ length: runs }, (_, k) => startAt + k * 1000);
       progress(`created ${created.jobIds.length} recurring jobs; first due ${iso(startAt)}`);
+      // A job created after startAt begins at its next occurrence from then: not the planned dues.
+      const late = created.windows.filter((window) => window.to > startAt).length;
       return {
         expectation: new Map(created.jobIds.map((id) => [id, dues])),
+        targetPaths: pathsOf(created),
         created,
         lastDue: dues[dues.length - 1] as number,
+        ...(late > 0
+          ? {
+              setupProblem: `${late} jobs were created after their first planned occurrence (setup slower than its lead time)`,
+            }
+          : {}),
       };
     },
   },
@@ -93,7 +121,9 @@ export const WORKLOADS: Record<'burst' | 'steady' | 'immediate', Workload> = {
         (done) => progress(`created ${done}/${count}`),
       );
       progress(`created ${created.jobIds.length} run-now jobs in ${Math.round(created.durationMs)} ms`);
-      return { expectation: new Map(created.jobIds.map((id) => [id, 'any-one'])), created, lastDue: Date.now() };
+      // One call per job, for the occurrence the API created it at: due between its create's send and answer.
+      const expectation = new Map(created.jobIds.map((id, i) => [id, created.windows[i] as OneCallBetween]));
+      return { expectation, targetPaths: pathsOf(created), created, lastDue: Date.now() };
     },
   },
 };
