@@ -1,8 +1,27 @@
 import { jobsCursor } from '#adapters/dynamodb/listing-cursors';
+import { JOBS_TABLE } from '#adapters/dynamodb/table-definitions';
 import type { Job } from '#core/model';
 import type { DueJob, JobListQuery, JobRepository, Page, StoredJob } from '#core/ports';
 import { type InFlightMarker, mayHoldInFlight } from '#core/schedule/overlap';
 import { readPage } from './paged-reads.ts';
+
+const { dueIndex } = JOBS_TABLE;
+
+/** What the due-index holds of a job: its keys, the index keys and the projected attributes (table-definitions.ts). */
+function dueEntryOf(job: StoredJob): DueJob {
+  const entry: Record<string, unknown> = {};
+  for (const name of [
+    JOBS_TABLE.partitionKey,
+    JOBS_TABLE.sortKey,
+    dueIndex.partitionKey,
+    dueIndex.sortKey,
+    ...dueIndex.projectedAttributes,
+  ]) {
+    if ((job as unknown as Record<string, unknown>)[name] !== undefined)
+      entry[name] = structuredClone((job as unknown as Record<string, unknown>)[name]);
+  }
+  return entry as DueJob;
+}
 
 /** A job as read: the DynamoDB adapter's item carries the in-flight marker as the attribute `inFlight`. */
 type ReadJob = StoredJob & { inFlight?: InFlightMarker };
@@ -77,7 +96,7 @@ export class InMemoryJobRepository implements JobRepository {
       .filter((job) => job.dueShard === shard && job.nextFireAt !== undefined && job.nextFireAt <= until)
       .sort((a, b) => (a.nextFireAt ?? 0) - (b.nextFireAt ?? 0))
       .slice(0, limit)
-      .map((job) => structuredClone(job) as DueJob);
+      .map((job) => dueEntryOf(job));
   }
 
   async advance(

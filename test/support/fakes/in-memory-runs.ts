@@ -1,6 +1,7 @@
 import { deadLettersCursor, runsOfJobCursor } from '#adapters/dynamodb/listing-cursors';
 import { runTableKey } from '#adapters/dynamodb/run-item';
 import { shardName } from '#core/due-shard';
+import { OutcomeRejectedError } from '#core/errors';
 import type { Run, RunKey } from '#core/model';
 import type { ClaimResult, Lease, Page, RunListQuery, RunOutcome, RunRepository } from '#core/ports';
 import { DEFAULT_SWEEP_GRACE_MS, sweepAtOf } from '#core/runs/send-runs';
@@ -18,6 +19,21 @@ const newestFirst = (a: Run, b: Run) => b.scheduledFor - a.scheduledFor || b.att
 function asRead(stored: Stored): Run {
   const { expiresAt: _ttl, ...run } = structuredClone(stored) as Stored & { expiresAt?: number };
   return run;
+}
+
+/** DynamoDB's item size limit, and what the document client's marshaller refuses to write. */
+const MAX_ITEM_BYTES = 400 * 1024;
+
+/** Throws OutcomeRejectedError where the adapter would: an item over 400 KB, a number no DynamoDB number holds. */
+function refuseWhatDynamoDbRefuses(item: Record<string, unknown>): void {
+  for (const value of Object.values(item)) {
+    if (typeof value === 'number' && !(Number.isFinite(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER)) {
+      throw new OutcomeRejectedError(`Number ${value} cannot be stored without losing precision`);
+    }
+  }
+  if (Buffer.byteLength(JSON.stringify(item)) > MAX_ITEM_BYTES) {
+    throw new OutcomeRejectedError('Item size has exceeded the maximum allowed size');
+  }
 }
 
 /**
@@ -138,6 +154,7 @@ export class InMemoryRunRepository implements RunRepository {
 
   async complete(key: RunKey, owner: string, outcome: RunOutcome): Promise<boolean> {
     const run = this.items.get(keyOf(key));
+    refuseWhatDynamoDbRefuses({ ...run, ...outcome });
     if (run?.status !== 'RUNNING' || run.leaseOwner !== owner) return false;
     Object.assign(run, outcome);
     delete run.sweepAt;
