@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allShards } from '#core/due-shard';
-import { ValidationError } from '#core/errors';
+import { OutcomeRejectedError, ValidationError } from '#core/errors';
 import type { Run, RunKey } from '#core/model';
 import type { JobRepository, Lease, Page, RunRepository, StoredJob } from '#core/ports';
 import { DEFAULT_SWEEP_GRACE_MS } from '#core/runs/send-runs';
@@ -161,6 +161,26 @@ export function describeRepositoryContract(name: string, makeRepositories: () =>
         expect((await jobs.findDue(shard, NOW - 1, 10)).map((job) => job.nextFireAt)).toEqual([NOW - 5_000, NOW - 1]);
         expect((await jobs.findDue(shard, NOW + 1, 2)).map((job) => job.nextFireAt)).toEqual([NOW - 5_000, NOW - 1]);
         expect(await jobs.findDue(shard, NOW - 5_001, 10)).toEqual([]);
+      });
+
+      it('reads a due job from the index with only what the index projects', async () => {
+        const shard = unique('due#');
+        await jobs.create(aJob(unique('t'), jobIdOf(1), { nextFireAt: NOW, dueShard: shard, name: 'not projected' }));
+        const [due] = await jobs.findDue(shard, NOW, 1);
+        // The scanner must plan from these alone: a fake that handed over the whole job would hide a read of anything else.
+        expect(Object.keys(due ?? {}).sort()).toEqual(
+          [
+            'dueShard',
+            'jobId',
+            'nextFireAt',
+            'occurrenceCount',
+            'policies',
+            'schedule',
+            'status',
+            'tenantId',
+            'version',
+          ].sort(),
+        );
       });
 
       it('orders and bounds due jobs the same across 2001-09-09, where epoch ms gain a digit, and at both ends', async () => {
@@ -473,6 +493,24 @@ export function describeRepositoryContract(name: string, makeRepositories: () =>
         expect(await runs.markLost(keyOf(run), NOW + 30_000, NOW + 40_000)).toBe(false);
         expect(await runs.deadLetter(keyOf(run), 'late', NOW + 40_000)).toBe(false);
         expect(await runs.discardQueued(keyOf(run))).toBe(false);
+      });
+
+      it('refuses an outcome the store cannot hold as an OutcomeRejectedError, leaving the run RUNNING', async () => {
+        const tenant = unique('t');
+        const run = aRun(tenant, jobIdOf(1), NOW);
+        await runs.createIfAbsent(run);
+        await runs.claim(keyOf(run), lease('a', NOW + 30_000, NOW));
+        const ended = { status: 'FAILED' as const, completedAt: NOW + 2 };
+
+        // Past DynamoDB's 400 KB item limit, and a number past what the marshaller writes.
+        const tooLarge = runs.complete(keyOf(run), 'a', { ...ended, responseExcerpt: 'b'.repeat(420_000) });
+        await expect(tooLarge).rejects.toBeInstanceOf(OutcomeRejectedError);
+        const unsafe = runs.complete(keyOf(run), 'a', { ...ended, durationMs: 2 ** 60 });
+        await expect(unsafe).rejects.toBeInstanceOf(OutcomeRejectedError);
+        expect((await runs.get(keyOf(run)))?.status).toBe('RUNNING');
+
+        expect(await runs.complete(keyOf(run), 'a', { ...ended, responseExcerpt: 'b'.repeat(1_000) })).toBe(true);
+        expect(await runs.get(keyOf(run))).toMatchObject({ status: 'FAILED', completedAt: NOW + 2 });
       });
 
       it('marks lost only a RUNNING run under the lease it names, and dead-letters only unfinished runs', async () => {
