@@ -9,6 +9,7 @@
  *
  * Each test uses its own tenant, job and shard names, so one table serves the whole file.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allShards } from '#core/due-shard';
 import { OutcomeRejectedError, ValidationError } from '#core/errors';
@@ -17,6 +18,7 @@ import type { JobRepository, Lease, Page, RunRepository, StoredJob } from '#core
 import { DEFAULT_SWEEP_GRACE_MS } from '#core/runs/send-runs';
 import { newRun } from '#core/use-cases/new-run';
 import { jobFixture } from '../support/job-fixture.ts';
+import { storedInstant } from '../unit/properties/arbitraries.ts';
 
 export interface ContractRepositories {
   jobs: JobRepository;
@@ -765,6 +767,65 @@ export function describeRepositoryContract(name: string, makeRepositories: () =>
         // A binding is no run: the history never shows it.
         expect((await runs.listByJob(tenant, job.jobId, { limit: 10 })).items).toEqual([]);
         expect(await runs.latestRuns(job, LATEST, 10)).toEqual([]);
+      });
+    });
+
+    describe('against a model, over the whole range', () => {
+      // Few cases, each a handful of requests: enough to meet the digit change and both ends of the range.
+      const cases = { numRuns: 12 };
+      const attempt = fc.oneof(fc.integer({ min: 1, max: 999 }), fc.constantFrom(1, 2, 10, 999));
+
+      it('finds due jobs as the model filters and orders their instants', async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.uniqueArray(storedInstant, { minLength: 1, maxLength: 8 }),
+            storedInstant,
+            fc.integer({ min: 1, max: 10 }),
+            async (instants, until, limit) => {
+              const tenant = unique('t');
+              const shard = unique('due#');
+              for (const [index, nextFireAt] of instants.entries()) {
+                await jobs.create(aJob(tenant, jobIdOf(index), { nextFireAt, dueShard: shard }));
+              }
+              const expected = instants
+                .filter((at) => at <= until)
+                .sort((a, b) => a - b)
+                .slice(0, limit);
+              expect((await jobs.findDue(shard, until, limit)).map((job) => job.nextFireAt)).toEqual(expected);
+            },
+          ),
+          cases,
+        );
+      });
+
+      it('lists any set of runs newest first by (scheduledFor, attempt), page by page, inside any window', async () => {
+        const runKey = fc.tuple(storedInstant, attempt);
+        await fc.assert(
+          fc.asyncProperty(
+            fc.uniqueArray(runKey, { minLength: 1, maxLength: 10, selector: ([at, n]) => `${at}/${n}` }),
+            fc.integer({ min: 1, max: 4 }),
+            fc.option(fc.tuple(storedInstant, storedInstant), { nil: undefined }),
+            async (keys, limit, bounds) => {
+              const tenant = unique('t');
+              const jobId = jobIdOf(1);
+              for (const [at, n] of keys) await runs.createIfAbsent(aRun(tenant, jobId, at, n));
+              const [from, to] = bounds ? [Math.min(...bounds), Math.max(...bounds)] : [undefined, undefined];
+              const expected = keys
+                .filter(([at]) => (from === undefined || at >= from) && (to === undefined || at <= to))
+                .sort((a, b) => b[0] - a[0] || b[1] - a[1])
+                .map(([at, n]) => `${at}/${n}`);
+              const pages = await readAllPages(
+                (cursor) => runs.listByJob(tenant, jobId, { limit, cursor, from, to }),
+                limit,
+              );
+              expect(pages.flat().map(label)).toEqual(expected);
+              const [newest] = keys.sort((a, b) => b[0] - a[0] || b[1] - a[1]);
+              const latest = await runs.latestRuns({ tenantId: tenant, jobId }, LATEST, 1);
+              expect(latest.map(label)).toEqual([`${newest?.[0]}/${newest?.[1]}`]);
+            },
+          ),
+          cases,
+        );
       });
     });
   });
