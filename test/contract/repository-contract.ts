@@ -16,6 +16,7 @@ import { OutcomeRejectedError, ValidationError } from '#core/errors';
 import type { Run, RunKey } from '#core/model';
 import type { JobRepository, Lease, Page, RunRepository, StoredJob } from '#core/ports';
 import { DEFAULT_SWEEP_GRACE_MS } from '#core/runs/send-runs';
+import type { RunSlots } from '#core/tenants/ports';
 import { newRun } from '#core/use-cases/new-run';
 import { jobFixture } from '../support/job-fixture.ts';
 import { storedInstant } from '../unit/properties/arbitraries.ts';
@@ -23,6 +24,8 @@ import { storedInstant } from '../unit/properties/arbitraries.ts';
 export interface ContractRepositories {
   jobs: JobRepository;
   runs: RunRepository;
+  /** The executors' per-tenant in-flight slots (core/tenants/ports.ts). */
+  slots: RunSlots;
   /** Sweep-index partitions the run repository spreads runs over. */
   shardCount: number;
   stop?: () => Promise<void>;
@@ -117,11 +120,12 @@ export function describeRepositoryContract(name: string, makeRepositories: () =>
   describe(`repository contract: ${name}`, () => {
     let jobs: JobRepository;
     let runs: RunRepository;
+    let slots: RunSlots;
     let shardCount: number;
     let stop: (() => Promise<void>) | undefined;
 
     beforeAll(async () => {
-      ({ jobs, runs, shardCount, stop } = await makeRepositories());
+      ({ jobs, runs, slots, shardCount, stop } = await makeRepositories());
     });
     afterAll(() => stop?.());
 
@@ -826,6 +830,31 @@ export function describeRepositoryContract(name: string, makeRepositories: () =>
           ),
           cases,
         );
+      });
+    });
+
+    describe('run slots', () => {
+      it('holds at most `cap` slots per tenant, keeps a run its own slot, and frees a slot on release', async () => {
+        const [tenant, other] = [unique('t'), unique('t')];
+        expect(await slots.acquire(tenant, 'r1', 2, NOW + 30_000, NOW)).toBe(true);
+        expect(await slots.acquire(tenant, 'r2', 2, NOW + 30_000, NOW)).toBe(true);
+        expect(await slots.acquire(tenant, 'r3', 2, NOW + 30_000, NOW)).toBe(false);
+        // A redelivered message of a run that holds a slot keeps it, even at the cap.
+        expect(await slots.acquire(tenant, 'r1', 2, NOW + 60_000, NOW)).toBe(true);
+        expect(await slots.acquire(other, 'r3', 2, NOW + 30_000, NOW)).toBe(true);
+        await slots.release(tenant, 'r2');
+        await slots.release(tenant, 'never-held');
+        await slots.release(unique('t'), 'r1');
+        expect(await slots.acquire(tenant, 'r3', 2, NOW + 30_000, NOW)).toBe(true);
+        expect(await slots.acquire(tenant, 'r4', 2, NOW + 30_000, NOW)).toBe(false);
+      });
+
+      it('reclaims a slot whose expiry has come, and not a millisecond before', async () => {
+        const tenant = unique('t');
+        expect(await slots.acquire(tenant, 'dead', 1, NOW + 30_000, NOW)).toBe(true);
+        expect(await slots.acquire(tenant, 'next', 1, NOW + 60_000, NOW + 29_999)).toBe(false);
+        expect(await slots.acquire(tenant, 'next', 1, NOW + 60_000, NOW + 30_000)).toBe(true);
+        expect(await slots.acquire(tenant, 'dead', 1, NOW + 90_000, NOW + 30_001)).toBe(false);
       });
     });
   });
