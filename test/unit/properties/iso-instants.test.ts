@@ -94,6 +94,21 @@ describe('ISO instants over the whole stored range', () => {
     expect(parseIsoInstant('2199-12-31T22:59:59.999-01:00')).toEqual({ ok: true, at: LATEST_INSTANT });
   });
 
+  it('refuses the years 0000 … 0099 as outside the range, not as impossible dates (Date.UTC reads them as 19xx)', () => {
+    for (const text of [
+      '0099-12-31T23:59:59.999Z',
+      '0070-06-01T00:00:00Z',
+      '0000-01-01T00:00:00Z',
+      '0001-02-28T12:00:00+01:00',
+    ]) {
+      expect(parseIsoInstant(text)).toEqual({ ok: false, reason: INSTANT_RANGE_REASON });
+    }
+    expect(parseIsoInstant('0099-02-29T00:00:00Z')).toEqual({
+      ok: false,
+      reason: 'is not a valid calendar date and time',
+    });
+  });
+
   it('never throws, and accepts only in-range instants that mean what their fields say, whatever the text', () => {
     const digits = (n: number) => fc.stringMatching(new RegExp(`^\\d{${n}}$`));
     // The parser's own shape, with any digits in every field: impossible dates, 24:00, offsets past 23:59.
