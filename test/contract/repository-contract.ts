@@ -424,6 +424,24 @@ export function describeRepositoryContract(name: string, makeRepositories: () =>
         expect(await runs.get({ ...keyOf(run), tenantId: `${tenant}x` })).toBeUndefined();
       });
 
+      it('puts a new QUEUED run in the sweep index at its release plus the grace, or where it is told; any other run not at all', async () => {
+        const tenant = unique('t');
+        const due = aRun(tenant, jobIdOf(1), NOW);
+        const parked = aRun(tenant, jobIdOf(2), NOW, 2, { availableAt: NOW + 3_600_000 });
+        const skipped = aRun(tenant, jobIdOf(3), NOW, 1, { status: 'SKIPPED' });
+        await runs.createIfAbsent(due);
+        await runs.createIfAbsent(parked, { sweepAt: NOW + 2_760_000 });
+        await runs.createIfAbsent(skipped);
+        const found = await sweepable(tenant, Number.MAX_SAFE_INTEGER);
+        expect(found.map((run) => [run.runId, run.sweepAt]).sort()).toEqual(
+          [
+            [due.runId, NOW + DEFAULT_SWEEP_GRACE_MS],
+            [parked.runId, NOW + 2_760_000],
+          ].sort(),
+        );
+        expect((await sweepable(tenant, NOW + 2_759_999)).map((run) => run.runId)).toEqual([due.runId]);
+      });
+
       it('claims a QUEUED run once, takes over only a lease that ended before now, and only when allowed', async () => {
         const tenant = unique('t');
         const run = aRun(tenant, jobIdOf(1), NOW);
