@@ -30,6 +30,8 @@ export async function listRunsOfJob(
   const low = runTableKey({ tenantId, jobId, scheduledFor: query.from ?? 0, attempt: 0 });
   const high = runTableKey({ tenantId, jobId, scheduledFor: query.to ?? LAST_INSTANT, attempt: 999 });
   const start = decodeCursor(query.cursor, runsOfJobCursor(low.pk, low.sk, high.sk));
+  // An empty window (`from` after `to`) holds no run; DynamoDB would refuse its BETWEEN outright.
+  if (low.sk > high.sk) return { items: [] };
   const names: Record<string, string> = { '#pk': PK, '#sk': SK };
   const values: Record<string, unknown> = { ':pk': low.pk, ':low': low.sk, ':high': high.sk };
   if (query.status !== undefined) {

@@ -31,8 +31,13 @@ export function parseIsoInstant(text: string): { ok: true; at: number } | { ok: 
     number,
   ];
   const millis = Number(fraction.padEnd(3, '0').slice(0, 3));
-  const wallClock = Date.UTC(y, mo - 1, d, h, mi, sec, millis);
-  // Date.UTC rolls overflow into the next unit (30 February -> 2 March); a round trip exposes it.
+  // Not Date.UTC: it reads years 0-99 as 1900-1999, so 0099-12-31 would pass for 1999-12-31 and
+  // fail the round trip below as an impossible date instead of an instant outside the range.
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
+  date.setUTCHours(h, mi, sec, millis);
+  const wallClock = date.getTime();
+  // The date rolls overflow into the next unit (30 February -> 2 March); a round trip exposes it.
   const check = new Date(wallClock);
   const sameDate = check.getUTCFullYear() === y && check.getUTCMonth() === mo - 1 && check.getUTCDate() === d;
   if (!sameDate || h > 23 || mi > 59 || sec > 59) return { ok: false, reason: 'is not a valid calendar date and time' };

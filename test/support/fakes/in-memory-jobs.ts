@@ -1,8 +1,35 @@
+import { jobsCursor } from '#adapters/dynamodb/listing-cursors';
+import { JOBS_TABLE } from '#adapters/dynamodb/table-definitions';
 import type { Job } from '#core/model';
 import type { DueJob, JobListQuery, JobRepository, Page, StoredJob } from '#core/ports';
 import { type InFlightMarker, mayHoldInFlight } from '#core/schedule/overlap';
+import { readPage } from './paged-reads.ts';
 
-/** JobRepository in memory, with the same conditional semantics as the DynamoDB adapter. */
+const { dueIndex } = JOBS_TABLE;
+
+/** What the due-index holds of a job: its keys, the index keys and the projected attributes (table-definitions.ts). */
+function dueEntryOf(job: StoredJob): DueJob {
+  const entry: Record<string, unknown> = {};
+  for (const name of [
+    JOBS_TABLE.partitionKey,
+    JOBS_TABLE.sortKey,
+    dueIndex.partitionKey,
+    dueIndex.sortKey,
+    ...dueIndex.projectedAttributes,
+  ]) {
+    if ((job as unknown as Record<string, unknown>)[name] !== undefined)
+      entry[name] = structuredClone((job as unknown as Record<string, unknown>)[name]);
+  }
+  return entry as DueJob;
+}
+
+/** A job as read: the DynamoDB adapter's item carries the in-flight marker as the attribute `inFlight`. */
+type ReadJob = StoredJob & { inFlight?: InFlightMarker };
+
+/**
+ * JobRepository in memory, with the same conditional semantics as the DynamoDB adapter, held to it
+ * by test/contract/repository-contract.ts.
+ */
 export class InMemoryJobRepository implements JobRepository {
   readonly items = new Map<string, StoredJob>();
 
@@ -16,37 +43,51 @@ export class InMemoryJobRepository implements JobRepository {
     this.items.set(key, structuredClone(job));
   }
 
+  /** The job with its in-flight marker, as the adapter reads the item. */
   async get(tenantId: string, jobId: string): Promise<StoredJob | undefined> {
-    const job = this.items.get(this.key(tenantId, jobId));
-    return job ? structuredClone(job) : undefined;
+    const key = this.key(tenantId, jobId);
+    const job = this.items.get(key);
+    if (!job) return undefined;
+    const marker = this.inFlight.get(key);
+    return structuredClone(marker ? { ...job, inFlight: marker } : job);
   }
 
-  /** Same contract as DynamoDB: oldest first, and the cursor is the last job id read. */
+  /** As the adapter's Query: oldest first, filters applied per read, base64 LastEvaluatedKey cursors. */
   async listByTenant(tenantId: string, query: JobListQuery): Promise<Page<StoredJob>> {
-    if (query.cursor !== undefined && !query.cursor.startsWith(`${tenantId}/`)) throw new Error('foreign cursor');
-    const after = query.cursor?.slice(tenantId.length + 1) ?? '';
-    const remaining = [...this.items.values()]
-      .filter((job) => job.tenantId === tenantId && job.jobId > after)
+    const ordered = [...this.items.values()]
+      .filter((job) => job.tenantId === tenantId)
       .sort((a, b) => (a.jobId < b.jobId ? -1 : 1));
-    const matches = (job: StoredJob) =>
-      (query.status === undefined || job.status === query.status) &&
-      (query.type === undefined || job.schedule.type === query.type) &&
-      (query.name === undefined || (job.name?.startsWith(query.name) ?? false));
-    const items: StoredJob[] = [];
-    let lastRead: string | undefined;
-    for (const job of remaining) {
-      if (items.length === query.limit) break;
-      lastRead = job.jobId;
-      if (matches(job)) items.push(structuredClone(job));
-    }
-    const more = lastRead !== undefined && remaining.at(-1)?.jobId !== lastRead;
-    return more ? { items, cursor: `${tenantId}/${lastRead}` } : { items };
+    return readPage(
+      {
+        ordered,
+        keyOf: (job) => ({ tenantId: job.tenantId, jobId: job.jobId }),
+        isAfter: (job, start) => job.jobId > String(start.jobId),
+        spec: jobsCursor(tenantId),
+        matches: (job) =>
+          (query.status === undefined || job.status === query.status) &&
+          (query.type === undefined || job.schedule.type === query.type) &&
+          (query.name === undefined || (job.name?.startsWith(query.name) ?? false)),
+      },
+      query.limit,
+      query.cursor,
+    );
   }
 
+  /**
+   * As the adapter's conditional put: at the expected version and with the in-flight marker as it
+   * was read (an executor moves the marker without bumping the version), else false.
+   */
   async replace(job: StoredJob, expectedVersion: number): Promise<boolean> {
     const key = this.key(job.tenantId, job.jobId);
+    const { inFlight: readMarker, ...stored } = job as ReadJob;
+    const marker = this.inFlight.get(key);
     if (this.items.get(key)?.version !== expectedVersion) return false;
-    this.items.set(key, structuredClone(job));
+    const markerUnchanged = readMarker
+      ? marker?.runId === readMarker.runId && marker.until === readMarker.until
+      : marker === undefined;
+    if (!markerUnchanged) return false;
+    this.items.set(key, structuredClone(stored));
+    if (readMarker) this.inFlight.set(key, { ...readMarker });
     return true;
   }
 
@@ -55,7 +96,7 @@ export class InMemoryJobRepository implements JobRepository {
       .filter((job) => job.dueShard === shard && job.nextFireAt !== undefined && job.nextFireAt <= until)
       .sort((a, b) => (a.nextFireAt ?? 0) - (b.nextFireAt ?? 0))
       .slice(0, limit)
-      .map((job) => structuredClone(job) as DueJob);
+      .map((job) => dueEntryOf(job));
   }
 
   async advance(

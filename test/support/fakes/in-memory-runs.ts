@@ -1,11 +1,45 @@
+import { deadLettersCursor, runsOfJobCursor } from '#adapters/dynamodb/listing-cursors';
+import { runTableKey } from '#adapters/dynamodb/run-item';
 import { shardName } from '#core/due-shard';
+import { OutcomeRejectedError } from '#core/errors';
 import type { Run, RunKey } from '#core/model';
 import type { ClaimResult, Lease, Page, RunListQuery, RunOutcome, RunRepository } from '#core/ports';
 import { DEFAULT_SWEEP_GRACE_MS, sweepAtOf } from '#core/runs/send-runs';
+import { readPage } from './paged-reads.ts';
 
 const keyOf = (k: RunKey) => `${k.tenantId}/${k.jobId}/${k.scheduledFor}/${k.attempt}`;
 
-/** RunRepository in memory, with the same conditional semantics as the DynamoDB adapter. */
+/** The adapter's key range for a job's runs: as listRunsOfJob, 13-digit occurrences up to this one. */
+const LAST_INSTANT = 9_999_999_999_999;
+
+/** Newest first: the runs table read with ScanIndexForward=false. */
+const newestFirst = (a: Run, b: Run) => b.scheduledFor - a.scheduledFor || b.attempt - a.attempt;
+
+/** A run as the adapter reads it: the TTL attribute is storage, not part of the run. */
+function asRead(stored: Stored): Run {
+  const { expiresAt: _ttl, ...run } = structuredClone(stored) as Stored & { expiresAt?: number };
+  return run;
+}
+
+/** DynamoDB's item size limit, and what the document client's marshaller refuses to write. */
+const MAX_ITEM_BYTES = 400 * 1024;
+
+/** Throws OutcomeRejectedError where the adapter would: an item over 400 KB, a number no DynamoDB number holds. */
+function refuseWhatDynamoDbRefuses(item: Record<string, unknown>): void {
+  for (const value of Object.values(item)) {
+    if (typeof value === 'number' && !(Number.isFinite(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER)) {
+      throw new OutcomeRejectedError(`Number ${value} cannot be stored without losing precision`);
+    }
+  }
+  if (Buffer.byteLength(JSON.stringify(item)) > MAX_ITEM_BYTES) {
+    throw new OutcomeRejectedError('Item size has exceeded the maximum allowed size');
+  }
+}
+
+/**
+ * RunRepository in memory, with the same conditional semantics as the DynamoDB adapter, held to it
+ * by test/contract/repository-contract.ts.
+ */
 type Stored = Run & { sweepAt?: number };
 
 export class InMemoryRunRepository implements RunRepository {
@@ -22,7 +56,7 @@ export class InMemoryRunRepository implements RunRepository {
     options: { sweepAt?: number } = {},
   ): Promise<{ created: true } | { created: false; existing: Run }> {
     const existing = this.items.get(keyOf(run));
-    if (existing) return { created: false, existing: structuredClone(existing) };
+    if (existing) return { created: false, existing: asRead(existing) };
     this.items.set(keyOf(run), {
       ...structuredClone(run),
       ...(run.status === 'QUEUED' ? { sweepAt: options.sweepAt ?? sweepAtOf(run, this.sweepGraceMs) } : {}),
@@ -52,13 +86,17 @@ export class InMemoryRunRepository implements RunRepository {
     return true;
   }
 
-  /** The fake keeps its whole sweep index in the first shard, so a sweep of every shard finds each run once. */
+  /**
+   * The fake keeps its whole sweep index in the first shard, so a sweep of every shard finds each
+   * run once; earliest `sweepAt` first, as the index's sort key reads.
+   */
   async findSweepable(shard: string, until: number, limit: number): Promise<Array<Run & { sweepAt: number }>> {
     if (shard !== shardName(0)) return [];
     return this.all()
       .filter((r): r is Run & { sweepAt: number } => r.sweepAt !== undefined && r.sweepAt <= until)
+      .sort((a, b) => a.sweepAt - b.sweepAt)
       .slice(0, limit)
-      .map((r) => structuredClone(r));
+      .map((r) => asRead(r) as Run & { sweepAt: number });
   }
 
   async rescheduleSweep(key: RunKey, from: number, to: number): Promise<boolean> {
@@ -69,19 +107,40 @@ export class InMemoryRunRepository implements RunRepository {
     return true;
   }
 
-  async listDeadLetters(tenantId: string, options: { limit: number }): Promise<Page<Run>> {
-    const items = this.all()
-      .filter((r) => r.tenantId === tenantId && r.status === 'DEAD_LETTERED')
-      .sort((a, b) => (b.deadLetteredAt ?? 0) - (a.deadLetteredAt ?? 0));
-    return { items: items.slice(0, options.limit) };
+  /** As the adapter's Query of the dead-letter index: newest first, base64 LastEvaluatedKey cursors. */
+  async listDeadLetters(tenantId: string, options: { limit: number; cursor?: string }): Promise<Page<Run>> {
+    type IndexKey = { pk: string; sk: string; deadLetterTenant: string; deadLetteredAt: number };
+    const indexKey = (run: Run): IndexKey => ({
+      ...runTableKey(run),
+      deadLetterTenant: run.tenantId,
+      deadLetteredAt: run.deadLetteredAt ?? 0,
+    });
+    // Newest first; ties in the index's sort key in table-key order (any fixed order pages the same).
+    const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    const compare = (x: IndexKey, y: IndexKey) =>
+      y.deadLetteredAt - x.deadLetteredAt || text(y.pk, x.pk) || text(y.sk, x.sk);
+    const ordered = this.all()
+      .filter((r) => r.tenantId === tenantId && r.status === 'DEAD_LETTERED' && r.deadLetteredAt !== undefined)
+      .map(asRead)
+      .sort((a, b) => compare(indexKey(a), indexKey(b)));
+    return readPage(
+      {
+        ordered,
+        keyOf: indexKey,
+        isAfter: (run, start) => compare(indexKey(run), start as IndexKey) > 0,
+        spec: deadLettersCursor(tenantId),
+      },
+      options.limit,
+      options.cursor,
+    );
   }
 
   async claim(key: RunKey, lease: Lease): Promise<ClaimResult> {
     const run = this.items.get(keyOf(key));
     if (!run) return { claimed: false };
     const expired = run.status === 'RUNNING' && (run.leaseExpiresAt ?? 0) < lease.now;
-    if (run.status !== 'QUEUED' && !expired) return { claimed: false, run: structuredClone(run) };
-    if (expired && !lease.takeOverExpired) return { claimed: false, run: structuredClone(run), expired: true };
+    if (run.status !== 'QUEUED' && !expired) return { claimed: false, run: asRead(run) };
+    if (expired && !lease.takeOverExpired) return { claimed: false, run: asRead(run), expired: true };
     if (expired) run.recoveries = (run.recoveries ?? 0) + 1;
     Object.assign(run, {
       status: 'RUNNING',
@@ -90,21 +149,24 @@ export class InMemoryRunRepository implements RunRepository {
       claimedAt: lease.now,
     });
     delete run.sweepAt;
-    return { claimed: true, run: structuredClone(run) };
+    return { claimed: true, run: asRead(run) };
   }
 
   async complete(key: RunKey, owner: string, outcome: RunOutcome): Promise<boolean> {
     const run = this.items.get(keyOf(key));
+    refuseWhatDynamoDbRefuses({ ...run, ...outcome });
     if (run?.status !== 'RUNNING' || run.leaseOwner !== owner) return false;
     Object.assign(run, outcome);
     delete run.sweepAt;
     return true;
   }
 
+  /** Back to QUEUED and, as the adapter does, back into the sweep index a grace from now. */
   async release(key: RunKey, owner: string, leaseExpiresAt: number): Promise<boolean> {
     const run = this.items.get(keyOf(key));
     if (run?.status !== 'RUNNING' || run.leaseOwner !== owner || run.leaseExpiresAt !== leaseExpiresAt) return false;
     run.status = 'QUEUED';
+    run.sweepAt = Date.now() + this.sweepGraceMs;
     delete run.leaseOwner;
     delete run.leaseExpiresAt;
     delete run.claimedAt;
@@ -113,29 +175,43 @@ export class InMemoryRunRepository implements RunRepository {
 
   async get(key: RunKey): Promise<Run | undefined> {
     const run = this.items.get(keyOf(key));
-    return run ? structuredClone(run) : undefined;
+    return run ? asRead(run) : undefined;
   }
 
   async previous(key: RunKey): Promise<Run | undefined> {
     const earlier = this.all()
       .filter((r) => r.tenantId === key.tenantId && r.jobId === key.jobId && r.scheduledFor < key.scheduledFor)
-      .sort((a, b) => b.scheduledFor - a.scheduledFor || b.attempt - a.attempt);
-    return earlier[0] ? structuredClone(earlier[0]) : undefined;
+      .sort(newestFirst);
+    return earlier[0] ? asRead(earlier[0]) : undefined;
   }
 
   /** Trigger Idempotency-Key bindings: `<tenant>/<job>/<key>` → bound time and expiry (epoch s). */
   readonly triggerKeys = new Map<string, { scheduledFor: number; expiresAt: number }>();
 
+  /**
+   * As the adapter's Query: newest first within [from, to], the status filtered per read, and a
+   * base64 cursor of the last key read, so a page continues after it exactly (never by position:
+   * runs created meanwhile must not shift a page).
+   */
   async listByJob(tenantId: string, jobId: string, options: RunListQuery): Promise<Page<Run>> {
-    const runs = this.all()
+    const low = runTableKey({ tenantId, jobId, scheduledFor: options.from ?? 0, attempt: 0 });
+    const high = runTableKey({ tenantId, jobId, scheduledFor: options.to ?? LAST_INSTANT, attempt: 999 });
+    const ordered = this.all()
       .filter((r) => r.tenantId === tenantId && r.jobId === jobId)
-      .filter((r) => options.status === undefined || r.status === options.status)
-      .filter((r) => r.scheduledFor >= (options.from ?? 0) && r.scheduledFor <= (options.to ?? Number.MAX_SAFE_INTEGER))
-      .sort((a, b) => b.scheduledFor - a.scheduledFor || b.attempt - a.attempt);
-    const start = options.cursor ? Number(options.cursor) : 0;
-    const items = runs.slice(start, start + options.limit).map((r) => structuredClone(r));
-    const next = start + options.limit;
-    return next < runs.length ? { items, cursor: String(next) } : { items };
+      .filter((r) => r.scheduledFor >= (options.from ?? 0) && r.scheduledFor <= (options.to ?? LAST_INSTANT))
+      .map(asRead)
+      .sort(newestFirst);
+    return readPage(
+      {
+        ordered,
+        keyOf: (run) => runTableKey(run),
+        isAfter: (run, start) => runTableKey(run).sk < String(start.sk),
+        spec: runsOfJobCursor(low.pk, low.sk, high.sk),
+        matches: (run) => options.status === undefined || run.status === options.status,
+      },
+      options.limit,
+      options.cursor,
+    );
   }
 
   async discardQueued(key: RunKey): Promise<boolean> {
@@ -162,8 +238,8 @@ export class InMemoryRunRepository implements RunRepository {
   async latestRuns(job: Pick<RunKey, 'tenantId' | 'jobId'>, until: number, limit: number): Promise<Run[]> {
     return this.all()
       .filter((r) => r.tenantId === job.tenantId && r.jobId === job.jobId && r.scheduledFor <= until)
-      .sort((a, b) => b.scheduledFor - a.scheduledFor || b.attempt - a.attempt)
+      .sort(newestFirst)
       .slice(0, limit)
-      .map((r) => structuredClone(r));
+      .map(asRead);
   }
 }
