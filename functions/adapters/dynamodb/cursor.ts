@@ -11,8 +11,8 @@ import { ValidationError } from '#core/errors';
 
 /** Longest cursor accepted (before decoding): far above any key this API issues. */
 export const MAX_CURSOR_LENGTH = 2048;
-/** Longest string key value accepted in a cursor (DynamoDB sort keys stop at 1024 bytes). */
-const MAX_KEY_VALUE_LENGTH = 1024;
+/** Longest string key value accepted in a cursor, in UTF-8 bytes (DynamoDB sort keys stop at 1024 bytes). */
+const MAX_KEY_VALUE_BYTES = 1024;
 
 /** The type of one key attribute: a string, or a number that is an instant Chronos stores. */
 export type CursorKeyType = 'string' | 'instant';
@@ -67,5 +67,6 @@ function parsed(cursor: string): Record<string, unknown> | undefined {
 
 function hasType(value: unknown, type: CursorKeyType): boolean {
   if (type === 'instant') return isRepresentableInstant(value);
-  return typeof value === 'string' && value.length >= 1 && value.length <= MAX_KEY_VALUE_LENGTH;
+  // Bytes, not characters: 500 × "€" is 500 characters but 1,500 bytes, which DynamoDB refuses.
+  return typeof value === 'string' && value.length >= 1 && Buffer.byteLength(value, 'utf8') <= MAX_KEY_VALUE_BYTES;
 }

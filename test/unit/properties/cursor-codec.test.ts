@@ -172,4 +172,21 @@ describe('listing cursors over the whole range of keys', () => {
       { numRuns: 3000 },
     );
   });
+
+  it('measures a key value in UTF-8 bytes, as DynamoDB does: 1,024 bytes pass, 1,025 are refused', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('a', 'é', '€', '😀'), fc.integer({ min: 1, max: 1100 }), (char, count) => {
+        const value = char.repeat(count);
+        const bytes = Buffer.byteLength(value, 'utf8');
+        const result = outcome(encodeCursor({ tenantId: 't', jobId: value }) as string, jobsCursor('t'));
+        expect(result.refused).toBe(
+          bytes > 1024 || encodeCursor({ tenantId: 't', jobId: value }).length > MAX_CURSOR_LENGTH,
+        );
+      }),
+    );
+    // 500 × "€" is 500 characters, 1,500 bytes: refused (DynamoDB would refuse the key, a 500).
+    expect(outcome(encodeCursor({ tenantId: 't', jobId: '€'.repeat(500) }) as string, jobsCursor('t')).refused).toBe(
+      true,
+    );
+  });
 });
