@@ -82,6 +82,7 @@ function history(overrides: Partial<Evidence> = {}): Evidence {
     dispatchSlackMs: 2_000,
     visibilityTimeoutMs: 10_000,
     apiCreates: [{ name: plan.name, tries: ['UND_ERR_SOCKET', 'found by name'] }],
+    writtenUnanswered: [plan.name],
     poison: {
       jobId: POISON,
       runId: `${POISON}_${T}_1`,
@@ -156,9 +157,10 @@ describe('kill checks', () => {
       ).toBe(false);
     });
 
-    it('fails when no kill held a create, or no job went through the API', () => {
+    it('fails when no kill held a create, or none whose job was written, or no job went through the API', () => {
       const idle = base.kills.map((k) => (k.role === 'api' ? { ...k, heldJobNames: [] } : k));
       expect(checkApiKills(history({ kills: idle })).ok).toBe(false);
+      expect(checkApiKills(history({ writtenUnanswered: [] })).ok).toBe(false);
       const direct = base.plans.map((plan) => ({ ...plan, via: 'direct' as const }));
       expect(checkApiKills(history({ plans: direct })).ok).toBe(false);
     });

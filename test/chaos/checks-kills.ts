@@ -85,7 +85,8 @@ export function checkDeadLetterKills(evidence: Evidence, idx: Index = index(evid
 /**
  * The API was SIGKILLed mid-create (as often as planned); every job the workload created through
  * it exists exactly once (no create lost or silently dropped, none doubled by a retry), and each
- * create held at a kill was recovered by its client (found by name).
+ * create whose job was written but whose answer the kill swallowed was recovered by its client
+ * (found by name).
  */
 export function checkApiKills(evidence: Evidence): CheckResult {
   const { kills, failures } = killsOf(evidence, 'api');
@@ -103,16 +104,20 @@ export function checkApiKills(evidence: Evidence): CheckResult {
     if (stored > 1) failures.push(`${plan.name}: ${stored} jobs stored, a retried create doubled it`);
     if (!creates.has(plan.name)) failures.push(`${plan.name}: no record of its create`);
   }
-  for (const name of heldNames) {
+  const unanswered = evidence.writtenUnanswered ?? [];
+  if (unanswered.length === 0) failures.push('no API kill held a create whose job was written');
+  for (const name of unanswered) {
     const tries = creates.get(name)?.tries ?? [];
     if (!tries.includes('found by name'))
-      failures.push(`${name}: its create was held at a kill, yet its client never found it (${tries.join(', ')})`);
+      failures.push(
+        `${name}: its job was written and the API killed before answering, yet its client never found it (${tries.join(', ')})`,
+      );
   }
   const retried = [...creates.values()].filter((record) => record.tries.length > 1).length;
   return {
     name: 'API killed mid-create, every create exactly once',
     ok: failures.length === 0,
-    numbers: `${kills.length} API SIGKILLs holding ${heldNames.length} creates; ${viaApi.length} jobs created through the API, ${retried} after a failed try`,
+    numbers: `${kills.length} API SIGKILLs holding ${heldNames.length} creates (${unanswered.length} written, unanswered); ${viaApi.length} jobs created through the API, ${retried} after a failed try`,
     failures: failures.slice(0, MAX_EXAMPLES),
   };
 }

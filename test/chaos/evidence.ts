@@ -93,6 +93,8 @@ export interface Evidence {
   unsentRunIds?: string[];
   dispatchSlackMs: number;
   visibilityTimeoutMs: number;
+  /** The creates an API process held when it was killed: their jobs were written, their 201 never sent. */
+  writtenUnanswered?: string[];
   /** Jobs created through the API process (which is killed mid-create), with their tries. */
   apiCreates?: ApiCreate[];
   /** The poison message's run, dead-lettered and re-driven. */

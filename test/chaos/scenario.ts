@@ -137,10 +137,12 @@ export async function runChaos(
     let scannerHold: Evidence['scannerHold'];
     const catchUpHolds: ScannerHold[] = [];
     let poisonRefusals = 0;
+    const writtenUnanswered: string[] = [];
     fleet.onMessage((worker, message) => {
       if (message.type === 'unsent') unsentRunIds.push(...message.runIds);
       if (message.type === 'checkpoint') streamCheckpoints[message.shardId] = message.sequenceNumber;
       if (message.type === 'poison-refused') poisonRefusals++;
+      if (message.type === 'held' && message.mode === 'mid-create') writtenUnanswered.push(...message.jobNames);
       if (message.type === 'held') {
         void fleet.kill(worker.role, worker.slot, message.mode).then((kill) => {
           const held =
@@ -183,25 +185,31 @@ export async function runChaos(
       progress(`${since()}: started the SQS emulator again on port ${sqs.port}, with its state`);
     })();
     const killing = killExecutors(fleet, config, start, executorSlots, (line) => progress(`${since()}: ${line}`));
-    const holdsUntil = start + config.killUntilMs;
+    // Each hold is asked for until its kill has happened (on a loaded machine a process restarted
+    // during the SQS outage may take long to have work again), or until the run has settled.
+    const holdsEnd = { settled: false };
+    const holdsInTurn = async (role: WorkerRole, mode: HoldMode, times: number[]) => {
+      for (const at of times) await holdThenKill(fleet, role, mode, start + at, holdsEnd);
+    };
     const holding = Promise.all([
-      ...config.apiKillsAtMs.map((at) => holdThenKill(fleet, 'api', 'mid-create', start + at, holdsUntil)),
-      ...config.completionKillsAtMs.map((at) => holdThenKill(fleet, 'completion', 'mid-batch', start + at, holdsUntil)),
+      holdsInTurn('api', 'mid-create', config.apiKillsAtMs),
+      holdsInTurn('completion', 'mid-batch', config.completionKillsAtMs),
       // The poison message is the only dead letter: the consumer holds it.
-      holdThenKill(fleet, 'dead-letter', 'dead-letter', start, holdsUntil),
+      holdsInTurn('dead-letter', 'dead-letter', [0]),
     ]);
     const apiCreates: ApiCreate[] = [];
     const poisonJob = poisonPlan(config.poisonDueAfterMs);
-    apiCreates.push(await createThroughApi(api, poisonJob, config, target.url('/chaos')));
     let poison: PoisonCase | undefined;
-    let redriving: Promise<void> = Promise.resolve();
-    if (poisonJob.jobId) {
+    // In the background, beside the workload: created, its id told to the executors, then re-driven once dead-lettered.
+    const redriving = createThroughApi(api, poisonJob, config, target.url('/chaos')).then(async (record) => {
+      apiCreates.push(record);
+      if (!poisonJob.jobId) return;
       const jobId = poisonJob.jobId;
       poisonJobIds.push(jobId);
       for (const slot of executorSlots) tellWorker(fleet, 'executor', slot, { type: 'poison', jobId });
       poison = { jobId, runId: `${jobId}_${poisonJob.occurrences[0]}_1`, refusals: 0, redriveAnswers: [] };
-      redriving = redrivePoison(api, poison, start + config.settleDeadlineMs - 30_000);
-    }
+      await redrivePoison(api, poison, start + config.settleDeadlineMs - 30_000);
+    });
     const plans = await feedWorkload(config, chronos.tenantId, api, apiCreates, target.url('/chaos'), start, (line) =>
       progress(`${since()}: ${line}`),
     );
@@ -224,7 +232,7 @@ export async function runChaos(
       );
       return {
         // The poison occurrence is terminal once dead-lettered: done only when its re-drive has ended too.
-        done: verdict.ok && (!poison || poisonRuns.some((run) => run.startsWith('2:'))),
+        done: verdict.ok && poisonRuns.some((run) => run.startsWith('2:')),
         // Anything that moves: calls, finished runs, messages anywhere in the queues, runs under a lease.
         activity: `${target.calls.length}/${verdict.numbers}/${depth.total}/${running}`,
         busy: depth.total > 0 || running > 0,
@@ -233,9 +241,11 @@ export async function runChaos(
     progress(`${since()}: ${settled}`);
     clearTimeout(armTimer);
     await killing;
+    holdsEnd.settled = true;
     await holding;
     await redriving;
-    if (poison) poison.refusals = poisonRefusals;
+    const poisonCase = poison as PoisonCase | undefined;
+    if (poisonCase) poisonCase.refusals = poisonRefusals;
     await fleet.stop();
     const { jobs, runs } = await readTables(documents, chronos.tables);
     const evidence: Evidence = {
@@ -250,7 +260,8 @@ export async function runChaos(
       ...(sqsOutage ? { sqsOutage } : {}),
       unsentRunIds: [...new Set(unsentRunIds)],
       apiCreates,
-      ...(poison ? { poison } : {}),
+      writtenUnanswered,
+      ...(poisonCase ? { poison: poisonCase } : {}),
       minKills: { completion: config.completionKillsAtMs.length, 'dead-letter': 1, api: config.apiKillsAtMs.length },
     };
     writeFileSync(join(logDir, 'evidence.json'), JSON.stringify(evidence));
@@ -315,12 +326,18 @@ function tellWorker(fleet: Fleet, role: WorkerRole, slot: number, message: Coord
 /**
  * From `at`, tells the process of `role` to hold its next piece of work (it reports it, and the
  * coordinator SIGKILLs it: see `held` in runChaos), telling again a process started meanwhile,
- * until the kill has happened or `until` passed.
+ * until the kill has happened or the run has settled.
  */
-async function holdThenKill(fleet: Fleet, role: WorkerRole, mode: HoldMode, at: number, until: number): Promise<void> {
+async function holdThenKill(
+  fleet: Fleet,
+  role: WorkerRole,
+  mode: HoldMode,
+  at: number,
+  end: { settled: boolean },
+): Promise<void> {
   await sleep(at - Date.now());
   const killsBefore = fleet.kills.filter((kill) => kill.role === role).length;
-  while (Date.now() < until && fleet.kills.filter((kill) => kill.role === role).length === killsBefore) {
+  while (!end.settled && fleet.kills.filter((kill) => kill.role === role).length === killsBefore) {
     tellWorker(fleet, role, 0, { type: 'hold', mode });
     await sleep(1_000);
   }

@@ -44,7 +44,7 @@ export function planWorkload(config: ChaosConfig): JobPlan[] {
       name: `chaos-recurring-${i}`,
       kind: 'recurring',
       delivery: delivery(),
-      via: 'api',
+      via: 'direct',
       createAtMs: 0,
       dueAfterMs: 0,
       everySeconds,
