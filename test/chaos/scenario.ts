@@ -198,18 +198,24 @@ export async function runChaos(
       holdsInTurn('dead-letter', 'dead-letter', [0]),
     ]);
     const apiCreates: ApiCreate[] = [];
+    // Created here, not through the API: its id must reach the executors before its run is due,
+    // whatever the API kills do to creates meanwhile. The API re-drives it.
     const poisonJob = poisonPlan(config.poisonDueAfterMs);
-    let poison: PoisonCase | undefined;
-    // In the background, beside the workload: created, its id told to the executors, then re-driven once dead-lettered.
-    const redriving = createThroughApi(api, poisonJob, config, target.url('/chaos')).then(async (record) => {
-      apiCreates.push(record);
-      if (!poisonJob.jobId) return;
-      const jobId = poisonJob.jobId;
-      poisonJobIds.push(jobId);
-      for (const slot of executorSlots) tellWorker(fleet, 'executor', slot, { type: 'poison', jobId });
-      poison = { jobId, runId: `${jobId}_${poisonJob.occurrences[0]}_1`, refusals: 0, redriveAnswers: [] };
-      await redrivePoison(api, poison, start + config.settleDeadlineMs - 30_000);
+    const [poisonJobId] = await createJobsDirectly(chronos.tenantId, 1, 1, () => {
+      const { body, occurrences } = jobBody(poisonJob, config, target.url('/chaos'), Date.now());
+      poisonJob.occurrences = occurrences;
+      return body;
     });
+    poisonJob.jobId = poisonJobId as string;
+    poisonJobIds.push(poisonJob.jobId);
+    for (const slot of executorSlots) tellWorker(fleet, 'executor', slot, { type: 'poison', jobId: poisonJob.jobId });
+    const poison: PoisonCase = {
+      jobId: poisonJob.jobId,
+      runId: `${poisonJob.jobId}_${poisonJob.occurrences[0]}_1`,
+      refusals: 0,
+      redriveAnswers: [],
+    };
+    const redriving = redrivePoison(api, poison, start + config.settleDeadlineMs - 30_000);
     const plans = await feedWorkload(config, chronos.tenantId, api, apiCreates, target.url('/chaos'), start, (line) =>
       progress(`${since()}: ${line}`),
     );
@@ -226,7 +232,7 @@ export async function runChaos(
       const verdict = checkOccurrencesTerminal({ ...emptyEvidence(config), plans: [...plans, poisonJob], jobs, runs });
       const depth = await queueDepths(sqsClient, chronos.queues);
       const running = runs.filter((run) => run.status === 'RUNNING').length;
-      const poisonRuns = runs.filter((run) => run.jobId === poison?.jobId).map((run) => `${run.attempt}:${run.status}`);
+      const poisonRuns = runs.filter((run) => run.jobId === poison.jobId).map((run) => `${run.attempt}:${run.status}`);
       progress(
         `${since()}: ${verdict.numbers}; ${running} running; ${depth.text}; poison ${poisonRuns.join(' ') || '-'}`,
       );
@@ -244,8 +250,7 @@ export async function runChaos(
     holdsEnd.settled = true;
     await holding;
     await redriving;
-    const poisonCase = poison as PoisonCase | undefined;
-    if (poisonCase) poisonCase.refusals = poisonRefusals;
+    poison.refusals = poisonRefusals;
     await fleet.stop();
     const { jobs, runs } = await readTables(documents, chronos.tables);
     const evidence: Evidence = {
@@ -261,7 +266,7 @@ export async function runChaos(
       unsentRunIds: [...new Set(unsentRunIds)],
       apiCreates,
       writtenUnanswered,
-      ...(poisonCase ? { poison: poisonCase } : {}),
+      poison,
       minKills: { completion: config.completionKillsAtMs.length, 'dead-letter': 1, api: config.apiKillsAtMs.length },
     };
     writeFileSync(join(logDir, 'evidence.json'), JSON.stringify(evidence));

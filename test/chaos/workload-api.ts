@@ -34,8 +34,12 @@ async function slot<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** How long one create keeps trying (the API restarts in about a second). */
-const CREATE_PATIENCE_MS = 30_000;
+/**
+ * How long one create keeps trying. The API restarts in about a second, but one restarted during
+ * the SQS outage cannot start until SQS is back (it provisions the queues), which on a loaded
+ * machine has taken 30 s.
+ */
+const CREATE_PATIENCE_MS = 120_000;
 const RETRY_PAUSE_MS = 250;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
@@ -150,7 +154,7 @@ export function poisonPlan(dueAfterMs: number): CreatedJob {
     name: 'chaos-poison-0',
     kind: 'once',
     delivery: 'at-least-once',
-    via: 'api',
+    via: 'direct',
     createAtMs: 0,
     dueAfterMs,
     occurrences: [],
