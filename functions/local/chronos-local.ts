@@ -22,7 +22,7 @@ import { ensureDevTenant, type LocalTenants, localTenants } from './local-tenant
 import { provisionLocalResources, type QueueInfo } from './provision.ts';
 import { type RunningScannerTimer, startScannerTimer } from './scanner-timer.ts';
 import { type RunningSqsPoller, startSqsPoller } from './sqs-poller.ts';
-import { type RunningStreamPoller, startStreamPoller } from './stream-poller.ts';
+import { type RunningStreamPoller, type StreamPollerOptions, startStreamPoller } from './stream-poller.ts';
 
 /** The parts of Chronos a local instance can run; see `LocalChronosOptions.components`. */
 export type LocalComponent = 'api' | 'scanner' | 'executor' | 'completion' | 'deadLetters' | 'notifier';
@@ -84,6 +84,11 @@ export interface LocalChronosOptions {
    * components left out are not loaded. Without the API, `apiUrl` is empty.
    */
   components?: Partial<Record<LocalComponent, boolean>>;
+  /**
+   * Where the completion handler's stream mapping goes on from, and where it reports its progress:
+   * a process that replaces a killed one continues after the last checkpoint (the chaos run).
+   */
+  completionStream?: Pick<StreamPollerOptions, 'startAfter' | 'onCheckpoint'>;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -298,6 +303,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           batchSize: COMPLETION_BATCH_SIZE,
           maxRetries: 5,
           bisectBatchOnError: true,
+          ...options.completionStream,
           onFailure: (failure) =>
             log(
               `completion: ${failure.records.length} record(s) of ${failure.shardId} dropped after ${failure.attempts} attempts`,

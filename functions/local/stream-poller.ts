@@ -54,6 +54,13 @@ export interface StreamPollerOptions {
   bisectBatchOnError?: boolean;
   retryDelayMs?: number;
   startingPosition?: 'TRIM_HORIZON' | 'LATEST';
+  /**
+   * The mapping's checkpoint per shard (the last sequence number done): reading goes on after it,
+   * as Lambda's event source mapping does when the function's instances die and new ones start.
+   */
+  startAfter?: Readonly<Record<string, string>>;
+  /** Called with each shard's new checkpoint once the records up to it are done (delivered or given up). */
+  onCheckpoint?: (shardId: string, sequenceNumber: string) => void;
   onFailure?: (failure: StreamBatchFailure) => void | Promise<void>;
   /** How long stop() waits for a running invocation. */
   stopGraceMs?: number;
@@ -131,7 +138,7 @@ export function startStreamPoller(options: StreamPollerOptions): RunningStreamPo
   }
 
   async function readShard(shardId: string): Promise<void> {
-    let lastSequenceNumber: string | undefined;
+    let lastSequenceNumber: string | undefined = options.startAfter?.[shardId];
     let iterator: string | undefined;
     let trimmedInARow = 0;
     while (!stopped) {
@@ -165,6 +172,7 @@ export function startStreamPoller(options: StreamPollerOptions): RunningStreamPo
         const batch = converted.filter((record) => matchesAnyPattern(record, options.filterPatterns ?? []));
         if (batch.length > 0) await deliver(shardId, batch);
         lastSequenceNumber = records[records.length - 1]?.dynamodb?.SequenceNumber ?? lastSequenceNumber;
+        if (lastSequenceNumber !== undefined && !stopped) options.onCheckpoint?.(shardId, lastSequenceNumber);
       }
       if (iterator === undefined || iterator === null) return; // the shard is closed and drained
       if (records.length === 0) await sleep(pollIntervalMs);

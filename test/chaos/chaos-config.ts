@@ -39,6 +39,14 @@ export interface ChaosConfig {
   /** An executor is SIGKILLed every [min, max] ms until `killUntilMs`, then restarted at once. */
   killEveryMs: [number, number];
   killUntilMs: number;
+  /** Every n-th one-time job is created through the API process (recurring and catch-up jobs all are). */
+  apiCreateEvery: number;
+  /** When the API process is told to hold a create whose job is written (then SIGKILLed, and restarted). */
+  apiKillsAtMs: number[];
+  /** When the completion process is told to hold the batch it is in after its first write. */
+  completionKillsAtMs: number[];
+  /** The poison job's run is due this long after it is created (at the start). */
+  poisonDueAfterMs: number;
   /** When the designated scanner is armed to be killed in its next scan that sends new runs. */
   scannerKillArmAtMs: number;
   /**
@@ -97,6 +105,10 @@ export function chaosConfig(overrides: Partial<ChaosConfig> = {}): ChaosConfig {
     killEveryMs: [3_000, 8_000],
     killUntilMs: 45_000,
     scannerKillArmAtMs: 8_000,
+    apiCreateEvery: 10,
+    apiKillsAtMs: [4_000, 15_000],
+    completionKillsAtMs: [10_000, 22_000, 34_000],
+    poisonDueAfterMs: 3_000,
     catchUpJobs: Math.max(1, Math.round(5 * scale)),
     catchUpEverySeconds: 2,
     catchUpMaxRuns: 15,

@@ -3,6 +3,7 @@
  * result says what was counted and, when it fails, names the first offending runs.
  */
 import type { TargetCall } from './chaos-target.ts';
+import { runKillChecks } from './checks-kills.ts';
 import type { Evidence, StoredJob, StoredRun } from './evidence.ts';
 import type { CreatedJob } from './workload.ts';
 
@@ -298,6 +299,7 @@ export function checkBackoff(evidence: Evidence, index: Index = indexEvidence(ev
       const failed = runs[i - 1] as StoredRun;
       const next = runs[i] as StoredRun;
       if (next.attempt !== failed.attempt + 1) continue;
+      if (failed.status === 'DEAD_LETTERED') continue; // a re-drive by hand, not a retry (checks-kills.ts)
       pairs++;
       if (failed.nextAttemptAt === undefined || failed.completedAt === undefined) {
         failures.push(`${next.runId} exists, but ${failed.runId} decided no retry`);
@@ -483,6 +485,7 @@ export function runChecks(evidence: Evidence): CheckResult[] {
     checkScannerKill(evidence, index),
     checkCatchUpKill(evidence, index),
     checkUnsentRunsSwept(evidence, index),
+    ...runKillChecks(evidence),
   ];
 }
 

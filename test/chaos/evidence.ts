@@ -54,6 +54,28 @@ export interface RetrySettings {
   multiplier: number;
 }
 
+/** A job the workload created through the API process: every answer (or connection error) it got, in order. */
+export interface ApiCreate {
+  name: string;
+  /** `201`, another status, a connection error code (`ECONNRESET`, `UND_ERR_SOCKET`...), `found by name`. */
+  tries: string[];
+}
+
+/** The poison case: a one-time job whose first attempt's message fails on every receive. */
+export interface PoisonCase {
+  jobId: string;
+  /** Its first attempt, which must end DEAD_LETTERED without a call. */
+  runId: string;
+  /** Receives the executors refused (each a failed delivery SQS counts). */
+  refusals: number;
+  /** When the coordinator saw the run DEAD_LETTERED through the API. */
+  deadLetteredSeenAt?: number;
+  /** Answers to POST /v1/runs/{runId}/retry, in order (a status or a connection error). */
+  redriveAnswers: Array<number | string>;
+  /** The new attempt the 202 named. */
+  redrivenRunId?: string;
+}
+
 export interface Evidence {
   plans: CreatedJob[];
   retry: RetrySettings;
@@ -71,6 +93,14 @@ export interface Evidence {
   unsentRunIds?: string[];
   dispatchSlackMs: number;
   visibilityTimeoutMs: number;
+  /** The creates an API process held when it was killed: their jobs were written, their 201 never sent. */
+  writtenUnanswered?: string[];
+  /** Jobs created through the API process (which is killed mid-create), with their tries. */
+  apiCreates?: ApiCreate[];
+  /** The poison message's run, dead-lettered and re-driven. */
+  poison?: PoisonCase;
+  /** The least number of kills each role killed once in a while must have had (checks-kills.ts). */
+  minKills?: Partial<Record<'completion' | 'dead-letter' | 'api', number>>;
 }
 
 /** Every item of `table`, page by page. */

@@ -5,28 +5,32 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { openSync } from 'node:fs';
-import type { WorkerMessage, WorkerSettings } from './shared-options.ts';
+import type { WorkerMessage, WorkerRole, WorkerSettings } from './shared-options.ts';
 
 export interface Kill {
   at: number;
-  role: WorkerSettings['role'];
+  role: WorkerRole;
   slot: number;
   pid: number;
   /** Run ids of the batches the process had started and not finished when it died. */
   heldRunIds: string[];
+  /** API: the names of the jobs whose create requests it had received and not answered. */
+  heldJobNames?: string[];
   /** For a scanner: whether a scan had started and not finished. */
   scanInProgress: boolean;
-  /** Why it was killed (`random` for the executor schedule, `mid-scan` for the scanner). */
+  /** Why it was killed (`random` for the executor schedule, `mid-scan` for the scanner, a HoldMode for the others). */
   reason: string;
 }
 
 export interface Worker {
-  role: WorkerSettings['role'];
+  role: WorkerRole;
   slot: number;
   process: ChildProcess;
   ready: Promise<void>;
   isReady: boolean;
   batches: Map<string, string[]>;
+  /** API: the job names of the create requests in progress. */
+  creates: Map<string, string[]>;
   scanInProgress: boolean;
 }
 
@@ -46,7 +50,7 @@ export class Fleet {
     /** The bundled worker-process.ts (worker-bundle.ts). */
     private readonly workerScript: string,
     private readonly logFile: string,
-    private readonly settingsOf: (role: WorkerSettings['role'], slot: number) => WorkerSettings,
+    private readonly settingsOf: (role: WorkerRole, slot: number) => WorkerSettings,
   ) {
     process.once('exit', this.killAll);
   }
@@ -57,7 +61,7 @@ export class Fleet {
   }
 
   /** Forks the worker for `slot` of `role` (replacing any earlier one) and resolves once it is ready. */
-  start(role: WorkerSettings['role'], slot: number): Worker {
+  start(role: WorkerRole, slot: number): Worker {
     const log = openSync(this.logFile, 'a');
     const child = fork(this.workerScript, [JSON.stringify(this.settingsOf(role, slot))], {
       execArgv: [],
@@ -71,6 +75,7 @@ export class Fleet {
       ready: Promise.resolve(),
       isReady: false,
       batches: new Map(),
+      creates: new Map(),
       scanInProgress: false,
     };
     worker.ready = new Promise<void>((resolve, reject) => {
@@ -94,7 +99,9 @@ export class Fleet {
     worker.ready.catch(() => undefined);
     child.on('message', (message: WorkerMessage) => {
       if (message.type === 'batch-start') worker.batches.set(message.id, message.runIds);
+      if (message.type === 'batch-start' && message.jobNames) worker.creates.set(message.id, message.jobNames);
       if (message.type === 'batch-end') worker.batches.delete(message.id);
+      if (message.type === 'batch-end') worker.creates.delete(message.id);
       if (message.type === 'scan-start') worker.scanInProgress = true;
       if (message.type === 'scan-end') worker.scanInProgress = false;
       for (const listener of this.listeners) listener(worker, message);
@@ -112,7 +119,7 @@ export class Fleet {
    * SIGKILLs the worker in `slot` and resolves with the kill record once the process is gone;
    * what it held is read after every message it sent before dying has arrived.
    */
-  async kill(role: WorkerSettings['role'], slot: number, reason: string): Promise<Kill> {
+  async kill(role: WorkerRole, slot: number, reason: string): Promise<Kill> {
     const worker = this.workers.get(key(role, slot));
     if (!worker?.process.pid) throw new Error(`no ${role} in slot ${slot}`);
     const at = Date.now();
@@ -125,6 +132,7 @@ export class Fleet {
       slot,
       pid: worker.process.pid,
       heldRunIds: [...worker.batches.values()].flat(),
+      ...(role === 'api' ? { heldJobNames: [...worker.creates.values()].flat() } : {}),
       scanInProgress: worker.scanInProgress,
       reason,
     };

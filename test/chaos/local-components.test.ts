@@ -2,6 +2,7 @@
  * The `components` option of startLocalChronos, which the chaos run's processes rely on: an
  * instance runs only the parts it is given, and several share one set of emulators.
  */
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -64,4 +65,34 @@ it('leaves the dispatch queue to the instance that runs the executor, on shared 
   // message would stay invisible for the deployed visibility timeout (half an hour).
   await expect.poll(() => executed.map((record) => record.body).sort(), { timeout: 10_000 }).toEqual(bodies);
   expect(scannerOnly.queues.dispatch.url).toBe(executorOnly.queues.dispatch.url);
+});
+
+it('reports the completion mapping checkpoint of the instance that runs it (a replacement goes on from it)', async () => {
+  const checkpoints: Array<{ shardId: string; sequenceNumber: string }> = [];
+  const completionOnly = await startLocalChronos({
+    namePrefix: 'parts-',
+    endpoints: executorOnly.endpoints,
+    components: { api: false, executor: false, scanner: false, deadLetters: false, notifier: false },
+    handlers: { completion: async () => ({ batchItemFailures: [] }) },
+    completionStream: { onCheckpoint: (shardId, sequenceNumber) => checkpoints.push({ shardId, sequenceNumber }) },
+    log: () => undefined,
+  });
+  const dynamodb = new DynamoDBClient({
+    endpoint: executorOnly.endpoints.dynamodb,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  try {
+    await dynamodb.send(
+      new PutItemCommand({
+        TableName: completionOnly.tables.runs,
+        Item: { pk: { S: 'parts#job' }, sk: { S: '1#001' }, status: { S: 'QUEUED' } },
+      }),
+    );
+    await expect.poll(() => checkpoints.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(checkpoints[0]?.sequenceNumber).toMatch(/^\d+$/);
+  } finally {
+    dynamodb.destroy();
+    await completionOnly.stop();
+  }
 });

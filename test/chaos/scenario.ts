@@ -1,12 +1,14 @@
 /**
  * The chaos run (issue 4). The coordinator (this process) starts the emulators once, provisions,
- * and runs the API, the completion stream poller and the dead-letter consumer of local Chronos,
- * plus the misbehaving target. Three executor processes and three scanner processes run the
- * rest against the same emulators. While the workload runs, an executor is SIGKILLed every few
- * seconds and restarted, one scanner is SIGKILLed once mid-scan, the SQS emulator is stopped for a
- * few seconds and started again with its state, and the scanner that catches up jobs found long
- * behind (misfire fire_all) is SIGKILLed between its run puts and its send. When everything has
- * settled (or the deadline passed) the tables and the target's log are checked (checks.ts).
+ * and runs the misbehaving target and the workload. Worker processes run local Chronos against
+ * the same emulators: three executors, three scanners, the completion handler (the runs stream's
+ * mapping), the dead-letter consumer and the API. While the workload runs, an executor is
+ * SIGKILLed every few seconds and restarted, one scanner is SIGKILLed once mid-scan, the SQS
+ * emulator is stopped for a few seconds and started again with its state, the scanner that
+ * catches up jobs found long behind (misfire fire_all) is SIGKILLed between its run puts and its
+ * send, the completion handler is SIGKILLed mid-batch, the API mid-create and the dead-letter
+ * consumer holding the poison message, which is then re-driven. When everything has settled (or
+ * the deadline passed) the tables and the target's log are checked (checks.ts, checks-kills.ts).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,17 +21,25 @@ import { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
 import { registerClientMiddleware } from '#adapters/aws-clients';
 import { startLocalChronos } from '#local/chronos-local';
 import { startDynamoDbLocal } from '#local/emulators/dynamodb-local';
+import { freePort } from '#local/emulators/free-port';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators/local-clients';
 import { createJobsDirectly } from '../bench/direct-create.ts';
 import { type ChaosConfig, chaosConfig } from './chaos-config.ts';
 import { startChaosTarget } from './chaos-target.ts';
 import { type CheckResult, checkOccurrencesTerminal, formatChecks, runChecks } from './checks.ts';
-import { type Evidence, readTables, type ScannerHold } from './evidence.ts';
+import { type ApiCreate, type Evidence, type PoisonCase, readTables, type ScannerHold } from './evidence.ts';
 import { Fleet } from './fleet.ts';
 import { seededRandom } from './seeded-random.ts';
-import { type CoordinatorMessage, sharedOptions, type WorkerSettings } from './shared-options.ts';
+import {
+  type CoordinatorMessage,
+  type HoldMode,
+  sharedOptions,
+  type WorkerRole,
+  type WorkerSettings,
+} from './shared-options.ts';
 import { bundleWorker } from './worker-bundle.ts';
 import { type CreatedJob, catchUpOccurrences, type JobPlan, jobBody, planWorkload } from './workload.ts';
+import { type ApiClient, createThroughApi, poisonPlan, redrivePoison } from './workload-api.ts';
 
 export interface ChaosOutcome {
   ok: boolean;
@@ -66,16 +76,17 @@ export async function runChaos(
       () => dynamodb.stop(),
       () => sqs.stop(),
     );
-    // Every dispatch send of this process that fails (the API's creates, the completion handler's retries).
+    // Every dispatch send of this process that fails (the jobs created here, in bulk).
     const unsentRunIds: string[] = [];
     stops.push(watchFailedSends((runIds) => unsentRunIds.push(...runIds)));
     const target = await startChaosTarget({ seed: config.seed, faults: config.faults, hangMs: config.hangMs });
     stops.push(() => target.close());
     const endpoints = { dynamodb: dynamodb.endpoint, sqs: sqs.endpoint };
     const shared = sharedOptions(config, endpoints);
+    // Here only for the tables, the queues, the tenant and the environment of the bulk creates.
     const chronos = await startLocalChronos({
       ...shared,
-      components: { api: true, completion: true, deadLetters: true, executor: false, scanner: false },
+      components: { api: false, completion: false, deadLetters: false, executor: false, scanner: false },
       log: (message, error) => appendFileSync(join(logDir, 'coordinator.log'), `${message} ${error ?? ''}\n`),
     });
     stops.push(() => chronos.stop());
@@ -86,6 +97,11 @@ export async function runChaos(
     const sqsClient = new SQSClient({ endpoint: endpoints.sqs, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     stops.push(() => sqsClient.destroy());
 
+    const apiPort = await freePort();
+    const api: ApiClient = { url: `http://127.0.0.1:${apiPort}`, token: chronos.token };
+    /** The completion mapping's checkpoint per shard: a restarted completion process goes on from it. */
+    const streamCheckpoints: Record<string, string> = {};
+    const poisonJobIds: string[] = [];
     const workerScript = await bundleWorker();
     stops.push(() => rmSync(workerScript, { force: true }));
     const fleet = new Fleet(
@@ -96,6 +112,9 @@ export async function runChaos(
         shared,
         sqsConcurrency: config.executorConcurrency,
         scannerIntervalMs: config.scannerIntervalsMs[slot] ?? 2_000,
+        apiPort,
+        streamCheckpoints: { ...streamCheckpoints },
+        poisonJobIds: [...poisonJobIds],
       }),
     );
     stops.push(() => fleet.stop());
@@ -104,9 +123,10 @@ export async function runChaos(
     await Promise.all([
       ...executorSlots.map((slot) => fleet.start('executor', slot).ready),
       ...scannerSlots.map((slot) => fleet.start('scanner', slot).ready),
+      ...SINGLE_ROLES.map((role) => fleet.start(role, 0).ready),
     ]);
     progress(
-      `${since()}: emulators, coordinator, ${config.executors} executors and ${scannerSlots.length} scanners ready`,
+      `${since()}: emulators, coordinator, ${config.executors} executors, ${scannerSlots.length} scanners, completion, dead-letter consumer and API ready`,
     );
 
     /** Tells a scanner something, unless it is gone (killed, or dead before it was ready). */
@@ -116,8 +136,23 @@ export async function runChaos(
     };
     let scannerHold: Evidence['scannerHold'];
     const catchUpHolds: ScannerHold[] = [];
+    let poisonRefusals = 0;
+    const writtenUnanswered: string[] = [];
     fleet.onMessage((worker, message) => {
       if (message.type === 'unsent') unsentRunIds.push(...message.runIds);
+      if (message.type === 'checkpoint') streamCheckpoints[message.shardId] = message.sequenceNumber;
+      if (message.type === 'poison-refused') poisonRefusals++;
+      if (message.type === 'held' && message.mode === 'mid-create') writtenUnanswered.push(...message.jobNames);
+      if (message.type === 'held') {
+        void fleet.kill(worker.role, worker.slot, message.mode).then((kill) => {
+          const held =
+            message.mode === 'mid-create'
+              ? `the create of ${message.jobNames.join(', ')}`
+              : `${kill.heldRunIds.length} runs (${message.writesDone} writes done)`;
+          progress(`${since()}: SIGKILLed ${worker.role} (pid ${kill.pid}) holding ${held}`);
+          fleet.start(worker.role, worker.slot);
+        });
+      }
       if (message.type !== 'holding') return;
       const { mode, scan, createdRunIds, confirmedRunIds, heldRunIds } = message;
       const hold = { scan, createdRunIds, confirmedRunIds, heldRunIds };
@@ -150,7 +185,38 @@ export async function runChaos(
       progress(`${since()}: started the SQS emulator again on port ${sqs.port}, with its state`);
     })();
     const killing = killExecutors(fleet, config, start, executorSlots, (line) => progress(`${since()}: ${line}`));
-    const plans = await feedWorkload(config, chronos.tenantId, target.url('/chaos'), start, (line) =>
+    // Each hold is asked for until its kill has happened (on a loaded machine a process restarted
+    // during the SQS outage may take long to have work again), or until the run has settled.
+    const holdsEnd = { settled: false };
+    const holdsInTurn = async (role: WorkerRole, mode: HoldMode, times: number[]) => {
+      for (const at of times) await holdThenKill(fleet, role, mode, start + at, holdsEnd);
+    };
+    const holding = Promise.all([
+      holdsInTurn('api', 'mid-create', config.apiKillsAtMs),
+      holdsInTurn('completion', 'mid-batch', config.completionKillsAtMs),
+      // The poison message is the only dead letter: the consumer holds it.
+      holdsInTurn('dead-letter', 'dead-letter', [0]),
+    ]);
+    const apiCreates: ApiCreate[] = [];
+    // Created here, not through the API: its id must reach the executors before its run is due,
+    // whatever the API kills do to creates meanwhile. The API re-drives it.
+    const poisonJob = poisonPlan(config.poisonDueAfterMs);
+    const [poisonJobId] = await createJobsDirectly(chronos.tenantId, 1, 1, () => {
+      const { body, occurrences } = jobBody(poisonJob, config, target.url('/chaos'), Date.now());
+      poisonJob.occurrences = occurrences;
+      return body;
+    });
+    poisonJob.jobId = poisonJobId as string;
+    poisonJobIds.push(poisonJob.jobId);
+    for (const slot of executorSlots) tellWorker(fleet, 'executor', slot, { type: 'poison', jobId: poisonJob.jobId });
+    const poison: PoisonCase = {
+      jobId: poisonJob.jobId,
+      runId: `${poisonJob.jobId}_${poisonJob.occurrences[0]}_1`,
+      refusals: 0,
+      redriveAnswers: [],
+    };
+    const redriving = redrivePoison(api, poison, start + config.settleDeadlineMs - 30_000);
+    const plans = await feedWorkload(config, chronos.tenantId, api, apiCreates, target.url('/chaos'), start, (line) =>
       progress(`${since()}: ${line}`),
     );
     await outage;
@@ -163,12 +229,16 @@ export async function runChaos(
     await sleep(lastDue - Date.now());
     const settled = await settle(config, start, async () => {
       const { jobs, runs } = await readTables(documents, chronos.tables);
-      const verdict = checkOccurrencesTerminal({ ...emptyEvidence(config), plans, jobs, runs });
+      const verdict = checkOccurrencesTerminal({ ...emptyEvidence(config), plans: [...plans, poisonJob], jobs, runs });
       const depth = await queueDepths(sqsClient, chronos.queues);
       const running = runs.filter((run) => run.status === 'RUNNING').length;
-      progress(`${since()}: ${verdict.numbers}; ${running} running; ${depth.text}`);
+      const poisonRuns = runs.filter((run) => run.jobId === poison.jobId).map((run) => `${run.attempt}:${run.status}`);
+      progress(
+        `${since()}: ${verdict.numbers}; ${running} running; ${depth.text}; poison ${poisonRuns.join(' ') || '-'}`,
+      );
       return {
-        done: verdict.ok,
+        // The poison occurrence is terminal once dead-lettered: done only when its re-drive has ended too.
+        done: verdict.ok && poisonRuns.some((run) => run.startsWith('2:')),
         // Anything that moves: calls, finished runs, messages anywhere in the queues, runs under a lease.
         activity: `${target.calls.length}/${verdict.numbers}/${depth.total}/${running}`,
         busy: depth.total > 0 || running > 0,
@@ -177,6 +247,10 @@ export async function runChaos(
     progress(`${since()}: ${settled}`);
     clearTimeout(armTimer);
     await killing;
+    holdsEnd.settled = true;
+    await holding;
+    await redriving;
+    poison.refusals = poisonRefusals;
     await fleet.stop();
     const { jobs, runs } = await readTables(documents, chronos.tables);
     const evidence: Evidence = {
@@ -190,6 +264,10 @@ export async function runChaos(
       catchUpHolds,
       ...(sqsOutage ? { sqsOutage } : {}),
       unsentRunIds: [...new Set(unsentRunIds)],
+      apiCreates,
+      writtenUnanswered,
+      poison,
+      minKills: { completion: config.completionKillsAtMs.length, 'dead-letter': 1, api: config.apiKillsAtMs.length },
     };
     writeFileSync(join(logDir, 'evidence.json'), JSON.stringify(evidence));
     const results = runChecks(evidence);
@@ -241,6 +319,37 @@ function emptyEvidence(config: ChaosConfig): Evidence {
   };
 }
 
+/** The roles with a single process, each killed while holding its work. */
+const SINGLE_ROLES: WorkerRole[] = ['completion', 'dead-letter', 'api'];
+
+/** Tells a worker something, unless it is gone (killed, or dead before it was ready). */
+function tellWorker(fleet: Fleet, role: WorkerRole, slot: number, message: CoordinatorMessage): void {
+  const child = fleet.workers.get(`${role}#${slot}`)?.process;
+  if (child?.connected) child.send(message);
+}
+
+/**
+ * From `at`, tells the process of `role` to hold its next piece of work (it reports it, and the
+ * coordinator SIGKILLs it: see `held` in runChaos), telling again a process started meanwhile,
+ * until the kill has happened or the run has settled.
+ */
+async function holdThenKill(
+  fleet: Fleet,
+  role: WorkerRole,
+  mode: HoldMode,
+  at: number,
+  end: { settled: boolean },
+): Promise<void> {
+  await sleep(at - Date.now());
+  const killsBefore = fleet.kills.filter((kill) => kill.role === role).length;
+  while (!end.settled && fleet.kills.filter((kill) => kill.role === role).length === killsBefore) {
+    tellWorker(fleet, role, 0, { type: 'hold', mode });
+    await sleep(1_000);
+  }
+  if (fleet.kills.filter((kill) => kill.role === role).length === killsBefore)
+    tellWorker(fleet, role, 0, { type: 'hold-off' });
+}
+
 /** SIGKILLs a random ready executor every killEveryMs until killUntilMs, restarting it at once. */
 async function killExecutors(
   fleet: Fleet,
@@ -272,6 +381,8 @@ async function killExecutors(
 async function feedWorkload(
   config: ChaosConfig,
   tenantId: string,
+  api: ApiClient,
+  apiCreates: ApiCreate[],
   targetUrl: string,
   start: number,
   progress: (line: string) => void,
@@ -284,8 +395,17 @@ async function feedWorkload(
     slices.set(slice, [...(slices.get(slice) ?? []), plan]);
   }
   let reported = 0;
-  for (const [slice, group] of [...slices].sort(([a], [b]) => a - b)) {
+  const throughApi: Array<Promise<void>> = [];
+  for (const [slice, all] of [...slices].sort(([a], [b]) => a - b)) {
     await sleep(start + slice * FEED_SLICE_MS - Date.now());
+    for (const plan of all.filter((plan) => plan.via === 'api')) {
+      const job: CreatedJob = { ...plan, occurrences: [] };
+      created.push(job);
+      // In the background: a create that waits for the API to come back must not hold up the others.
+      throughApi.push(createThroughApi(api, job, config, targetUrl).then((record) => void apiCreates.push(record)));
+    }
+    const group = all.filter((plan) => plan.via !== 'api');
+    if (group.length === 0) continue;
     const jobs = group.map((plan): CreatedJob => ({ ...plan, occurrences: [] }));
     try {
       const jobIds = await createJobsDirectly(tenantId, jobs.length, FEED_PARALLELISM, (i) => {
@@ -306,9 +426,11 @@ async function feedWorkload(
       progress(`${created.length}/${plans.length} jobs created`);
     }
   }
+  await Promise.all(throughApi);
+  const retried = apiCreates.filter((record) => record.tries.length > 1).length;
   const failed = created.filter((job) => job.createError);
   progress(
-    `${created.length - failed.length}/${plans.length} jobs created${failed[0] ? `; first failure: ${failed[0].createError}` : ''}`,
+    `${created.length - failed.length}/${plans.length} jobs created (${throughApi.length} through the API, ${retried} of them after a failed try)${failed[0] ? `; first failure: ${failed[0].createError}` : ''}`,
   );
   return created;
 }

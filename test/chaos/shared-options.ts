@@ -38,18 +38,31 @@ export function sharedOptions(config: ChaosConfig, endpoints: LocalEndpoints): S
   };
 }
 
+/**
+ * The roles of worker processes: each runs one part of local Chronos. `completion` is the runs
+ * stream's mapping and handler, `dead-letter` the consumer of the dispatch queue's DLQ.
+ */
+export type WorkerRole = 'executor' | 'scanner' | 'completion' | 'dead-letter' | 'api';
+
 /** What the coordinator tells a worker process (as its one command-line argument, JSON). */
 export interface WorkerSettings {
-  role: 'executor' | 'scanner';
+  role: WorkerRole;
   shared: SharedOptions;
   sqsConcurrency: number;
   scannerIntervalMs: number;
+  /** The API's port: the same for every API process, so clients reach the one that replaces a killed one. */
+  apiPort?: number;
+  /** Completion: the stream mapping's checkpoint per shard, as the killed process left it. */
+  streamCheckpoints?: Record<string, string>;
+  /** Executor: jobs whose first attempt's message fails on every receive (the poison case). */
+  poisonJobIds?: string[];
 }
 
 /** Messages a worker sends to the coordinator. */
 export type WorkerMessage =
   | { type: 'ready' }
-  | { type: 'batch-start'; id: string; runIds: string[] }
+  /** A batch (executor, completion, dead letters) or a create request (API) began; `jobNames` for the API. */
+  | { type: 'batch-start'; id: string; runIds: string[]; jobNames?: string[] }
   | { type: 'batch-end'; id: string }
   | { type: 'scan-start'; scan: number }
   | { type: 'scan-end'; scan: number }
@@ -68,8 +81,18 @@ export type WorkerMessage =
       /** The runs whose put this scan saw succeed and that it had not sent: nothing but the sweep can send them. */
       confirmedRunIds: string[];
     }
-  /** A scanner's dispatch send failed (the SQS outage): these runs are left to the sweep. */
-  | { type: 'unsent'; runIds: string[] };
+  /** A dispatch send failed (the SQS outage): these runs are left to the sweep. */
+  | { type: 'unsent'; runIds: string[] }
+  /**
+   * An armed completion, dead-letter or API process holds its work, waiting to be killed: a
+   * completion batch after its first write, a dead-letter batch before anything is recorded, a
+   * create whose job is written but whose answer is not sent.
+   */
+  | { type: 'held'; mode: HoldMode; runIds: string[]; jobNames: string[]; writesDone: number }
+  /** Completion: the stream mapping's new checkpoint for a shard. */
+  | { type: 'checkpoint'; shardId: string; sequenceNumber: string }
+  /** Executor: a poison message failed again (its receive count as SQS gave it). */
+  | { type: 'poison-refused'; runId: string; receiveCount: number };
 
 /**
  * `mid-scan`: hold the first send of runs the scan created. `catch-up`: hold the first send of runs
@@ -78,5 +101,13 @@ export type WorkerMessage =
  */
 export type ArmMode = 'mid-scan' | 'catch-up';
 
+/** `mid-batch`: completion; `dead-letter`: the DLQ consumer; `mid-create`: the API. */
+export type HoldMode = 'mid-batch' | 'dead-letter' | 'mid-create';
+
 /** Messages the coordinator sends to a worker. */
-export type CoordinatorMessage = { type: 'arm'; mode: ArmMode } | { type: 'disarm' };
+export type CoordinatorMessage =
+  | { type: 'arm'; mode: ArmMode }
+  | { type: 'disarm' }
+  | { type: 'hold'; mode: HoldMode }
+  | { type: 'hold-off' }
+  | { type: 'poison'; jobId: string };

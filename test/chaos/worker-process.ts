@@ -10,14 +10,29 @@
  *    follows lands mid-scan at the protocol's most fragile point. Armed for a catch-up, it only
  *    holds a send carrying runs of occurrences long past (a misfire catch-up). It also reports
  *    every dispatch send that failed (the SQS outage), with its runs.
+ *  - completion: only the runs stream's mapping and the completion handler, going on from the
+ *    checkpoint the killed process left (reported after every page, as the mapping keeps it).
+ *    Told to hold, it freezes every AWS call once a batch has made its first write, so the
+ *    SIGKILL lands mid-batch;
+ *  - dead-letter: only the DLQ consumer. Told to hold, it freezes on the next batch before the
+ *    handler records anything;
+ *  - api: only the API, on the port every API process shares. Told to hold, it keeps the answer
+ *    of the next create whose job is written, so the client never hears of it.
+ * Every role but the scanner's also reports its failed dispatch sends. An executor fails every
+ * message of a poison job's first attempt (the poison case): it comes back a second later, until
+ * SQS moves it to the dead-letter queue.
  */
-import type { SQSEvent } from 'aws-lambda';
+import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
+import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { registerClientMiddleware } from '#adapters/aws-clients';
+import type { ApiHandler, AuthorizerHandler } from '#local/api-gateway';
 import { startLocalChronos } from '#local/chronos-local';
+import { createLocalClients } from '#local/emulators/local-clients';
 import { runInInvocationScope } from '#local/invoke-store';
 import type { ScannerHandler } from '#local/scanner-timer';
 import type { SqsHandler } from '#local/sqs-poller';
-import type { ArmMode, CoordinatorMessage, WorkerMessage, WorkerSettings } from './shared-options.ts';
+import type { StreamHandler } from '#local/stream-poller';
+import type { ArmMode, CoordinatorMessage, HoldMode, WorkerMessage, WorkerSettings } from './shared-options.ts';
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as WorkerSettings;
 const report = (message: WorkerMessage) => process.send?.(message);
@@ -37,11 +52,210 @@ const loadScanner = () => {
   return realScanner;
 };
 
+const poisonJobIds = new Set(settings.poisonJobIds ?? []);
+/** How soon a poison message comes back: it reaches the DLQ after maxReceiveCount quick rounds. */
+const POISON_COMES_BACK_SECONDS = 1;
+const isPoison = (body: { jobId?: unknown; attempt?: unknown }) =>
+  poisonJobIds.has(String(body.jobId)) && body.attempt === 1;
+let sqsClient: ReturnType<typeof createLocalClients>['sqs'] | undefined;
+
+/**
+ * Fails a poison message as a handler crashing on it would, only sooner: back on the queue in a
+ * second rather than after the visibility timeout, so SQS gives it to the DLQ within the run.
+ */
+async function refusePoison(record: SQSEvent['Records'][number]): Promise<void> {
+  const body = JSON.parse(record.body);
+  report({
+    type: 'poison-refused',
+    runId: String(body.runId),
+    receiveCount: Number(record.attributes.ApproximateReceiveCount),
+  });
+  sqsClient ??= createLocalClients(settings.shared.endpoints as NonNullable<typeof settings.shared.endpoints>).sqs;
+  const queueUrl = (await chronos).queues.dispatch.url;
+  await sqsClient
+    .send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: queueUrl,
+        ReceiptHandle: record.receiptHandle,
+        VisibilityTimeout: POISON_COMES_BACK_SECONDS,
+      }),
+    )
+    .catch(() => undefined); // then it comes back after the visibility timeout
+}
+
 const executor: SqsHandler = async (event, context) => {
   const handler = await loadExecutor();
   report({ type: 'batch-start', id: context.awsRequestId, runIds: runIdsOf(event) });
   try {
+    const poison = event.Records.filter((record) => isPoison(JSON.parse(record.body)));
+    const others = event.Records.filter((record) => !poison.includes(record));
+    await Promise.all(poison.map(refusePoison));
+    const response = others.length > 0 ? await handler({ Records: others }, context) : undefined;
+    return {
+      batchItemFailures: [
+        ...(response?.batchItemFailures ?? []),
+        ...poison.map((record) => ({ itemIdentifier: record.messageId })),
+      ],
+    };
+  } finally {
+    report({ type: 'batch-end', id: context.awsRequestId });
+  }
+};
+
+/** What this completion, dead-letter or API process was told to hold next. */
+let holdNext: HoldMode | undefined;
+/** Writes of the completion batch in progress, counted once holding is asked for. */
+let writesInBatch = 0;
+let inBatch = false;
+const hang = () => new Promise<never>(() => undefined);
+
+/** Holds: reports what is held and freezes every AWS call of the process until the SIGKILL. */
+function holdHere(mode: HoldMode, runIds: string[], jobNames: string[]): Promise<never> {
+  holdNext = undefined;
+  frozen = true;
+  report({ type: 'held', mode, runIds, jobNames, writesDone: writesInBatch });
+  return hang();
+}
+
+const DYNAMODB_WRITES = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'TransactWriteItemsCommand',
+  'BatchWriteItemCommand',
+]);
+let heldRunIds: string[] = [];
+
+/**
+ * Watches the AWS calls of a completion, dead-letter or API process: freezes them once it holds,
+ * counts the completion batch's writes (the first one done, it holds: mid-batch), and reports
+ * every dispatch send that failed.
+ */
+function watchCalls(): void {
+  registerClientMiddleware((service, stack) => {
+    stack.add(
+      (next, context) => async (args) => {
+        if (frozen) return hang();
+        try {
+          const result = await next(args);
+          if (service === 'DynamoDB' && DYNAMODB_WRITES.has(context.commandName ?? '') && inBatch) {
+            writesInBatch++;
+            if (holdNext === 'mid-batch') return holdHere('mid-batch', heldRunIds, []);
+          }
+          return result;
+        } catch (error) {
+          if (service === 'SQS' && context.commandName === 'SendMessageBatchCommand') {
+            const entries = (args.input as { Entries?: Array<{ MessageBody?: string }> }).Entries ?? [];
+            report({
+              type: 'unsent',
+              runIds: entries.map((entry) => String(JSON.parse(entry.MessageBody ?? '{}').runId)),
+            });
+          }
+          throw error;
+        }
+      },
+      { step: 'build', name: 'chaosWorkerWatch' },
+    );
+  });
+}
+
+const streamRunIds = (event: DynamoDBStreamEvent) =>
+  event.Records.map((record) => record.dynamodb?.NewImage?.runId?.S ?? record.dynamodb?.Keys?.runId?.S ?? '?');
+
+let realCompletion: Promise<StreamHandler> | undefined;
+const loadCompletion = () => {
+  realCompletion ??= import('#handlers/completion').then((module) => module.handler as unknown as StreamHandler);
+  return realCompletion;
+};
+const completion: StreamHandler = async (event, context) => {
+  const handler = await loadCompletion();
+  heldRunIds = streamRunIds(event);
+  report({ type: 'batch-start', id: context.awsRequestId, runIds: heldRunIds });
+  writesInBatch = 0;
+  inBatch = true;
+  try {
     return await handler(event, context);
+  } finally {
+    inBatch = false;
+    report({ type: 'batch-end', id: context.awsRequestId });
+  }
+};
+
+let realDeadLetter: Promise<SqsHandler> | undefined;
+const loadDeadLetter = () => {
+  realDeadLetter ??= import('#handlers/dead-letter').then((module) => module.handler as unknown as SqsHandler);
+  return realDeadLetter;
+};
+const deadLetter: SqsHandler = async (event, context) => {
+  const handler = await loadDeadLetter();
+  report({ type: 'batch-start', id: context.awsRequestId, runIds: runIdsOf(event) });
+  try {
+    if (holdNext === 'dead-letter') return await holdHere('dead-letter', runIdsOf(event), []);
+    return await handler(event, context);
+  } finally {
+    report({ type: 'batch-end', id: context.awsRequestId });
+  }
+};
+
+/**
+ * The API's modules, named literally so that esbuild bundles them (the local runtime imports them
+ * by a computed name, which a bundle cannot resolve). A route missing here fails the API's start.
+ */
+const API_MODULES: Record<string, () => Promise<{ handler: unknown }>> = {
+  'cancel-job': () => import('#handlers/api/cancel-job'),
+  'get-job': () => import('#handlers/api/get-job'),
+  health: () => import('#handlers/api/health'),
+  'list-dead-letters': () => import('#handlers/api/list-dead-letters'),
+  'list-jobs': () => import('#handlers/api/list-jobs'),
+  'list-runs': () => import('#handlers/api/list-runs'),
+  'list-signing-secrets': () => import('#handlers/api/list-signing-secrets'),
+  'monitoring-stats': () => import('#handlers/api/monitoring-stats'),
+  'monitoring-system': () => import('#handlers/api/monitoring-system'),
+  'pause-job': () => import('#handlers/api/pause-job'),
+  'resume-job': () => import('#handlers/api/resume-job'),
+  'retry-run': () => import('#handlers/api/retry-run'),
+  'rotate-signing-secret': () => import('#handlers/api/rotate-signing-secret'),
+  'trigger-job': () => import('#handlers/api/trigger-job'),
+  'update-job': () => import('#handlers/api/update-job'),
+};
+
+/**
+ * Every API handler but create-job (wrapped below), and the authorizer: each imports its module on
+ * its first request, once startLocalChronos has set the environment their wiring reads.
+ */
+function apiHandlers(): { api: Record<string, ApiHandler>; authorizer: AuthorizerHandler } {
+  const api: Record<string, ApiHandler> = { 'create-job': createJob };
+  for (const [name, load] of Object.entries(API_MODULES)) {
+    api[name] = async (event, context) => ((await load()).handler as ApiHandler)(event, context);
+  }
+  const authorizer: AuthorizerHandler = async (event, context) =>
+    ((await import('#handlers/authorizer')).handler as unknown as AuthorizerHandler)(event, context);
+  return { api, authorizer };
+}
+
+/** Imports every API module now, so that the first requests after a restart do not pay for it. */
+const preloadApi = () =>
+  Promise.all([loadCreateJob(), import('#handlers/authorizer'), ...Object.values(API_MODULES).map((load) => load())]);
+
+let realCreateJob: Promise<ApiHandler> | undefined;
+const loadCreateJob = () => {
+  realCreateJob ??= import('#handlers/api/create-job').then((module) => module.handler as unknown as ApiHandler);
+  return realCreateJob;
+};
+const createJob: ApiHandler = async (event, context) => {
+  const handler = await loadCreateJob();
+  const name = (() => {
+    try {
+      return String(JSON.parse(event.body ?? '{}').name);
+    } catch {
+      return '?';
+    }
+  })();
+  report({ type: 'batch-start', id: context.awsRequestId, runIds: [], jobNames: [name] });
+  try {
+    const response = await handler(event, context);
+    if (holdNext === 'mid-create' && response.statusCode === 201) return await holdHere('mid-create', [], [name]);
+    return response;
   } finally {
     report({ type: 'batch-end', id: context.awsRequestId });
   }
@@ -62,6 +276,9 @@ const sentInScan = new Set<string>();
 process.on('message', (message: CoordinatorMessage) => {
   if (message.type === 'arm') armed = message.mode;
   if (message.type === 'disarm') armed = undefined;
+  if (message.type === 'hold') holdNext = message.mode;
+  if (message.type === 'hold-off') holdNext = undefined;
+  if (message.type === 'poison') poisonJobIds.add(message.jobId);
 });
 
 const runIdOfItem = (item: Record<string, { S?: string } | string> | undefined) => {
@@ -144,37 +361,58 @@ const scanner: ScannerHandler = async (event, context) => {
   }
 };
 
-if (settings.role === 'scanner') watchScannerCalls();
-const isExecutor = settings.role === 'executor';
-const log = (message: string, error?: unknown) =>
-  console.error(`[${settings.role} ${process.pid}] ${message}`, error ?? '');
+const { role } = settings;
+if (role === 'scanner') watchScannerCalls();
+else if (role !== 'executor') watchCalls();
+const log = (message: string, error?: unknown) => console.error(`[${role} ${process.pid}] ${message}`, error ?? '');
+const handlers = {
+  executor: { executor },
+  scanner: { scanner },
+  completion: { completion },
+  'dead-letter': { deadLetter },
+  api: apiHandlers(),
+}[role];
 // A worker restarted during the SQS outage cannot provision its queues yet: it keeps trying, as a
 // Lambda whose cold start failed is invoked again.
-for (let attempt = 1; ; attempt++) {
-  try {
-    await startLocalChronos({
-      ...settings.shared,
-      components: {
-        api: false,
-        completion: false,
-        deadLetters: false,
-        notifier: false,
-        executor: isExecutor,
-        scanner: !isExecutor,
-      },
-      sqsConcurrency: settings.sqsConcurrency,
-      scannerIntervalMs: settings.scannerIntervalMs,
-      handlers: isExecutor ? { executor } : { scanner },
-      log,
-    });
-    break;
-  } catch (error) {
-    if (attempt >= 100) throw error;
-    log(`start failed (attempt ${attempt}); trying again`, error);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+const chronos = (async () => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startLocalChronos({
+        ...settings.shared,
+        components: {
+          api: role === 'api',
+          completion: role === 'completion',
+          deadLetters: role === 'dead-letter',
+          notifier: false,
+          executor: role === 'executor',
+          scanner: role === 'scanner',
+        },
+        ...(settings.apiPort === undefined ? {} : { port: settings.apiPort }),
+        sqsConcurrency: settings.sqsConcurrency,
+        scannerIntervalMs: settings.scannerIntervalMs,
+        completionStream: {
+          startAfter: settings.streamCheckpoints ?? {},
+          onCheckpoint: (shardId, sequenceNumber) => report({ type: 'checkpoint', shardId, sequenceNumber }),
+        },
+        handlers,
+        log,
+      });
+    } catch (error) {
+      if (attempt >= 100) throw error;
+      log(`start failed (attempt ${attempt}); trying again`, error);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   }
-}
+})();
+await chronos;
 // Load the real module now, so that the first batch or scan does not pay for it. Module-level
 // Powertools state needs an invocation scope once the pollers' SDK calls have installed a store.
-await runInInvocationScope('chaos-preload', () => (isExecutor ? loadExecutor() : loadScanner()));
+const preload = {
+  executor: loadExecutor,
+  scanner: loadScanner,
+  completion: loadCompletion,
+  'dead-letter': loadDeadLetter,
+  api: preloadApi,
+}[role];
+await runInInvocationScope('chaos-preload', () => preload());
 report({ type: 'ready' });

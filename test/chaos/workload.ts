@@ -15,6 +15,8 @@ export interface JobPlan {
   name: string;
   kind: 'once' | 'recurring' | 'catch-up';
   delivery: Delivery;
+  /** Created through the API process (which is killed) or in the coordinator (bulk: the local API is too slow for all). */
+  via?: 'api' | 'direct';
   /** When to create the job, from the workload start. */
   createAtMs: number;
   /** One-time: due this long after the job is created (0 = right away). */
@@ -42,6 +44,7 @@ export function planWorkload(config: ChaosConfig): JobPlan[] {
       name: `chaos-recurring-${i}`,
       kind: 'recurring',
       delivery: delivery(),
+      via: 'direct',
       createAtMs: 0,
       dueAfterMs: 0,
       everySeconds,
@@ -54,6 +57,7 @@ export function planWorkload(config: ChaosConfig): JobPlan[] {
       name: `chaos-once-${i}`,
       kind: 'once',
       delivery: delivery(),
+      via: i % config.apiCreateEvery === 0 ? 'api' : 'direct',
       createAtMs: Math.floor((i * config.feedMs) / Math.max(1, config.oneTimeJobs)),
       dueAfterMs: random() < config.immediateShare ? 0 : Math.floor(random() * config.dueWithinMs),
     }),
@@ -65,6 +69,7 @@ export function planWorkload(config: ChaosConfig): JobPlan[] {
       name: `chaos-catch-up-${i}`,
       kind: 'catch-up',
       delivery: 'at-least-once',
+      via: 'api',
       createAtMs: 0,
       dueAfterMs: 0,
       everySeconds: config.catchUpEverySeconds,

@@ -241,4 +241,35 @@ describe('startStreamPoller', () => {
     expect(failures[0]?.records.map((r) => r.dynamodb?.Keys?.sk?.S)).toEqual(['poison']);
     await expect.poll(() => processed, { timeout: 5000 }).toEqual(['a', 'b', 'c']);
   });
+  it('goes on after the checkpoint a replaced poller reported, as the mapping does when its function dies', async () => {
+    const { table, streamArn } = await newRunsTable();
+    const first: DynamoDBRecord[][] = [];
+    const checkpoints: Record<string, string> = {};
+    poller = startStreamPoller({
+      streams: clients.streams,
+      streamArn,
+      handler: recorder(first),
+      pollIntervalMs: 100,
+      onCheckpoint: (shardId, sequenceNumber) => {
+        checkpoints[shardId] = sequenceNumber;
+      },
+    });
+    await putRun(table, 'a', 'QUEUED');
+    await putRun(table, 'b', 'QUEUED');
+    await expect.poll(() => first.flat().length, { timeout: 5000 }).toBe(2);
+    const last = first.flat()[1]?.dynamodb?.SequenceNumber;
+    await expect.poll(() => Object.values(checkpoints), { timeout: 5000 }).toEqual([last]);
+    await poller.stop();
+
+    await putRun(table, 'c', 'QUEUED');
+    const second: DynamoDBRecord[][] = [];
+    poller = startStreamPoller({
+      streams: clients.streams,
+      streamArn,
+      handler: recorder(second),
+      pollIntervalMs: 100,
+      startAfter: checkpoints,
+    });
+    await expect.poll(() => second.flat().map(describeRecord), { timeout: 5000 }).toEqual(['INSERT c ->QUEUED']);
+  });
 });
