@@ -24,7 +24,7 @@ import { createJobsDirectly } from '../bench/direct-create.ts';
 import { type ChaosConfig, chaosConfig } from './chaos-config.ts';
 import { startChaosTarget } from './chaos-target.ts';
 import { type CheckResult, checkOccurrencesTerminal, formatChecks, runChecks } from './checks.ts';
-import { type Evidence, readTables, type ScannerHold } from './evidence.ts';
+import { designOf, type Evidence, readTables, type ScannerHold } from './evidence.ts';
 import { Fleet } from './fleet.ts';
 import { seededRandom } from './seeded-random.ts';
 import { type CoordinatorMessage, sharedOptions, type WorkerSettings } from './shared-options.ts';
@@ -236,7 +236,7 @@ function emptyEvidence(config: ChaosConfig): Evidence {
     runs: [],
     calls: [],
     kills: [],
-    dispatchSlackMs: config.dispatchSlackMs,
+    design: designOf(config),
     visibilityTimeoutMs: config.visibilityTimeoutSeconds * 1000,
   };
 }
