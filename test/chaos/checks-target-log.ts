@@ -100,7 +100,7 @@ export function checkRecordsMatchTarget(evidence: Evidence, index: Index = index
         const last = runs[runs.length - 1] as StoredRun;
         if (!atMostOnce)
           failures.push(
-            `${plan.name} (at-least-once) occurrence ${iso(at)}: ended ${outcome(last)} without a single call`,
+            `${plan.name} (at-least-once) occurrence ${iso(at)}: ended ${outcome(last)} without a single call (${runs.length} attempt(s), the last taken over ${last.recoveries ?? 0} time(s))`,
           );
         else if (last.errorType === 'lost' && lostToAKill(index, last)) uncalledLost++;
         else

@@ -256,7 +256,9 @@ export function checkBackoff(evidence: Evidence, index: Index = indexEvidence(ev
           `${next.runId}: called at ${iso(call.at)}, ${-late} ms before its release ${iso(failed.nextAttemptAt)}`,
         );
       if (late > allowed)
-        failures.push(`${next.runId}: called ${late} ms after its release (allowed ${allowed} ms, ${kills} kills)`);
+        failures.push(
+          `${next.runId}: called ${late} ms after its release (allowed ${allowed} ms, ${kills} kills; created ${next.createdAt === undefined ? '?' : next.createdAt - failed.completedAt} ms after the failure, swept ${next.sweeps ?? 0} time(s))`,
+        );
     }
   }
   return {
