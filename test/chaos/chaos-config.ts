@@ -65,16 +65,6 @@ export interface ChaosConfig {
   sweepGraceSeconds: number;
   /** Latest time (from the workload start) to wait for every occurrence to settle. */
   settleDeadlineMs: number;
-  /**
-   * Upper bound on the delay between a retry's release time (`nextAttemptAt`) and its call
-   * arriving: the runs stream (DynamoDB Local's slows down as records pile up), the completion
-   * handler, SQS long polls and executors busy or restarting, on a two-core machine shared with
-   * other work. Measured in development runs (load averages 4-18): the completion path alone
-   * (failed run finished -> retry run created) p50 16 s, max 21 s at the workload's peak, and
-   * release -> call up to 41 s. Each time the attempt was held by an executor that was killed
-   * adds a visibility timeout.
-   */
-  dispatchSlackMs: number;
 }
 
 export function chaosConfig(overrides: Partial<ChaosConfig> = {}): ChaosConfig {
@@ -117,7 +107,6 @@ export function chaosConfig(overrides: Partial<ChaosConfig> = {}): ChaosConfig {
     sqsOutageMs: 5_000,
     sweepGraceSeconds: 20,
     settleDeadlineMs: 240_000,
-    dispatchSlackMs: 60_000,
     ...overrides,
   };
 }

@@ -3,6 +3,7 @@
  * hand-made histories: each passes on a clean one and fails on the violation it exists to catch.
  */
 import { describe, expect, it } from 'vitest';
+import { chaosConfig } from './chaos-config.ts';
 import type { TargetCall } from './chaos-target.ts';
 import {
   checkApiKills,
@@ -11,7 +12,7 @@ import {
   checkPoisonRedriven,
   runKillChecks,
 } from './checks-kills.ts';
-import type { Evidence, StoredRun } from './evidence.ts';
+import { designOf, type Evidence, type StoredRun } from './evidence.ts';
 import type { Kill } from './fleet.ts';
 import type { CreatedJob } from './workload.ts';
 
@@ -79,7 +80,7 @@ function history(overrides: Partial<Evidence> = {}): Evidence {
       kill('dead-letter', 'dead-letter', { heldRunIds: [`${POISON}_${T}_1`] }),
       kill('api', 'mid-create', { heldJobNames: [plan.name] }),
     ],
-    dispatchSlackMs: 2_000,
+    design: designOf(chaosConfig()),
     visibilityTimeoutMs: 10_000,
     apiCreates: [{ name: plan.name, tries: ['UND_ERR_SOCKET', 'found by name'] }],
     writtenUnanswered: [plan.name],

@@ -1,83 +1,30 @@
 /**
  * The chaos run's verdict: pure functions from the evidence to one result per guarantee. Each
- * result says what was counted and, when it fails, names the first offending runs.
+ * result says what was counted and, when it fails, names the first offending runs. The checks of
+ * the run records against the target's own log, and the chaos-applied floors, have files of their own.
  */
-import type { TargetCall } from './chaos-target.ts';
+import { checkChaosHappened } from './checks-chaos-applied.ts';
+import { analyseDuplicates } from './checks-duplicates.ts';
+import {
+  type CheckResult,
+  documentedKey,
+  EARLY_TOLERANCE_MS,
+  examples,
+  groupBy,
+  type Index,
+  indexEvidence,
+  iso,
+  maxAttemptsOf,
+  unfinished,
+} from './checks-index.ts';
 import { runKillChecks } from './checks-kills.ts';
+import { checkRecordsMatchTarget, checkRetryableFailuresRetried } from './checks-target-log.ts';
 import type { Evidence, StoredJob, StoredRun } from './evidence.ts';
-import type { CreatedJob } from './workload.ts';
 
-export interface CheckResult {
-  name: string;
-  ok: boolean;
-  numbers: string;
-  /** Up to MAX_EXAMPLES offending cases, with run ids and times. */
-  failures: string[];
-}
-
-const MAX_EXAMPLES = 12;
-const TERMINAL = new Set(['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED', 'DEAD_LETTERED']);
-/** The target stamps a call when its coordinator handles it, which may be just after the kill was sent. */
-export const KILL_TOLERANCE_MS = 2_000;
-/** A timer may fire a millisecond early; the executor's wait for `availableAt` rides on one. */
-export const EARLY_TOLERANCE_MS = 5;
-
-/** The Idempotency-Key docs/architecture.md promises: `<jobId>:<occurrence ms>`. */
-const documentedKey = (run: Pick<StoredRun, 'jobId' | 'scheduledFor'>) => `${run.jobId}:${run.scheduledFor}`;
-const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString().slice(11, 23));
-
-function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  return groups;
-}
-
-/** Indexes shared by the checks. */
-export function indexEvidence(evidence: Evidence) {
-  const runsById = new Map(evidence.runs.map((run) => [run.runId, run]));
-  const runsByOccurrence = groupBy(evidence.runs, documentedKey);
-  for (const runs of runsByOccurrence.values()) runs.sort((a, b) => a.attempt - b.attempt);
-  const callsByRun = groupBy(evidence.calls, (call) => call.runId);
-  for (const calls of callsByRun.values()) calls.sort((a, b) => a.at - b.at);
-  const executorKills = evidence.kills.filter((kill) => kill.role === 'executor');
-  const killsHolding = new Map<string, number[]>();
-  for (const kill of executorKills) {
-    for (const runId of new Set(kill.heldRunIds))
-      killsHolding.set(runId, [...(killsHolding.get(runId) ?? []), kill.at]);
-  }
-  const jobIdByName = new Map(evidence.jobs.map((job) => [job.name ?? '', job.jobId]));
-  const planByJobId = new Map<string, CreatedJob>();
-  const jobIdOfPlan = new Map<CreatedJob, string>();
-  for (const plan of evidence.plans) {
-    // By name too: a create the API answered with an error may still have made the job.
-    const jobId = plan.jobId ?? jobIdByName.get(plan.name);
-    if (!jobId) continue;
-    planByJobId.set(jobId, plan);
-    jobIdOfPlan.set(plan, jobId);
-  }
-  return { runsById, runsByOccurrence, callsByRun, killsHolding, planByJobId, jobIdOfPlan, executorKills };
-}
-type Index = ReturnType<typeof indexEvidence>;
-
-const maxAttemptsOf = (plan: CreatedJob | undefined, evidence: Evidence) =>
-  plan?.delivery === 'at-most-once' ? 1 : evidence.retry.maxAttempts;
-
-/** Why an occurrence is not finished, or undefined when its last attempt is terminal with no retry pending. */
-function unfinished(runs: StoredRun[] | undefined): string | undefined {
-  if (!runs || runs.length === 0) return 'no run at all';
-  const last = runs[runs.length - 1] as StoredRun;
-  if (!TERMINAL.has(last.status)) return `attempt ${last.attempt} (${last.runId}) still ${last.status}`;
-  if (last.nextAttemptAt !== undefined)
-    return `attempt ${last.attempt} (${last.runId}) ${last.status} with a retry due ${iso(last.nextAttemptAt)} that was never created`;
-  const gap = runs.findIndex((run, i) => run.attempt !== i + 1);
-  if (gap >= 0) return `attempts are not 1..${runs.length}: ${runs.map((r) => r.attempt).join(',')}`;
-  return undefined;
-}
+export { checkChaosHappened } from './checks-chaos-applied.ts';
+export { analyseDuplicates, type DuplicateVerdict } from './checks-duplicates.ts';
+export { type CheckResult, EARLY_TOLERANCE_MS, indexEvidence, KILL_TOLERANCE_MS } from './checks-index.ts';
+export { checkRecordsMatchTarget, checkRetryableFailuresRetried } from './checks-target-log.ts';
 
 /** What a lost run's job looks like: whether the scanners still consider it due. */
 function jobState(job: StoredJob | undefined): string {
@@ -101,7 +48,11 @@ export function checkOccurrencesTerminal(evidence: Evidence, index: Index = inde
   for (const plan of evidence.plans) {
     const jobId = index.jobIdOfPlan.get(plan);
     if (!jobId) {
+      // Every other check only sees the jobs that exist: a job never created must fail here.
       notCreated++;
+      failures.push(
+        `NOT CREATED ${plan.name} (${plan.kind}): ${plan.createError ?? 'no job id, and no stored job of that name'}`,
+      );
       continue;
     }
     const wanted = new Set(plan.occurrences);
@@ -130,59 +81,9 @@ export function checkOccurrencesTerminal(evidence: Evidence, index: Index = inde
   return {
     name: 'every occurrence terminal (0 lost)',
     ok: failures.length === 0 && expected > 0,
-    numbers: `${terminal}/${expected} occurrences terminal, ${expected - terminal} lost (${lostToScannerKill} put by the killed scan); ${jobsFinished}/${jobs} jobs finished${notCreated ? `; ${notCreated} jobs whose creation failed` : ''}`,
-    failures: failures
-      .slice(0, MAX_EXAMPLES)
-      .concat(failures.length > MAX_EXAMPLES ? [`... ${failures.length - MAX_EXAMPLES} more`] : []),
+    numbers: `${terminal}/${expected} occurrences terminal, ${expected - terminal} lost (${lostToScannerKill} put by the killed scan); ${jobsFinished}/${jobs} jobs finished; ${notCreated} of ${evidence.plans.length} planned jobs not created`,
+    failures: examples(failures),
   };
-}
-
-export interface DuplicateVerdict {
-  runId: string;
-  calls: TargetCall[];
-  /** Repeat calls (after the first) that a kill explains. */
-  explained: number;
-  problems: string[];
-}
-
-/**
- * A duplicate is a further call with the same attempt run id (hence the same Idempotency-Key). It
- * is explained when the run was taken over (`recoveries` counts at least one takeover per repeat)
- * and, between each call and the next, an executor process that held the run's message was
- * SIGKILLed (the earlier call at most KILL_TOLERANCE_MS after the kill, the later one after it).
- */
-export function analyseDuplicates(evidence: Evidence, index: Index = indexEvidence(evidence)): DuplicateVerdict[] {
-  const verdicts: DuplicateVerdict[] = [];
-  for (const [runId, calls] of index.callsByRun) {
-    if (calls.length < 2) continue;
-    const run = index.runsById.get(runId);
-    const problems: string[] = [];
-    const kills = [...(index.killsHolding.get(runId) ?? [])].sort((a, b) => a - b);
-    let explained = 0;
-    for (let i = 1; i < calls.length; i++) {
-      const before = calls[i - 1] as TargetCall;
-      const after = calls[i] as TargetCall;
-      const k = kills.findIndex((at) => before.at <= at + KILL_TOLERANCE_MS && at <= after.at);
-      if (k >= 0) {
-        kills.splice(k, 1);
-        explained++;
-      } else {
-        problems.push(
-          `call at ${iso(after.at)} repeats the one at ${iso(before.at)} with no executor holding it killed in between`,
-        );
-      }
-    }
-    const recoveries = run?.recoveries ?? 0;
-    if (recoveries < calls.length - 1) problems.push(`${calls.length} calls but recoveries = ${recoveries}`);
-    if (problems.length > 0 && run) {
-      problems.push(
-        `run ${run.status}${run.errorType ? `/${run.errorType}` : ''}, due ${iso(run.scheduledFor)}, last claimed ${iso(run.claimedAt)} with lease to ${iso(run.leaseExpiresAt)}, recoveries ${recoveries}; calls ${calls.map((c) => `${iso(c.at)} (${c.fault}${c.callerHungUp ? ', caller hung up' : ''})`).join(', ')}`,
-      );
-    }
-    if (!run) problems.push('no such run in the runs table');
-    verdicts.push({ runId, calls, explained: problems.length === 0 ? explained : 0, problems });
-  }
-  return verdicts;
 }
 
 /** Calls per occurrence never exceed maxAttempts, once the duplicates a kill explains are set aside. */
@@ -215,7 +116,7 @@ export function checkCallsPerOccurrence(evidence: Evidence, index: Index = index
     name: 'calls per occurrence <= maxAttempts',
     ok: failures.length === 0,
     numbers: `${evidence.calls.length} calls to ${occurrences} occurrences; most calls to one occurrence ${mostCalls}; ${withExtra} occurrences with kill-explained repeats`,
-    failures: failures.slice(0, MAX_EXAMPLES),
+    failures: examples(failures),
   };
 }
 
@@ -249,7 +150,7 @@ export function checkAtMostOnce(evidence: Evidence, index: Index = indexEvidence
     name: '0 duplicate calls for at-most-once jobs',
     ok: failures.length === 0 && occurrences > 0,
     numbers: `${occurrences} at-most-once occurrences: ${called} called once, ${occurrences - called} never called; ${lost} ended FAILED/lost after a kill; 0 allowed twice`,
-    failures: failures.slice(0, MAX_EXAMPLES),
+    failures: examples(failures),
   };
 }
 
@@ -274,7 +175,35 @@ export function checkDuplicatesExplained(evidence: Evidence, index: Index = inde
     name: 'duplicates share the Idempotency-Key and are explained by a kill',
     ok: failures.length === 0,
     numbers: `${verdicts.length} runs called more than once, ${repeats} repeat calls, ${explained} explained by a kill; ${mismatched} key mismatches in ${evidence.calls.length} calls`,
-    failures: failures.slice(0, MAX_EXAMPLES),
+    failures: examples(failures),
+  };
+}
+
+/**
+ * How late after its release (`nextAttemptAt`) a retry's first call may arrive, from the design's
+ * numbers. A retry's message is sent by the completion handler with the backoff as SQS delay, and
+ * an executor calls at the release millisecond; it can only be late along these paths:
+ *  - its message never arrives (its send failed in the SQS outage, its writer died): it waits in
+ *    the sweep index until release + sweep grace, and the next scan of any scanner (at most the
+ *    longest scanner interval later) sends it with no delay;
+ *  - an executor received its message and died before it had reported the batch (so no kill
+ *    names it), or the receive's answer was lost as the emulator stopped: the message comes back
+ *    one visibility timeout later;
+ *  - the queue was unreachable (the outage): it is received once the emulator is back;
+ * so the base allowance is the longest of these, plus one lease margin — the design's allowance
+ * for a step's own latency (a scan pass's queries and send, a receive and claim, a retry created
+ * late by the runs stream and the completion handler).
+ * Each kill of an executor recorded holding it adds one more return of its message: at most one
+ * visibility timeout after it was received, when the killed claim's lease (timeout + margin) has
+ * ended too, so the next claim takes it over.
+ */
+export function retryLatenessBound(evidence: Evidence): { baseMs: number; perKillMs: number } {
+  const { design, visibilityTimeoutMs, sqsOutage } = evidence;
+  const swept = design.sweepGraceMs + design.scannerIntervalMaxMs;
+  const outage = sqsOutage ? sqsOutage.restartedAt - sqsOutage.stoppedAt : 0;
+  return {
+    baseMs: Math.max(swept, visibilityTimeoutMs, outage) + design.leaseMarginMs,
+    perKillMs: Math.max(visibilityTimeoutMs, design.timeoutMs + design.leaseMarginMs),
   };
 }
 
@@ -282,14 +211,14 @@ export function checkDuplicatesExplained(evidence: Evidence, index: Index = inde
  * Attempts follow the backoff policy. For attempts n and n+1 of an occurrence: the wait chosen
  * (nextAttemptAt - completedAt) lies in [0, min(maxDelay, initial * multiplier^(n-1))] (full
  * jitter; a Retry-After may lengthen it), attempt n+1 is released exactly then (availableAt), its
- * call never arrives before, and arrives within the wait plus `dispatchSlackMs`, plus one
- * visibility timeout for each time an executor holding it was killed. The numbers split the
+ * call never arrives before, and arrives within retryLatenessBound. The numbers split the
  * lateness into the completion path (stream and handler: failed run done -> retry run created)
  * and the dispatch path (release -> call).
  */
 export function checkBackoff(evidence: Evidence, index: Index = indexEvidence(evidence)): CheckResult {
   const failures: string[] = [];
   const { retry } = evidence;
+  const bound = retryLatenessBound(evidence);
   let pairs = 0;
   let longestWaitShare = 0;
   const lateness: number[] = [];
@@ -322,14 +251,16 @@ export function checkBackoff(evidence: Evidence, index: Index = indexEvidence(ev
       if (!call) continue;
       const late = call.at - failed.nextAttemptAt;
       const kills = (index.killsHolding.get(next.runId) ?? []).filter((at) => at <= call.at).length;
-      const allowed = evidence.dispatchSlackMs + kills * evidence.visibilityTimeoutMs;
+      const allowed = bound.baseMs + kills * bound.perKillMs;
       if (kills === 0) lateness.push(late);
       if (late < -EARLY_TOLERANCE_MS)
         failures.push(
           `${next.runId}: called at ${iso(call.at)}, ${-late} ms before its release ${iso(failed.nextAttemptAt)}`,
         );
       if (late > allowed)
-        failures.push(`${next.runId}: called ${late} ms after its release (allowed ${allowed} ms, ${kills} kills)`);
+        failures.push(
+          `${next.runId}: called ${late} ms after its release (allowed ${allowed} ms, ${kills} kills; created ${next.createdAt === undefined ? '?' : next.createdAt - failed.completedAt} ms after the failure, swept ${next.sweeps ?? 0} time(s))`,
+        );
     }
   }
   return {
@@ -337,9 +268,9 @@ export function checkBackoff(evidence: Evidence, index: Index = indexEvidence(ev
     ok: failures.length === 0,
     numbers:
       `${pairs} retries, every chosen wait within its cap (longest ${(longestWaitShare * 100).toFixed(0)}% of it), none called early; ` +
-      `release-to-call without a kill ${spread(lateness)} (slack ${evidence.dispatchSlackMs / 1000} s + ${evidence.visibilityTimeoutMs / 1000} s per kill); ` +
+      `release-to-call without a kill ${spread(lateness)} (allowed ${bound.baseMs / 1000} s + ${bound.perKillMs / 1000} s per kill); ` +
       `failed-run-done-to-retry-created ${spread(completionLag)}`,
-    failures: failures.slice(0, MAX_EXAMPLES),
+    failures: examples(failures),
   };
 }
 
@@ -379,7 +310,7 @@ export function checkScannerKill(evidence: Evidence, index: Index = indexEvidenc
       kill && hold
         ? `killed at ${iso(kill.at)} in scan ${hold.scan} (in progress: ${kill.scanInProgress}), after putting ${created.length} runs, while sending a batch of ${hold.heldRunIds.length}; ${finished}/${created.length} of their occurrences terminal`
         : 'no scanner kill',
-    failures: failures.slice(0, MAX_EXAMPLES),
+    failures: examples(failures),
   };
 }
 
@@ -407,7 +338,7 @@ export function checkCatchUpKill(evidence: Evidence, index: Index = indexEvidenc
     name: 'scanner killed in a catch-up pass, nothing lost',
     ok: failures.length === 0,
     numbers: `${kills.length} scanner(s) killed in a catch-up pass, after putting ${created.length} runs; ${finished} catch-up runs among them, their occurrences terminal`,
-    failures: failures.slice(0, MAX_EXAMPLES),
+    failures: examples(failures),
   };
 }
 
@@ -447,28 +378,7 @@ export function checkUnsentRunsSwept(evidence: Evidence, index: Index = indexEvi
     name: 'runs left unsent were swept and ended terminal',
     ok: failures.length === 0 && unsent.size > 0,
     numbers: `${outage ? `SQS stopped ${((outage.restartedAt - outage.stoppedAt) / 1000).toFixed(1)} s; ` : ''}${failedSends.size} runs of failed sends, ${killedScans.length} put by killed scans: ${swept}/${unsent.size} swept and terminal; ${allSwept.length} runs swept in all`,
-    failures: failures.slice(0, MAX_EXAMPLES),
-  };
-}
-
-/** The chaos actually happened: otherwise every other check would pass for nothing. */
-export function checkChaosHappened(evidence: Evidence, index: Index = indexEvidence(evidence)): CheckResult {
-  const faults = { http500: 0, hang: 0, reset: 0, none: 0 };
-  for (const call of evidence.calls) faults[call.fault]++;
-  const heldAtKill = index.executorKills.reduce((sum, kill) => sum + kill.heldRunIds.length, 0);
-  const takenOver = evidence.runs.filter((run) => (run.recoveries ?? 0) > 0).length;
-  const lost = evidence.runs.filter((run) => run.errorType === 'lost').length;
-  const failures: string[] = [];
-  if (index.executorKills.length < 3) failures.push(`only ${index.executorKills.length} executor kills`);
-  if (heldAtKill === 0) failures.push('no kill caught an executor holding runs');
-  if (takenOver + lost === 0) failures.push('no run was taken over or lost after a kill');
-  for (const fault of ['http500', 'hang', 'reset'] as const)
-    if (faults[fault] === 0) failures.push(`no ${fault} served`);
-  return {
-    name: 'chaos was applied',
-    ok: failures.length === 0,
-    numbers: `${index.executorKills.length} executor SIGKILLs holding ${heldAtKill} runs; ${takenOver} runs taken over, ${lost} lost (at-most-once); target: ${faults.http500} x 500, ${faults.hang} hangs, ${faults.reset} resets, ${faults.none} x 200`,
-    failures,
+    failures: examples(failures),
   };
 }
 
@@ -478,6 +388,8 @@ export function runChecks(evidence: Evidence): CheckResult[] {
   return [
     checkChaosHappened(evidence, index),
     checkOccurrencesTerminal(evidence, index),
+    checkRecordsMatchTarget(evidence, index),
+    checkRetryableFailuresRetried(evidence, index),
     checkCallsPerOccurrence(evidence, index),
     checkAtMostOnce(evidence, index),
     checkDuplicatesExplained(evidence, index),

@@ -3,6 +3,7 @@
  * every call the target saw, and every kill. Also reads the tables.
  */
 import type { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
+import type { ChaosConfig } from './chaos-config.ts';
 import type { TargetCall } from './chaos-target.ts';
 import type { Kill } from './fleet.ts';
 import type { CreatedJob } from './workload.ts';
@@ -76,6 +77,42 @@ export interface PoisonCase {
   redrivenRunId?: string;
 }
 
+/**
+ * The numbers of the run's design that the checks derive their bounds and floors from (never
+ * from what a run happened to measure).
+ */
+export interface ChaosDesign {
+  /** Each call's timeout. */
+  timeoutMs: number;
+  /** A claim's lease is the timeout plus this margin. */
+  leaseMarginMs: number;
+  /** How long past its release a run may stay unclaimed before the sweep sends it. */
+  sweepGraceMs: number;
+  /** The longest interval between two scans of one scanner. */
+  scannerIntervalMaxMs: number;
+  /** An executor is SIGKILLed every [min, max] ms until `killUntilMs` after the start. */
+  killEveryMs: [number, number];
+  killUntilMs: number;
+  /** The target's shares of calls answered 500, held past the timeout, reset. */
+  faults: { http500: number; hang: number; reset: number };
+  /** The workload's share of at-most-once jobs. */
+  atMostOnceShare: number;
+}
+
+/** The design numbers of a chaos configuration. */
+export function designOf(config: ChaosConfig): ChaosDesign {
+  return {
+    timeoutMs: config.timeoutSeconds * 1000,
+    leaseMarginMs: config.leaseMarginSeconds * 1000,
+    sweepGraceMs: config.sweepGraceSeconds * 1000,
+    scannerIntervalMaxMs: Math.max(...config.scannerIntervalsMs),
+    killEveryMs: config.killEveryMs,
+    killUntilMs: config.killUntilMs,
+    faults: config.faults,
+    atMostOnceShare: config.atMostOnceShare,
+  };
+}
+
 export interface Evidence {
   plans: CreatedJob[];
   retry: RetrySettings;
@@ -91,7 +128,7 @@ export interface Evidence {
   sqsOutage?: { stoppedAt: number; restartedAt: number };
   /** Runs of every dispatch send that failed (scanners, API, completion): left to the sweep. */
   unsentRunIds?: string[];
-  dispatchSlackMs: number;
+  design: ChaosDesign;
   visibilityTimeoutMs: number;
   /** The creates an API process held when it was killed: their jobs were written, their 201 never sent. */
   writtenUnanswered?: string[];

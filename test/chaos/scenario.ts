@@ -27,7 +27,7 @@ import { createJobsDirectly } from '../bench/direct-create.ts';
 import { type ChaosConfig, chaosConfig } from './chaos-config.ts';
 import { startChaosTarget } from './chaos-target.ts';
 import { type CheckResult, checkOccurrencesTerminal, formatChecks, runChecks } from './checks.ts';
-import { type ApiCreate, type Evidence, type PoisonCase, readTables, type ScannerHold } from './evidence.ts';
+import { type ApiCreate, designOf, type Evidence, type PoisonCase, readTables, type ScannerHold } from './evidence.ts';
 import { Fleet } from './fleet.ts';
 import { seededRandom } from './seeded-random.ts';
 import {
@@ -314,7 +314,7 @@ function emptyEvidence(config: ChaosConfig): Evidence {
     runs: [],
     calls: [],
     kills: [],
-    dispatchSlackMs: config.dispatchSlackMs,
+    design: designOf(config),
     visibilityTimeoutMs: config.visibilityTimeoutSeconds * 1000,
   };
 }
