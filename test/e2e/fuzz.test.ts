@@ -378,7 +378,11 @@ describe('fuzzing the API', () => {
     const other = await chronos.tenants.create('fuzz-other');
     const world = new World({ chronos, documents, baseUrl: target.url(''), otherToken: other.token.token });
     const jobsBefore = await world.jobCount();
-    await plantDeadLetters(world, 3);
+    // The earlier properties' jobs are this tenant's too: the commands may find them (GET /v1/jobs) and use them.
+    const earlierJobs = (await allItems(chronos.tables.jobs))
+      .filter((job) => job.tenantId === chronos.tenantId)
+      .map((job) => String(job.jobId));
+    const plantedJobId = await plantDeadLetters(world, 3);
 
     await assertSeeded(
       'model-based command sequences',
@@ -407,6 +411,14 @@ describe('fuzzing the API', () => {
     // Nothing but the accepted creates added jobs (the three planted for dead letters aside).
     expect(world.created.size).toBeGreaterThan(0);
     expect(await world.jobCount()).toBe(jobsBefore + 1 + world.created.size);
+    // Every run of the tenant's belongs to a job answered 201 (here or earlier; triggers' idempotency
+    // records aside), and there are runs to check: triggers, re-drives and jobs due now made them.
+    const runs = (await allItems(chronos.tables.runs)).filter(
+      (run) => String(run.pk).startsWith(`${chronos.tenantId}#`) && !String(run.sk).startsWith('trigger#'),
+    );
+    expect(runs.length).toBeGreaterThan(0);
+    const owners = new Set([...world.created, plantedJobId, ...earlierJobs]);
+    expect(runs.filter((run) => !owners.has(String(run.pk).slice(chronos.tenantId.length + 1)))).toEqual([]);
   }, 120_000);
 });
 
@@ -417,7 +429,7 @@ const MODEL_RUNS = Number(process.env.FUZZ_MODEL_RUNS ?? 25);
  * seconds, whose dispatch messages are handed to the dead-letter queue as SQS would after too many
  * receives; the dead-letter handler ends them DEAD_LETTERED.
  */
-async function plantDeadLetters(world: World, count: number): Promise<void> {
+async function plantDeadLetters(world: World, count: number): Promise<string> {
   const sqs = new SQSClient({ endpoint: chronos.endpoints.sqs, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   try {
     const created = await world.call('POST', '/v1/jobs', {
@@ -461,6 +473,7 @@ async function plantDeadLetters(world: World, count: number): Promise<void> {
     );
     world.deadRunIds.push(...dead.filter((run) => run.jobId === jobId).map((run) => run.runId));
     world.learnJob((await world.call('GET', `/v1/jobs/${jobId}`, { route: 'setup', shape: 'job' })).body);
+    return jobId;
   } finally {
     sqs.destroy();
   }
