@@ -138,6 +138,14 @@ class GetJob implements Command {
       'ETag is not the version',
       answer,
     );
+    // README: `upcoming` is [] unless ACTIVE; `pausedAt` is there while paused.
+    const { status, upcoming, pausedAt } = answer.body as { status: string; upcoming?: string[]; pausedAt?: string };
+    expectThat(
+      Array.isArray(upcoming) && (status === 'ACTIVE' || upcoming.length === 0),
+      'upcoming of a job not ACTIVE',
+      answer,
+    );
+    expectThat((status === 'PAUSED') === (pausedAt !== undefined), 'pausedAt and PAUSED disagree', answer);
     world.learnJob(answer.body);
     if (answer.body.latestRun) world.learnRun(answer.body.latestRun.runId);
   }
