@@ -6,14 +6,24 @@
  * A second property aims past the schema at the domain: pagination cursors that are well-formed
  * base64url JSON with the wrong types, another tenant's or job's partition or numbers no key can
  * hold; from/to and limits at and past their ranges; odd If-Match and Idempotency-Key values.
+ * A third is model-based (fuzz-commands.ts): a sequence of commands over every route a tenant can
+ * reach, reusing the job ids, run ids and cursors earlier answers revealed, with per-schedule-type
+ * bodies at the number and date limits (fuzz-bodies.ts, fuzz-edges.ts), real cursors mutated
+ * (fuzz-cursors.ts), the model's predictions checked, and every 2xx body held to its schema
+ * (fuzz-shapes.ts). The seed is pinned (fuzz-seed.ts; FUZZ_SEED overrides it) and printed.
  */
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '#handlers/api/routes';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
-import { type HttpTarget, startHttpTarget } from '../support/http-target.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators/local-clients';
+import { eventually, type HttpTarget, startHttpTarget } from '../support/http-target.ts';
 import { localDocuments, scanAll } from '../support/local-documents.ts';
+import { commandsFor } from './fuzz-commands.ts';
+import { assertSeeded } from './fuzz-seed.ts';
+import { World } from './fuzz-world.ts';
 
 const RUNS = 1_500;
 
@@ -38,9 +48,10 @@ const allItems = (table: string) => scanAll(documents, table);
 
 // ---- generators -------------------------------------------------------------------------------
 
-const validCreate = () => ({
+/** A valid one-time job: in an hour, or (no `at`) now, so that accepted creates also make runs. */
+const validCreate = (now: boolean) => ({
   target: { url: target.url('/fuzz'), method: 'POST', headers: { 'x-a': 'b' }, body: { n: 1 } },
-  schedule: { type: 'once', at: new Date(Date.now() + 3_600_000).toISOString() },
+  schedule: now ? { type: 'once' } : { type: 'once', at: new Date(Date.now() + 3_600_000).toISOString() },
 });
 
 /** A valid body with one field replaced, removed or added at random: near misses find the edge cases. */
@@ -87,9 +98,10 @@ const mutatedCreate = fc
       ),
     ),
     remove: fc.boolean(),
+    now: fc.boolean(),
   })
-  .map(({ path, value, remove }) => {
-    const body = validCreate() as Record<string, unknown>;
+  .map(({ path, value, remove, now }) => {
+    const body = validCreate(now) as Record<string, unknown>;
     let node = body;
     for (const key of path.slice(0, -1)) node = (node[key] ?? {}) as Record<string, unknown>;
     const last = path[path.length - 1] as string;
@@ -163,7 +175,8 @@ describe('fuzzing the API', () => {
     const failures: string[] = [];
     const statuses = new Map<number, number>();
 
-    await fc.assert(
+    await assertSeeded(
+      'random and malformed requests',
       fc.asyncProperty(target_, headers, body, async ([m, p], h, b) => {
         const sent: Record<string, string> = {};
         for (const [name, value] of Object.entries(h)) {
@@ -190,7 +203,7 @@ describe('fuzzing the API', () => {
           created.add(JSON.parse(text).jobId);
         }
       }),
-      { numRuns: RUNS, verbose: true },
+      { numRuns: RUNS },
     );
 
     expect(failures).toEqual([]);
@@ -202,8 +215,11 @@ describe('fuzzing the API', () => {
     expect(created.size).toBeGreaterThan(0);
     const jobs = await allItems(chronos.tables.jobs);
     expect(jobs.length).toBe(jobsBefore + created.size);
+    // Accepted creates due now made runs (their first run is written with the job): every run
+    // belongs to a job answered 201, and there are runs to check (an empty list would prove nothing).
     const runs = await allItems(chronos.tables.runs);
-    expect(runs.every((run) => created.has(run.jobId as string))).toBe(true);
+    expect(runs.length).toBeGreaterThan(0);
+    expect(runs.filter((run) => !created.has(run.jobId as string))).toEqual([]);
   }, 180_000);
 
   it('answers cursors, query values and headers built to pass the schema but not the domain with a 4xx, never a 5xx, and writes nothing for them', async () => {
@@ -333,7 +349,8 @@ describe('fuzzing the API', () => {
     const failures: string[] = [];
     const statuses = new Map<number, number>();
     let runsCreated = 0;
-    await fc.assert(
+    await assertSeeded(
+      'schema-valid, domain-invalid requests',
       fc.asyncProperty(fc.oneof({ weight: 4, arbitrary: listing }, patch, trigger), async ([method, p, extra]) => {
         const headers = Object.fromEntries(Object.entries(extra).filter(([, value]) => sendable(value)));
         const response = await api(method, p, headers, method === 'PATCH' ? { name: 'fuzzed' } : undefined);
@@ -356,4 +373,108 @@ describe('fuzzing the API', () => {
     expect((await allItems(chronos.tables.jobs)).length).toBe(jobsBefore.length);
     expect((await runsOfJob()) - runsBefore).toBe(runsCreated);
   }, 120_000);
+
+  it('keeps every invariant through random sequences of commands over every route, reusing real ids and cursors (model-based)', async () => {
+    const other = await chronos.tenants.create('fuzz-other');
+    const world = new World({ chronos, documents, baseUrl: target.url(''), otherToken: other.token.token });
+    const jobsBefore = await world.jobCount();
+    // The earlier properties' jobs are this tenant's too: the commands may find them (GET /v1/jobs) and use them.
+    const earlierJobs = (await allItems(chronos.tables.jobs))
+      .filter((job) => job.tenantId === chronos.tenantId)
+      .map((job) => String(job.jobId));
+    const plantedJobId = await plantDeadLetters(world, 3);
+
+    await assertSeeded(
+      'model-based command sequences',
+      fc.asyncProperty(fc.commands(commandsFor(target.url('')), { maxCommands: 60, size: '+1' }), (commands) =>
+        fc.asyncModelRun(() => ({ model: world, real: world.real }), commands),
+      ),
+      { numRuns: MODEL_RUNS, endOnFailure: true },
+    );
+
+    const answers = Object.fromEntries([...world.answers].sort());
+    console.info('model-based fuzz answers', answers);
+    // The premise: commands reached past validation on every route a tenant can use, with real ids.
+    const reached = (method: string, route: string, status: number) =>
+      (world.answers.get(`${method} ${route} ${status}`) ?? 0) > 0;
+    for (const route of ROUTES.filter((r) => r.path !== '/v1/monitoring/system')) {
+      const success = [200, 201, 202].some((status) => reached(route.method, route.path, status));
+      expect(success, `no 2xx answer from ${route.method} ${route.path}`).toBe(true);
+    }
+    expect(reached('GET', '/v1/monitoring/system', 403)).toBe(true);
+    expect(reached('POST', '/v1/jobs/{id}/pause', 409) && reached('POST', '/v1/jobs/{id}/resume', 409)).toBe(true);
+    expect(reached('PATCH', '/v1/jobs/{id}', 409) && reached('PATCH', '/v1/jobs/{id}', 428)).toBe(true);
+    expect(reached('POST', '/v1/runs/{runId}/retry', 202) && reached('POST', '/v1/runs/{runId}/retry', 409)).toBe(true);
+    expect(reached('GET', 'other tenant /v1/jobs/{id}', 404)).toBe(true);
+    expect(world.cursors.jobs.length + world.cursors.runs.length).toBeGreaterThan(0);
+    expect(reached('GET', '/v1/jobs', 400) && reached('GET', '/v1/jobs/{id}/runs', 400)).toBe(true);
+    // Nothing but the accepted creates added jobs (the three planted for dead letters aside).
+    expect(world.created.size).toBeGreaterThan(0);
+    expect(await world.jobCount()).toBe(jobsBefore + 1 + world.created.size);
+    // Every run of the tenant's belongs to a job answered 201 (here or earlier; triggers' idempotency
+    // records aside), and there are runs to check: triggers, re-drives and jobs due now made them.
+    const runs = (await allItems(chronos.tables.runs)).filter(
+      (run) => String(run.pk).startsWith(`${chronos.tenantId}#`) && !String(run.sk).startsWith('trigger#'),
+    );
+    expect(runs.length).toBeGreaterThan(0);
+    const owners = new Set([...world.created, plantedJobId, ...earlierJobs]);
+    expect(runs.filter((run) => !owners.has(String(run.pk).slice(chronos.tenantId.length + 1)))).toEqual([]);
+  }, 120_000);
 });
+
+const MODEL_RUNS = Number(process.env.FUZZ_MODEL_RUNS ?? 25);
+
+/**
+ * Dead-lettered runs for the retry route to re-drive: one job's first `count` occurrences, due in
+ * seconds, whose dispatch messages are handed to the dead-letter queue as SQS would after too many
+ * receives; the dead-letter handler ends them DEAD_LETTERED.
+ */
+async function plantDeadLetters(world: World, count: number): Promise<string> {
+  const sqs = new SQSClient({ endpoint: chronos.endpoints.sqs, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  try {
+    const created = await world.call('POST', '/v1/jobs', {
+      route: 'setup',
+      shape: 'job',
+      body: {
+        target: { url: target.url('/dead') },
+        schedule: {
+          type: 'interval',
+          everySeconds: 1,
+          startAt: new Date(Date.now() + 5_000).toISOString(),
+          maxRuns: count,
+        },
+      },
+    });
+    expect(created.status, created.what).toBe(201);
+    const jobId = created.body.jobId as string;
+    const listed = await world.call('GET', `/v1/jobs/${jobId}/runs`, { route: 'setup', shape: 'runs' });
+    const runs = listed.body.items as Array<{ runId: string; scheduledFor: string; attempt: number }>;
+    expect(runs.length).toBe(count);
+    for (const run of runs) {
+      const message = {
+        tenantId: chronos.tenantId,
+        jobId,
+        scheduledFor: Date.parse(run.scheduledFor),
+        attempt: run.attempt,
+        runId: run.runId,
+      };
+      await sqs.send(
+        new SendMessageCommand({ QueueUrl: chronos.queues.deadLetter.url, MessageBody: JSON.stringify(message) }),
+      );
+    }
+    const dead = await eventually(
+      async () =>
+        (await world.call('GET', '/v1/dead-letters?limit=100', { route: 'setup', shape: 'runs' })).body.items as Array<{
+          runId: string;
+          jobId: string;
+        }>,
+      (items) => items.filter((run) => run.jobId === jobId).length === count,
+      15_000,
+    );
+    world.deadRunIds.push(...dead.filter((run) => run.jobId === jobId).map((run) => run.runId));
+    world.learnJob((await world.call('GET', `/v1/jobs/${jobId}`, { route: 'setup', shape: 'job' })).body);
+    return jobId;
+  } finally {
+    sqs.destroy();
+  }
+}

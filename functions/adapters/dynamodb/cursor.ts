@@ -11,8 +11,12 @@ import { ValidationError } from '#core/errors';
 
 /** Longest cursor accepted (before decoding): far above any key this API issues. */
 export const MAX_CURSOR_LENGTH = 2048;
-/** Longest string key value accepted in a cursor, in UTF-8 bytes (DynamoDB sort keys stop at 1024 bytes). */
-const MAX_KEY_VALUE_BYTES = 1024;
+/**
+ * Longest string key value accepted in a cursor, in bytes of UTF-8: DynamoDB refuses a start key
+ * whose sort key is longer (a ValidationException, a 500 here). DynamoDB Local does not check it,
+ * so only this bound keeps `é` x 700 (700 characters, 1,400 bytes) from failing in AWS.
+ */
+export const MAX_KEY_VALUE_BYTES = 1024;
 
 /** The type of one key attribute: a string, or a number that is an instant Chronos stores. */
 export type CursorKeyType = 'string' | 'instant';
@@ -67,6 +71,14 @@ function parsed(cursor: string): Record<string, unknown> | undefined {
 
 function hasType(value: unknown, type: CursorKeyType): boolean {
   if (type === 'instant') return isRepresentableInstant(value);
-  // Bytes, not characters: 500 × "€" is 500 characters but 1,500 bytes, which DynamoDB refuses.
-  return typeof value === 'string' && value.length >= 1 && Buffer.byteLength(value, 'utf8') <= MAX_KEY_VALUE_BYTES;
+  return typeof value === 'string' && value.length >= 1 && isStorableKeyString(value);
+}
+
+/**
+ * At most MAX_KEY_VALUE_BYTES of UTF-8, and well-formed Unicode: a lone surrogate (which JSON can
+ * carry as `\ud800`) has no UTF-8 form, and no key this API issues holds one.
+ */
+function isStorableKeyString(value: string): boolean {
+  const utf8 = Buffer.from(value, 'utf8');
+  return utf8.length <= MAX_KEY_VALUE_BYTES && utf8.toString('utf8') === value;
 }

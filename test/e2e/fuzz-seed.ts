@@ -1,0 +1,37 @@
+/**
+ * The fuzz tests' seed, pinned so a failure replays: `FUZZ_SEED=<n>` overrides it (to explore, or
+ * to replay a seed a failure printed). Printed at start and again with any failure.
+ */
+import fc from 'fast-check';
+
+/**
+ * Any seed is as good as another; this one reaches the defect the fuzzer found (a jobs cursor
+ * widened to 1,098 bytes of UTF-8, accepted though DynamoDB refuses it), so the pinned run keeps
+ * checking it. Generators that change shift what a seed draws: re-check this when they do.
+ */
+const PINNED_SEED = 7;
+
+export function fuzzSeed(): number {
+  const given = process.env.FUZZ_SEED;
+  if (given === undefined || given === '') return PINNED_SEED;
+  const seed = Number(given);
+  if (!Number.isSafeInteger(seed)) throw new Error(`FUZZ_SEED must be an integer, not ${given}`);
+  return seed;
+}
+
+/** fc.assert with the seed pinned, printed at start and prefixed to the failure. */
+export async function assertSeeded<Ts extends [unknown, ...unknown[]]>(
+  what: string,
+  property: fc.IAsyncPropertyWithHooks<Ts>,
+  parameters: fc.Parameters<Ts> = {},
+): Promise<void> {
+  const seed = fuzzSeed();
+  console.info(`[fuzz] ${what}: seed ${seed} (replay with FUZZ_SEED=${seed})`);
+  try {
+    await fc.assert(property, { ...parameters, seed });
+  } catch (error) {
+    console.error(`[fuzz] ${what} FAILED with seed ${seed}: replay with FUZZ_SEED=${seed}`);
+    if (error instanceof Error) error.message = `[fuzz seed ${seed}] ${error.message}`;
+    throw error;
+  }
+}

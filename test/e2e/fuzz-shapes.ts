@@ -1,0 +1,197 @@
+/**
+ * The shapes of the API's 2xx answers, as JSON Schemas (draft 2020-12, checked with the same Ajv the
+ * handlers use). There is no response schema in schemas/ (those are the request shapes API Gateway
+ * validates); these follow functions/core/views.ts and the README's API table, strictly: no field
+ * left out, none added, every instant an ISO-8601 string of the accepted range (a job or run the
+ * API created must never show `null` where its own dates belong).
+ */
+import { transpileSchema } from '@middy/validator/transpile';
+
+/** `toISOString()` of an instant in 1970 … 2199 (functions/core/bounds.ts): what views.ts prints. */
+const instant = { type: 'string', pattern: '^(19[7-9]\\d|2[01]\\d\\d)-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z$' };
+const instantOrNull = { oneOf: [instant, { type: 'null' }] };
+const count = { type: 'integer', minimum: 0 };
+const ULID = { type: 'string', pattern: '^[0-9A-HJKMNP-TV-Z]{26}$' };
+const RUN_ID = { type: 'string', pattern: '^[0-9A-HJKMNP-TV-Z]{26}_\\d{1,13}_\\d{1,3}$' };
+const JOB_STATUS = { enum: ['ACTIVE', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'] };
+const RUN_STATUS = {
+  enum: ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED', 'DEAD_LETTERED'],
+};
+const stringMap = { type: 'object', additionalProperties: { type: 'string' } };
+const nullable = (type: string) => ({ type: [type, 'null'] });
+
+const closed = (properties: Record<string, unknown>, optional: string[] = []) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(properties).filter((name) => !optional.includes(name)),
+  properties,
+});
+
+const bounds = { startAt: instant, endAt: instant, maxRuns: { type: 'integer', minimum: 1, maximum: 100_000_000 } };
+const schedule = {
+  oneOf: [
+    closed({ type: { const: 'once' }, at: instant }),
+    closed(
+      { type: { const: 'interval' }, everySeconds: { type: 'integer', minimum: 1, maximum: 315_360_000 }, ...bounds },
+      ['endAt', 'maxRuns'],
+    ),
+    closed(
+      {
+        type: { const: 'cron' },
+        expression: { type: 'string', minLength: 1 },
+        timezone: { type: 'string' },
+        ...bounds,
+      },
+      ['endAt', 'maxRuns'],
+    ),
+  ],
+};
+
+export const JOB_SCHEMA = closed(
+  {
+    jobId: ULID,
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    status: JOB_STATUS,
+    target: closed(
+      {
+        url: { type: 'string', minLength: 1 },
+        method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] },
+        headers: stringMap,
+        secretHeaders: { type: 'object', additionalProperties: { const: '***' } },
+        body: {},
+      },
+      ['headers', 'secretHeaders', 'body'],
+    ),
+    schedule,
+    misfire: { enum: ['fire_once', 'fire_all', 'skip'] },
+    overlap: { enum: ['allow', 'forbid'] },
+    timeoutSeconds: { type: 'integer', minimum: 1, maximum: 300 },
+    slaSeconds: { type: 'integer', minimum: 1, maximum: 3600 },
+    nextFireAt: instantOrNull,
+    pausedAt: instant,
+    quarantine: closed({ reason: { type: 'string' }, at: instant }),
+    upcoming: { type: 'array', maxItems: 5, items: instant },
+    version: { type: 'integer', minimum: 1 },
+    createdAt: instant,
+    updatedAt: instant,
+    latestRun: {
+      oneOf: [
+        { type: 'null' },
+        closed({
+          runId: RUN_ID,
+          scheduledFor: instant,
+          attempt: { type: 'integer', minimum: 1, maximum: 999 },
+          status: RUN_STATUS,
+          httpStatus: nullable('integer'),
+          completedAt: instantOrNull,
+        }),
+      ],
+    },
+  },
+  ['name', 'pausedAt', 'quarantine', 'upcoming'],
+);
+
+export const RUN_SCHEMA = closed(
+  {
+    runId: RUN_ID,
+    jobId: ULID,
+    scheduledFor: instant,
+    attempt: { type: 'integer', minimum: 1, maximum: 999 },
+    status: RUN_STATUS,
+    createdAt: instant,
+    enqueuedAt: instantOrNull,
+    receivedAt: instantOrNull,
+    claimedAt: instantOrNull,
+    startedAt: instantOrNull,
+    completedAt: instantOrNull,
+    dueAt: instant,
+    dispatchLagMs: nullable('integer'),
+    startLagMs: nullable('integer'),
+    slaSeconds: { type: 'integer', minimum: 1 },
+    slaMet: nullable('boolean'),
+    httpStatus: nullable('integer'),
+    durationMs: nullable('integer'),
+    error: nullable('string'),
+    errorType: nullable('string'),
+    responseExcerpt: nullable('string'),
+    recoveries: count,
+    outcomeReduced: { type: 'string' },
+  },
+  ['outcomeReduced'],
+);
+
+const page = (item: unknown) =>
+  closed({ items: { type: 'array', maxItems: 100, items: item }, cursor: nullable('string') });
+
+const SECRET_SCHEMA = closed(
+  {
+    secretId: { type: 'string', minLength: 1 },
+    prefix: { type: 'string', minLength: 1 },
+    createdAt: instant,
+    expiresAt: instant,
+    secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/=]+$' },
+  },
+  ['expiresAt', 'secret'],
+);
+
+const latency = closed({
+  count,
+  p50: nullable('number'),
+  p95: nullable('number'),
+  p99: nullable('number'),
+  overflow: count,
+  histogram: { type: 'array', items: closed({ leMs: nullable('number'), count }) },
+});
+const rate = { oneOf: [{ type: 'null' }, { type: 'number', minimum: 0, maximum: 1 }] };
+
+export const STATS_SCHEMA = closed({
+  scope: { type: 'string' },
+  window: { enum: ['5m', '1h', '24h'] },
+  from: instant,
+  to: instant,
+  jobs: closed({ byStatus: { type: 'object', propertyNames: JOB_STATUS, additionalProperties: count } }),
+  runs: closed({
+    byStatus: { type: 'object', propertyNames: RUN_STATUS, additionalProperties: count },
+    total: count,
+    retried: count,
+    slaMissed: count,
+    successRate: rate,
+    errorRate: rate,
+    deadLetters: count,
+    dueNotStarted: count,
+  }),
+  startLagMs: latency,
+  durationMs: latency,
+});
+
+export const SHAPES = {
+  job: JOB_SCHEMA,
+  run: RUN_SCHEMA,
+  jobs: page(JOB_SCHEMA),
+  runs: page(RUN_SCHEMA),
+  secret: SECRET_SCHEMA,
+  secrets: closed({ items: { type: 'array', minItems: 1, items: SECRET_SCHEMA } }),
+  stats: STATS_SCHEMA,
+  health: closed({ status: { const: 'ok' } }),
+} as const;
+
+export type Shape = keyof typeof SHAPES;
+
+/** What transpileSchema returns at run time (its typings say Ajv): Ajv's compiled validate function. */
+type Validate = ((data: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string }> | null };
+const validators = new Map<Shape, Validate>();
+
+/** The problems of `body` against `shape`'s schema; [] when it fits. */
+export function shapeProblems(shape: Shape, body: unknown): string[] {
+  let validate = validators.get(shape);
+  if (!validate) {
+    validate = transpileSchema(SHAPES[shape], {
+      coerceTypes: false,
+      useDefaults: false,
+      strict: false,
+    }) as unknown as Validate;
+    validators.set(shape, validate);
+  }
+  if (validate(body)) return [];
+  return (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}
