@@ -18,6 +18,7 @@ import { admittedCreate } from './job-admission.ts';
 import { quotaErrors } from './quota-errors.ts';
 import { json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
+import { wellFormedBody } from './well-formed-body.ts';
 
 const ids = ulidIds();
 const eventSchema = transpileSchema(
@@ -43,4 +44,5 @@ export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>
   .use(quotaErrors())
   .use(bodyLimit(MAX_REQUEST_BODY_BYTES))
   .use(httpJsonBodyParser({ disableContentTypeCheck: true }))
+  .use(wellFormedBody())
   .use(validator({ eventSchema }));

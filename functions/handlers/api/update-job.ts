@@ -25,6 +25,7 @@ import { jobIdOf } from './path-id.ts';
 import { quotaErrors } from './quota-errors.ts';
 import { errorResponse, json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
+import { wellFormedBody } from './well-formed-body.ts';
 
 const eventSchema = transpileSchema(
   { type: 'object', required: ['body'], properties: { body: updateJobSchema } },
@@ -62,4 +63,5 @@ export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>
   .use(quotaErrors())
   .use(bodyLimit(MAX_REQUEST_BODY_BYTES))
   .use(httpJsonBodyParser({ disableContentTypeCheck: true }))
+  .use(wellFormedBody())
   .use(validator({ eventSchema }));
