@@ -4,6 +4,7 @@
  * schedule, SQS mappings on the dispatch queue, its DLQ and the failure-notice queue, DynamoDB Streams mapping). Used by `npm start` and the end-to-end tests.
  */
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { ENV } from '#adapters/environment';
 import { LocalSecretCipher } from '#adapters/secrets/local-cipher';
 import { COMPLETION_BATCH_SIZE, EXECUTOR_BATCH_SIZE, MAX_TIMEOUT_SECONDS } from '#core/limits';
@@ -23,6 +24,7 @@ import { provisionLocalResources, type QueueInfo } from './provision.ts';
 import { type RestoredRuns, resendRestoredRuns } from './restored-runs.ts';
 import { type RunningScannerTimer, startScannerTimer } from './scanner-timer.ts';
 import { type RunningSqsPoller, startSqsPoller } from './sqs-poller.ts';
+import { fileCheckpoints } from './stream-checkpoints.ts';
 import { type RunningStreamPoller, startStreamPoller } from './stream-poller.ts';
 
 /** The parts of Chronos a local instance can run; see `LocalChronosOptions.components`. */
@@ -142,6 +144,8 @@ export const LOCAL_DEFAULT_QUOTAS: TenantQuotas = {
 const LOCAL_SECRETS_KEY = process.env[ENV.secretsLocalKey] || LocalSecretCipher.generateKey();
 export const DEFAULT_DEV_TENANT_ID = 'dev-tenant';
 
+/** In the data folder: where the completion poller resumes reading the runs stream. */
+const RUNS_STREAM_CHECKPOINTS = 'runs-stream-checkpoints.json';
 const API_TIMEOUT_SECONDS = 10;
 const SCANNER_TIMEOUT_SECONDS = 50;
 const EXECUTOR_TIMEOUT_SECONDS = MAX_TIMEOUT_SECONDS + 30;
@@ -321,6 +325,9 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           batchSize: COMPLETION_BATCH_SIZE,
           maxRetries: 5,
           bisectBatchOnError: true,
+          ...(options.dataDir !== undefined && options.endpoints === undefined
+            ? { checkpoints: fileCheckpoints(join(options.dataDir, RUNS_STREAM_CHECKPOINTS)) }
+            : {}),
           onFailure: (failure) =>
             log(
               `completion: ${failure.records.length} record(s) of ${failure.shardId} dropped after ${failure.attempts} attempts`,

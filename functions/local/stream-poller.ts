@@ -54,11 +54,22 @@ export interface StreamPollerOptions {
   bisectBatchOnError?: boolean;
   retryDelayMs?: number;
   startingPosition?: 'TRIM_HORIZON' | 'LATEST';
+  /**
+   * Where each shard's reading resumes (the last record handled), kept across restarts, as a
+   * mapping's checkpoint is: without it a restart on kept data would hand the handler every
+   * record still in the stream again. Default: none (start at `startingPosition`).
+   */
+  checkpoints?: StreamCheckpoints;
   onFailure?: (failure: StreamBatchFailure) => void | Promise<void>;
   /** How long stop() waits for a running invocation. */
   stopGraceMs?: number;
   region?: string;
   log?: (message: string, error?: unknown) => void;
+}
+
+export interface StreamCheckpoints {
+  get(shardId: string): string | undefined;
+  set(shardId: string, sequenceNumber: string): void;
 }
 
 export interface RunningStreamPoller {
@@ -131,7 +142,7 @@ export function startStreamPoller(options: StreamPollerOptions): RunningStreamPo
   }
 
   async function readShard(shardId: string): Promise<void> {
-    let lastSequenceNumber: string | undefined;
+    let lastSequenceNumber = options.checkpoints?.get(shardId);
     let iterator: string | undefined;
     let trimmedInARow = 0;
     while (!stopped) {
@@ -164,7 +175,10 @@ export function startStreamPoller(options: StreamPollerOptions): RunningStreamPo
         const converted = records.map((record) => toDynamoDbRecord(record, options.streamArn, region));
         const batch = converted.filter((record) => matchesAnyPattern(record, options.filterPatterns ?? []));
         if (batch.length > 0) await deliver(shardId, batch);
+        // Stopped during the delivery: the batch may not be handled; the next start reads it again.
+        if (stopped) return;
         lastSequenceNumber = records[records.length - 1]?.dynamodb?.SequenceNumber ?? lastSequenceNumber;
+        if (lastSequenceNumber !== undefined) options.checkpoints?.set(shardId, lastSequenceNumber);
       }
       if (iterator === undefined || iterator === null) return; // the shard is closed and drained
       if (records.length === 0) await sleep(pollIntervalMs);

@@ -43,6 +43,19 @@ async function stop({ npm, tree }: Started): Promise<void> {
   expect(stopped, npm.output()).toBe(true);
 }
 
+async function createJob(chronos: Started, body: unknown): Promise<string> {
+  const created = await fetch(`${chronos.api}/v1/jobs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${chronos.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(created.status).toBe(201);
+  return ((await created.json()) as { jobId: string }).jobId;
+}
+
+/** The completion handler's log line for a run of `jobId`. */
+const completedLine = (jobId: string) => new RegExp(`"message":"run completed".*"jobId":"${jobId}"`);
+
 describe('npm start -- --data <dir>', () => {
   it('keeps the job, tenant, token and signing secret across a restart, and the run due meanwhile fires', {
     timeout: 150_000,
@@ -53,20 +66,19 @@ describe('npm start -- --data <dir>', () => {
     const first = await start(port);
     try {
       expect(first.npm.output()).toMatch(new RegExp(`^ {2}Data\\s+kept in ${dataDir}$`, 'm'));
+      // A job whose run finishes before the stop: the completion handler handles its record once.
+      const doneFirst = await createJob(first, { target: { url: target.url('/now') }, schedule: { type: 'once' } });
+      await target.waitForCalls('/now', 1, 30_000);
+      await first.npm.waitFor(completedLine(doneFirst), 30_000);
+
       const due = Date.now() + 12_000;
-      const created = await fetch(`${first.api}/v1/jobs`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${first.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          target: { url: target.url('/kept') },
-          schedule: { type: 'once', at: new Date(due).toISOString() },
-        }),
+      const jobId = await createJob(first, {
+        target: { url: target.url('/kept') },
+        schedule: { type: 'once', at: new Date(due).toISOString() },
       });
-      expect(created.status).toBe(201);
-      const { jobId } = (await created.json()) as { jobId: string };
       // Its run is stored and its message queued in fauxqs, which forgets it on stop.
       await stop(first);
-      expect(target.calls).toHaveLength(0);
+      expect(target.callsTo('/kept')).toHaveLength(0);
       // The key sealing the signing secrets is kept, readable by its owner only.
       expect(statSync(join(dataDir, 'secrets-local-key')).mode & 0o077).toBe(0);
 
@@ -87,6 +99,10 @@ describe('npm start -- --data <dir>', () => {
       expect(call?.at).toBeGreaterThanOrEqual(due - 1000);
       expect(call?.at).toBeLessThan(latest);
       new Webhook(first.signingSecret).verify(call?.body ?? '', call?.headers as Record<string, string>);
+      // The runs stream is read on from where the first run left it, not from its oldest record:
+      // the run finished before the stop is not completed a second time.
+      await second.npm.waitFor(completedLine(jobId), 30_000);
+      expect(second.npm.output()).not.toMatch(completedLine(doneFirst));
     } finally {
       killAll([first.npm.pid, ...first.tree, ...(second ? [second.npm.pid, ...second.tree] : [])]);
       await target.close();

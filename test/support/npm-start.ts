@@ -9,8 +9,18 @@ import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const REPOSITORY = fileURLToPath(new URL('../..', import.meta.url));
-/** What the runtime reads: cleared so that the caller's own shell settings do not leak in. */
-const RUNTIME_VARIABLES = ['PORT', 'HOST', 'CHRONOS_DATA_DIR', 'SECRETS_LOCAL_KEY', 'CHRONOS_LOCAL_PORTS'];
+/**
+ * What the runtime reads, cleared so that the caller's settings do not leak in: vitest's
+ * POWERTOOLS_LOG_LEVEL=WARN among them, since tests read the handlers' INFO lines as a newcomer sees them.
+ */
+const RUNTIME_VARIABLES = [
+  'PORT',
+  'HOST',
+  'CHRONOS_DATA_DIR',
+  'SECRETS_LOCAL_KEY',
+  'CHRONOS_LOCAL_PORTS',
+  'POWERTOOLS_LOG_LEVEL',
+];
 
 export interface NpmStart {
   child: ChildProcess;
