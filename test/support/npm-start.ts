@@ -86,13 +86,33 @@ export function spawnNpmStart(args: readonly string[], env: Record<string, strin
   };
 }
 
-/** Parent pid of a live process, or undefined once it is gone (a zombie counts as gone). */
-function parentOf(pid: number): number | undefined {
+/** State and parent pid of a task (`/proc/<pid>/stat` or `/proc/<pid>/task/<tid>/stat`), undefined once gone. */
+function statOf(path: string): { state: string; ppid: number } | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(path, 'utf8');
     // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
     const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return state === 'Z' ? undefined : Number(ppid);
+    return { state: state as string, ppid: Number(ppid) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parent pid of a live process, or undefined once it is gone. A zombie main thread is not enough
+ * to call it gone: while the rest of a JVM is still exiting (its sockets still open), its thread
+ * group leader can already be a zombie. Gone is when no thread of it is left running.
+ */
+function parentOf(pid: number): number | undefined {
+  const main = statOf(`/proc/${pid}/stat`);
+  if (!main) return undefined;
+  if (main.state !== 'Z') return main.ppid;
+  try {
+    const running = readdirSync(`/proc/${pid}/task`).some((tid) => {
+      const state = statOf(`/proc/${pid}/task/${tid}/stat`)?.state;
+      return state !== undefined && state !== 'Z';
+    });
+    return running ? main.ppid : undefined;
   } catch {
     return undefined;
   }
