@@ -22,7 +22,7 @@ Options
   -h, --help          Show this help and exit.
 
 Environment variables
-  PORT                API port (default ${DEFAULT_PORT}), e.g. PORT=3001 npm start.
+  PORT                API port (default ${DEFAULT_PORT}; 0 picks a free one), e.g. PORT=3001 npm start.
   HOST                Address the API listens on (default ${DEFAULT_HOST}).
   CHRONOS_DATA_DIR    Same as --data (--data wins).
   SECRETS_LOCAL_KEY   Base64 key sealing secret headers and signing secrets locally (stands in
@@ -54,8 +54,11 @@ export function parseStartOptions(argv: readonly string[], env: NodeJS.ProcessEn
   }
   const portText = env.PORT || String(DEFAULT_PORT);
   const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port < 1 || port > 65535) {
-    return { kind: 'invalid', message: `PORT must be a port number from 1 to 65535, got "${portText}"` };
+  if (!/^\d+$/.test(portText) || port > 65535) {
+    return {
+      kind: 'invalid',
+      message: `PORT must be a port number from 1 to 65535 (0: any free one), got "${portText}"`,
+    };
   }
   const host = env.HOST || DEFAULT_HOST;
   return { kind: 'start', port, host, ...(dataDir ? { dataDir: resolve(dataDir) } : {}) };
