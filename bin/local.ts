@@ -1,67 +1,71 @@
 /**
  * `npm start`: Chronos on this machine, no AWS account needed. Starts DynamoDB Local and fauxqs,
- * provisions the tables and queues, and serves the API with the real handlers until Ctrl-C.
+ * provisions the tables and queues, and serves the API with the real handlers until stopped.
+ * `npm start -- --help` lists its options and environment variables (functions/local/start-options.ts).
+ *
+ * Stopping: Ctrl-C, SIGTERM (to npm, which passes it on, or to this process), SIGHUP, or the
+ * parent process ending all stop every component and emulator; DynamoDB Local's JVM also exits
+ * by itself when this process is gone, however it ends (dynamodb-local.ts).
  */
 
-import { startLocalChronos } from '#local/chronos-local';
+import type { LocalChronos } from '#local/chronos-local';
 import { ensureJava } from '#local/emulators/java';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators/local-clients';
+import { startBanner } from '#local/start-banner';
+import { HELP, parseStartOptions, prepareDataDir } from '#local/start-options';
+import { checkCanListen, listenErrorLine, onParentExit } from '#local/start-process';
 
-ensureJava();
-const port = Number(process.env.PORT ?? 3000);
-if (!Number.isInteger(port) || port < 0) throw new Error(`PORT must be a port number, got "${process.env.PORT}"`);
+/** A stop that hangs (a component that never returns) must not keep the ports: exit anyway. */
+const STOP_TIMEOUT_MS = 15_000;
 
-console.log('Starting Chronos locally (DynamoDB Local + fauxqs)...');
-const chronos = await startLocalChronos({ port, host: process.env.HOST ?? 'localhost' });
+const options = parseStartOptions(process.argv.slice(2), process.env);
+if (options.kind === 'help') {
+  console.log(HELP);
+  process.exit(0);
+}
+if (options.kind === 'invalid') {
+  console.error(options.message);
+  process.exit(2);
+}
+const { port, host, dataDir } = options;
 
-const adminCommand = [
-  `CHRONOS_TENANTS_TABLE=${chronos.tables.tenants}`,
-  `AWS_ENDPOINT_URL_DYNAMODB=${chronos.endpoints.dynamodb}`,
-  `AWS_REGION=${LOCAL_REGION}`,
-  `AWS_ACCESS_KEY_ID=${LOCAL_CREDENTIALS.accessKeyId}`,
-  `AWS_SECRET_ACCESS_KEY=${LOCAL_CREDENTIALS.secretAccessKey}`,
-  // Seals signing secrets the way this runtime opens them (its local stand-in for KMS).
-  `SECRETS_LOCAL_KEY=${chronos.secretsLocalKey}`,
-  'npm run admin --',
-].join(' ');
-
-console.log(`
-Chronos is running.
-  API        ${chronos.apiUrl}
-  Token      ${chronos.token}   (tenant ${chronos.tenantId})
-  DynamoDB   ${chronos.endpoints.dynamodb}   tables ${Object.values(chronos.tables).join(', ')}
-  SQS        ${chronos.endpoints.sqs}   queue ${chronos.queues.dispatch.url}
-  CloudWatch ${chronos.endpoints.cloudwatch}   GetMetricData of the queues' oldest-message age only
-  Targets    loopback targets allowed; calls are signed (Standard Webhooks: webhook-id, webhook-timestamp,
-             webhook-signature) with the dev tenant's signing secret ${chronos.signingSecret}
-
-Create a job that calls a URL once, now:
-  curl -s -X POST ${chronos.apiUrl}/v1/jobs \\
-    -H 'Authorization: Bearer ${chronos.token}' -H 'Content-Type: application/json' \\
-    -d '{"target":{"url":"http://127.0.0.1:8080/hook"},"schedule":{"type":"once"}}'
-
-Tenants and tokens (another terminal; tokens are shown once):
-  ${adminCommand} tenants create my-team              (prints its signing secret once)
-  ${adminCommand} signing-secrets rotate <tenantId>
-  ${adminCommand} tokens create <tenantId>
-  ${adminCommand} tokens list ${chronos.tenantId}
-  ${adminCommand} tokens revoke <tokenId>
-
-Press Ctrl-C to stop.
-`);
-
+let chronos: LocalChronos | undefined;
 let stopping = false;
-async function shutDown(signal: string): Promise<void> {
+async function shutDown(reason: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  console.log(`\n${signal}: stopping Chronos...`);
+  // Still starting: nothing to stop gracefully; the JVM follows this process out (its stdin closes).
+  if (!chronos) process.exit(1);
+  console.log(`\n${reason}: stopping Chronos...`);
+  setTimeout(() => {
+    console.error(`Chronos did not stop within ${STOP_TIMEOUT_MS / 1000} s: exiting anyway.`);
+    process.exit(1);
+  }, STOP_TIMEOUT_MS).unref();
   try {
     await chronos.stop();
+    console.log('Chronos stopped.');
     process.exit(0);
   } catch (error) {
     console.error('Chronos did not stop cleanly', error);
     process.exit(1);
   }
 }
-process.on('SIGINT', () => void shutDown('SIGINT'));
-process.on('SIGTERM', () => void shutDown('SIGTERM'));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutDown(signal));
+onParentExit(() => void shutDown('the process that started Chronos exited'));
+
+function failToStart(error: unknown): never {
+  const line = listenErrorLine(error, host, port);
+  if (line) console.error(line);
+  else console.error('Chronos could not start:', error);
+  process.exit(1);
+}
+
+// Checked before the emulators spend seconds starting; the API's own listen is checked again below.
+await checkCanListen(host, port).catch(failToStart);
+ensureJava();
+const secrets = dataDir === undefined ? {} : prepareDataDir(dataDir, process.env);
+
+console.log(`Starting Chronos locally (DynamoDB Local + fauxqs${dataDir ? `, data in ${dataDir}` : ''})...`);
+// Imported here, not above: `--help` and a port in use answer without loading the handlers.
+const { startLocalChronos } = await import('#local/chronos-local');
+chronos = await startLocalChronos({ port, host, ...(dataDir ? { dataDir } : {}), ...secrets }).catch(failToStart);
+console.log(startBanner(chronos, dataDir));

@@ -4,6 +4,7 @@
  * schedule, SQS mappings on the dispatch queue, its DLQ and the failure-notice queue, DynamoDB Streams mapping). Used by `npm start` and the end-to-end tests.
  */
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { ENV } from '#adapters/environment';
 import { LocalSecretCipher } from '#adapters/secrets/local-cipher';
 import { COMPLETION_BATCH_SIZE, EXECUTOR_BATCH_SIZE, MAX_TIMEOUT_SECONDS } from '#core/limits';
@@ -20,9 +21,11 @@ import { functionEnvironment, setEnvironment } from './function-environment.ts';
 import { type HandlerOverrides, loadHandlers, needsRealHandlers } from './handler-modules.ts';
 import { ensureDevTenant, type LocalTenants, localTenants } from './local-tenants.ts';
 import { provisionLocalResources, type QueueInfo } from './provision.ts';
+import { type RestoredRuns, resendRestoredRuns } from './restored-runs.ts';
 import { type RunningScannerTimer, startScannerTimer } from './scanner-timer.ts';
 import { type RunningSqsPoller, startSqsPoller } from './sqs-poller.ts';
-import { type RunningStreamPoller, type StreamPollerOptions, startStreamPoller } from './stream-poller.ts';
+import { fileCheckpoints } from './stream-checkpoints.ts';
+import { type RunningStreamPoller, type StreamCheckpoints, startStreamPoller } from './stream-poller.ts';
 
 /** The parts of Chronos a local instance can run; see `LocalChronosOptions.components`. */
 export type LocalComponent = 'api' | 'scanner' | 'executor' | 'completion' | 'deadLetters' | 'notifier';
@@ -34,6 +37,14 @@ export interface LocalChronosOptions {
   host?: string;
   /** Use running emulators instead of starting DynamoDB Local and fauxqs. */
   endpoints?: LocalEndpoints;
+  /**
+   * Keep the tables in this folder (DynamoDB Local's -dbPath) instead of memory: a later start on
+   * the same folder finds its jobs, runs, tenants and tokens, and sends again the runs whose
+   * messages were lost with the in-memory SQS emulator (restored-runs.ts). Ignored with `endpoints`.
+   */
+  dataDir?: string;
+  /** Key that seals secrets here instead of KMS (default: SECRETS_LOCAL_KEY, else one per process). */
+  secretsLocalKey?: string;
   /** Prefix of table and queue names (default `chronos-local-`). */
   namePrefix?: string;
   /** Scanner schedule (default 10 000 ms); 0 runs the scanner only through invokeScanner(). */
@@ -88,7 +99,7 @@ export interface LocalChronosOptions {
    * Where the completion handler's stream mapping goes on from, and where it reports its progress:
    * a process that replaces a killed one continues after the last checkpoint (the chaos run).
    */
-  completionStream?: Pick<StreamPollerOptions, 'startAfter' | 'onCheckpoint'>;
+  completionCheckpoints?: StreamCheckpoints;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -109,6 +120,8 @@ export interface LocalChronos {
   runsStreamArn: string;
   /** Runs the scanner now (after any scan in progress) and resolves with its result. */
   invokeScanner(): Promise<unknown>;
+  /** Runs found unfinished in kept data (`dataDir`) at start and sent again; zero otherwise. */
+  restoredRuns: RestoredRuns;
   /** Stops pollers, timer, API and the emulators this instance started; restores the environment. */
   stop(): Promise<void>;
 }
@@ -136,6 +149,8 @@ export const LOCAL_DEFAULT_QUOTAS: TenantQuotas = {
 const LOCAL_SECRETS_KEY = process.env[ENV.secretsLocalKey] || LocalSecretCipher.generateKey();
 export const DEFAULT_DEV_TENANT_ID = 'dev-tenant';
 
+/** In the data folder: where the completion poller resumes reading the runs stream. */
+const RUNS_STREAM_CHECKPOINTS = 'runs-stream-checkpoints.json';
 const API_TIMEOUT_SECONDS = 10;
 const SCANNER_TIMEOUT_SECONDS = 50;
 const EXECUTOR_TIMEOUT_SECONDS = MAX_TIMEOUT_SECONDS + 30;
@@ -168,7 +183,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
   const runs = (component: LocalComponent) => options.components?.[component] ?? true;
   try {
     const onStarted = (emulator: RunningEmulator) => cleanups.push(() => emulator.stop());
-    const emulators = options.endpoints ?? (await startEmulators(onStarted));
+    const emulators = options.endpoints ?? (await startEmulators(onStarted, options.dataDir));
     // Only the API (GET /v1/monitoring/system) reads CloudWatch: a local one is started for it if none is given.
     const endpoints =
       emulators.cloudwatch !== undefined || options.components?.api === false
@@ -188,7 +203,8 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     });
     const token = options.token ?? DEFAULT_DEV_TOKEN;
     const tenantId = options.tenantId ?? DEFAULT_DEV_TENANT_ID;
-    const tenants = localTenants(clients.dynamodb, resources.tables.tenants, new LocalSecretCipher(LOCAL_SECRETS_KEY));
+    const secretsLocalKey = options.secretsLocalKey ?? LOCAL_SECRETS_KEY;
+    const tenants = localTenants(clients.dynamodb, resources.tables.tenants, new LocalSecretCipher(secretsLocalKey));
     const signingSecret = await ensureDevTenant(tenants, tenantId, token);
 
     // Known before the functions' environment is set: the API's own port is refused as a target.
@@ -202,7 +218,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       otherOwnPorts: sharedPorts,
       resources,
       quotas: { ...LOCAL_DEFAULT_QUOTAS, ...options.quotas },
-      secretsLocalKey: LOCAL_SECRETS_KEY,
+      secretsLocalKey,
       ...(options.adminToken === undefined
         ? {}
         : { adminTokenSha256: createHash('sha256').update(options.adminToken).digest('hex') }),
@@ -232,6 +248,17 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     const restoreEnvironment = setEnvironment(environment);
     cleanups.push(restoreEnvironment);
     const handlers = await loadHandlers(ROUTES, withoutUnusedHandlers(options.handlers, runs));
+
+    // Before any poller or scan: the runs kept on disk get their messages back first.
+    const restoredRuns =
+      options.dataDir !== undefined && options.endpoints === undefined
+        ? await resendRestoredRuns({
+            dynamodb: clients.dynamodb,
+            sqs: clients.sqs,
+            runsTable: resources.tables.runs,
+            dispatchQueueUrl: resources.queues.dispatch.url,
+          })
+        : { queued: 0, running: 0 };
 
     const api: RunningApiGateway | undefined = runs('api')
       ? await startApiGateway({
@@ -303,7 +330,11 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           batchSize: COMPLETION_BATCH_SIZE,
           maxRetries: 5,
           bisectBatchOnError: true,
-          ...options.completionStream,
+          ...(options.completionCheckpoints
+            ? { checkpoints: options.completionCheckpoints }
+            : options.dataDir !== undefined && options.endpoints === undefined
+              ? { checkpoints: fileCheckpoints(join(options.dataDir, RUNS_STREAM_CHECKPOINTS)) }
+              : {}),
           onFailure: (failure) =>
             log(
               `completion: ${failure.records.length} record(s) of ${failure.shardId} dropped after ${failure.attempts} attempts`,
@@ -329,12 +360,13 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       token,
       tenantId,
       signingSecret,
-      secretsLocalKey: LOCAL_SECRETS_KEY,
+      secretsLocalKey,
       endpoints,
       tables: resources.tables,
       tenants,
       queues: resources.queues,
       runsStreamArn: resources.runsStreamArn,
+      restoredRuns,
       invokeScanner: () =>
         scanner ? scanner.runNow() : Promise.reject(new Error('this local Chronos runs no scanner')),
       stop: cleanUp,
@@ -372,8 +404,11 @@ function withoutUnusedHandlers(
   };
 }
 
-async function startEmulators(onStarted: (emulator: RunningEmulator) => void): Promise<LocalEndpoints> {
-  const [dynamodb, sqs] = await Promise.allSettled([startDynamoDbLocal(), startSqsEmulator()]);
+async function startEmulators(
+  onStarted: (emulator: RunningEmulator) => void,
+  dataDir: string | undefined,
+): Promise<LocalEndpoints> {
+  const [dynamodb, sqs] = await Promise.allSettled([startDynamoDbLocal({ dataDir }), startSqsEmulator()]);
   for (const started of [dynamodb, sqs]) if (started.status === 'fulfilled') onStarted(started.value);
   if (dynamodb.status === 'rejected') throw dynamodb.reason;
   if (sqs.status === 'rejected') throw sqs.reason;

@@ -55,17 +55,21 @@ export interface StreamPollerOptions {
   retryDelayMs?: number;
   startingPosition?: 'TRIM_HORIZON' | 'LATEST';
   /**
-   * The mapping's checkpoint per shard (the last sequence number done): reading goes on after it,
-   * as Lambda's event source mapping does when the function's instances die and new ones start.
+   * Where each shard's reading resumes (the last record handled), kept across restarts, as a
+   * mapping's checkpoint is: without it a restart on kept data would hand the handler every
+   * record still in the stream again. Default: none (start at `startingPosition`).
    */
-  startAfter?: Readonly<Record<string, string>>;
-  /** Called with each shard's new checkpoint once the records up to it are done (delivered or given up). */
-  onCheckpoint?: (shardId: string, sequenceNumber: string) => void;
+  checkpoints?: StreamCheckpoints;
   onFailure?: (failure: StreamBatchFailure) => void | Promise<void>;
   /** How long stop() waits for a running invocation. */
   stopGraceMs?: number;
   region?: string;
   log?: (message: string, error?: unknown) => void;
+}
+
+export interface StreamCheckpoints {
+  get(shardId: string): string | undefined;
+  set(shardId: string, sequenceNumber: string): void;
 }
 
 export interface RunningStreamPoller {
@@ -138,7 +142,7 @@ export function startStreamPoller(options: StreamPollerOptions): RunningStreamPo
   }
 
   async function readShard(shardId: string): Promise<void> {
-    let lastSequenceNumber: string | undefined = options.startAfter?.[shardId];
+    let lastSequenceNumber = options.checkpoints?.get(shardId);
     let iterator: string | undefined;
     let trimmedInARow = 0;
     while (!stopped) {
@@ -171,8 +175,10 @@ export function startStreamPoller(options: StreamPollerOptions): RunningStreamPo
         const converted = records.map((record) => toDynamoDbRecord(record, options.streamArn, region));
         const batch = converted.filter((record) => matchesAnyPattern(record, options.filterPatterns ?? []));
         if (batch.length > 0) await deliver(shardId, batch);
+        // Stopped during the delivery: the batch may not be handled; the next start reads it again.
+        if (stopped) return;
         lastSequenceNumber = records[records.length - 1]?.dynamodb?.SequenceNumber ?? lastSequenceNumber;
-        if (lastSequenceNumber !== undefined && !stopped) options.onCheckpoint?.(shardId, lastSequenceNumber);
+        if (lastSequenceNumber !== undefined) options.checkpoints?.set(shardId, lastSequenceNumber);
       }
       if (iterator === undefined || iterator === null) return; // the shard is closed and drained
       if (records.length === 0) await sleep(pollIntervalMs);

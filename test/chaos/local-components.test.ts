@@ -74,7 +74,10 @@ it('reports the completion mapping checkpoint of the instance that runs it (a re
     endpoints: executorOnly.endpoints,
     components: { api: false, executor: false, scanner: false, deadLetters: false, notifier: false },
     handlers: { completion: async () => ({ batchItemFailures: [] }) },
-    completionStream: { onCheckpoint: (shardId, sequenceNumber) => checkpoints.push({ shardId, sequenceNumber }) },
+    completionCheckpoints: {
+      get: () => undefined,
+      set: (shardId, sequenceNumber) => checkpoints.push({ shardId, sequenceNumber }),
+    },
     log: () => undefined,
   });
   const dynamodb = new DynamoDBClient({

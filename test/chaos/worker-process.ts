@@ -390,9 +390,9 @@ const chronos = (async () => {
         ...(settings.apiPort === undefined ? {} : { port: settings.apiPort }),
         sqsConcurrency: settings.sqsConcurrency,
         scannerIntervalMs: settings.scannerIntervalMs,
-        completionStream: {
-          startAfter: settings.streamCheckpoints ?? {},
-          onCheckpoint: (shardId, sequenceNumber) => report({ type: 'checkpoint', shardId, sequenceNumber }),
+        completionCheckpoints: {
+          get: (shardId) => settings.streamCheckpoints?.[shardId],
+          set: (shardId, sequenceNumber) => report({ type: 'checkpoint', shardId, sequenceNumber }),
         },
         handlers,
         log,

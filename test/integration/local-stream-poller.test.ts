@@ -250,8 +250,11 @@ describe('startStreamPoller', () => {
       streamArn,
       handler: recorder(first),
       pollIntervalMs: 100,
-      onCheckpoint: (shardId, sequenceNumber) => {
-        checkpoints[shardId] = sequenceNumber;
+      checkpoints: {
+        get: () => undefined,
+        set: (shardId, sequenceNumber) => {
+          checkpoints[shardId] = sequenceNumber;
+        },
       },
     });
     await putRun(table, 'a', 'QUEUED');
@@ -268,7 +271,7 @@ describe('startStreamPoller', () => {
       streamArn,
       handler: recorder(second),
       pollIntervalMs: 100,
-      startAfter: checkpoints,
+      checkpoints: { get: (shardId) => checkpoints[shardId], set: () => undefined },
     });
     await expect.poll(() => second.flat().map(describeRecord), { timeout: 5000 }).toEqual(['INSERT c ->QUEUED']);
   });

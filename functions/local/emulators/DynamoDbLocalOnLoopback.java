@@ -4,6 +4,8 @@
 // builds the server as DynamoDB Local's own main would, sets its connector's host to the
 // loopback address, then starts it. Run with `java -cp <DynamoDB Local classpath> <this file> <its options>`
 // (the single-file source launcher of Java 11+: nothing to compile beforehand).
+// It also exits when its standard input closes: the Node process that started it holds the other
+// end of that pipe, so however that process ends (even SIGKILL), DynamoDB Local does not outlive it.
 import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
 import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
 import java.lang.reflect.Field;
@@ -21,5 +23,17 @@ public class DynamoDbLocalOnLoopback {
       ((ServerConnector) connector).setHost("127.0.0.1");
     }
     proxy.start();
+    Thread watchdog = new Thread(() -> {
+      try {
+        while (System.in.read() != -1) {
+          // Nothing is sent: only the end of the stream matters.
+        }
+      } catch (java.io.IOException closed) {
+        // A broken pipe is an end too.
+      }
+      System.exit(0);
+    });
+    watchdog.setDaemon(true);
+    watchdog.start();
   }
 }

@@ -1,11 +1,16 @@
 /**
  * Starts AWS's own DynamoDB Local (the jar shipped in the npm package amplify-dynamodb-simulator)
- * in memory on a free port of 127.0.0.1 only (DynamoDbLocalOnLoopback.java: DynamoDB Local alone
- * would listen on every interface). One instance per test suite: it slows down as stream records pile up.
+ * in memory, or in a folder when given one, on a free port of 127.0.0.1 only
+ * (DynamoDbLocalOnLoopback.java: DynamoDB Local alone would listen on every interface). One
+ * instance per test suite: it slows down as stream records pile up.
+ *
+ * The JVM is tied to this process: it exits when its stdin (a pipe from here) closes, so it never
+ * outlives a runtime that was killed; and it runs in its own process group, so a Ctrl-C in the
+ * terminal reaches only the runtime, which stops it after its own pollers have stopped.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { freePort } from './free-port.ts';
@@ -33,11 +38,11 @@ const BIND_ATTEMPTS = 3;
  * another process in the second the JVM needs to start (parallel test files start their own):
  * then it starts again on another one, unless the caller asked for that port.
  */
-export async function startDynamoDbLocal(options: { port?: number } = {}): Promise<RunningEmulator> {
+export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<RunningEmulator> {
   ensureJava();
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnPort(options.port ?? (await freePort()));
+      return await startOnPort(options.port ?? (await freePort()), options.dataDir);
     } catch (error) {
       if (options.port !== undefined || attempt >= BIND_ATTEMPTS || !(error instanceof PortTakenError)) throw error;
     }
@@ -46,7 +51,7 @@ export async function startDynamoDbLocal(options: { port?: number } = {}): Promi
 
 class PortTakenError extends Error {}
 
-async function startOnPort(port: number): Promise<RunningEmulator> {
+async function startOnPort(port: number, dataDir: string | undefined): Promise<RunningEmulator> {
   const dir = emulatorDirectory();
   const child = spawn(
     'java',
@@ -57,14 +62,18 @@ async function startOnPort(port: number): Promise<RunningEmulator> {
       [join(dir, 'DynamoDBLocal.jar'), join(dir, 'DynamoDBLocal_lib', '*')].join(delimiter),
       // Loopback only: DynamoDB Local answers anyone who can reach it, with any credentials.
       LOOPBACK_LAUNCHER,
-      '-inMemory',
+      // -sharedDb: one database file (shared-local-instance.db) whatever the credentials or region.
+      // The JVM runs in the emulator's folder: a relative folder is resolved from ours first.
+      ...(dataDir === undefined ? ['-inMemory'] : ['-dbPath', resolve(dataDir)]),
       '-sharedDb',
       '-disableTelemetry',
       '-port',
       String(port),
     ],
-    { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
+    { cwd: dir, stdio: ['pipe', 'ignore', 'pipe'], detached: true },
   );
+  // Never written to: its end, when this process ends, is what stops the JVM (see the launcher).
+  child.stdin?.on('error', () => {});
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
