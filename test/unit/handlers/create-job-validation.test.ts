@@ -41,6 +41,26 @@ describe('POST /v1/jobs validation', () => {
     });
   });
 
+  it('names a string or a field name holding a lone surrogate (no UTF-8 form: DynamoDB and SQS cannot store it)', async () => {
+    // JSON escapes are spelled out by hand: JSON.stringify would write the same, but this shows the wire text.
+    const url = '{"url":"https://example.com/\\ud800"}';
+    const lone = await send(`{"name":"a\\udc00b","target":${url},"schedule":{"type":"once"}}`);
+    expect(lone.status).toBe(400);
+    expect(lone.body.error.details).toEqual([
+      { field: 'name', reason: 'must be well-formed Unicode (it holds a lone surrogate)' },
+      { field: 'target.url', reason: 'must be well-formed Unicode (it holds a lone surrogate)' },
+    ]);
+    const inBody = await send(
+      '{"target":{"url":"https://example.com/","body":{"list":["ok","\\ud83d"]}},"schedule":{"type":"once"}}',
+    );
+    expect(inBody.body.error.details).toEqual([
+      { field: 'target.body.list.1', reason: 'must be well-formed Unicode (it holds a lone surrogate)' },
+    ]);
+    // A pair is one character, well-formed: it reaches the schema check (the body field is free-form).
+    const paired = await send('{"name":"\\ud83d\\ude00","target":{},"schedule":{"type":"once"}}');
+    expect(paired.body.error.details).toEqual([{ field: 'target.url', reason: 'is required' }]);
+  });
+
   it('answers malformed JSON with 400 on the body', async () => {
     const { status, body } = await send('{"target": ');
     expect(status).toBe(400);
