@@ -145,6 +145,20 @@ describe('POST /v1/jobs with an Idempotency-Key', () => {
     expect(target.callsTo(`/${name}`)).toHaveLength(1);
   }, 30_000);
 
+  it('makes one job of racing retries of a key whose job is absent: the job puts that lose answer the winner', async () => {
+    const name = unique('racing-orphan');
+    const key = unique('key');
+    const body = hourlyJob(name);
+    const boundId = ulid();
+    await plantBinding(chronos.tenantId, key, { jobId: boundId, body }, nowSeconds() + 3600);
+    // Every retry finds the binding and no job, so each goes on to put the job under the bound id.
+    const answers = await Promise.all(Array.from({ length: 4 }, () => createWithKey(body, key)));
+    for (const answer of answers) expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    expect(answers.map((answer) => answer.body.jobId)).toEqual(Array(4).fill(boundId));
+    expect(answers.filter((answer) => answer.headers.get('idempotent-replayed') === null)).toHaveLength(1);
+    expect(await jobsNamed(name)).toEqual([boundId]);
+  });
+
   it('takes a key of 128 visible ASCII characters and refuses 129 (400 naming Idempotency-Key)', async () => {
     const name = unique('long-key');
     const longest = await createWithKey(hourlyJob(name), 'k'.repeat(128));
