@@ -31,6 +31,29 @@ export class ConflictError extends Error {
 }
 
 /**
+ * A job with this id exists already: a create with an Idempotency-Key lost to another request
+ * with the same key (use-cases/create-job-once.ts answers that job instead). Maps to 409.
+ */
+export class JobExistsError extends ConflictError {
+  constructor(jobId: string) {
+    super(`job ${jobId} exists already`);
+    this.name = 'JobExistsError';
+  }
+}
+
+/**
+ * An Idempotency-Key sent again with another request body: the key names one request, so the
+ * earlier answer cannot stand for this one, and a new job would defeat the key. Maps to 422
+ * (draft-ietf-httpapi-idempotency-key-header).
+ */
+export class IdempotencyKeyReusedError extends Error {
+  constructor() {
+    super('this Idempotency-Key was used with another request body in the last 24 hours');
+    this.name = 'IdempotencyKeyReusedError';
+  }
+}
+
+/**
  * The store refused a run outcome as such (an item too large, a value it cannot represent): writing
  * the same outcome again cannot succeed. Never reaches a handler's answer: the executor records a
  * reduced outcome instead.

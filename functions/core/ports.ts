@@ -47,6 +47,29 @@ export interface Quarantine {
 /** A job as stored: the model, plus its pause state while it is PAUSED and its quarantine, if any. */
 export type StoredJob = Job & Partial<PauseState> & { quarantine?: Quarantine };
 
+/** What a create's Idempotency-Key names: the job it creates and the request body it was sent with. */
+export interface CreateKeyBinding {
+  jobId: string;
+  /** SHA-256 (hex) of the canonical request body (use-cases/create-job-once.ts). */
+  fingerprint: string;
+}
+
+/** The Idempotency-Keys of POST /v1/jobs, per tenant: kept apart from the jobs a tenant lists. */
+export interface CreateKeyRepository {
+  /**
+   * Binds the tenant's `key` to `binding` until `expiresAt` (epoch s), unless a live binding
+   * exists (one past its `expiresAt` counts as absent, whatever TTL has not deleted yet).
+   * Returns that earlier binding, or undefined when this call bound the key.
+   */
+  bind(
+    tenantId: string,
+    key: string,
+    binding: CreateKeyBinding,
+    now: number,
+    expiresAt: number,
+  ): Promise<CreateKeyBinding | undefined>;
+}
+
 /** Filters and page of a tenant's job listing (GET /v1/jobs). */
 export interface JobListQuery {
   limit: number;
@@ -58,7 +81,7 @@ export interface JobListQuery {
 }
 
 export interface JobRepository {
-  /** Writes a new job; fails if the id exists. */
+  /** Writes a new job; throws JobExistsError if the id exists. */
   create(job: Job): Promise<void>;
   get(tenantId: string, jobId: string): Promise<StoredJob | undefined>;
   /**

@@ -6,6 +6,7 @@
 
 import { createCloudWatchClient, createDocumentClient, createSqsClient } from '#adapters/aws-clients';
 import { DynamoActiveJobLimiter } from '#adapters/dynamodb/active-job-limiter';
+import { DynamoCreateKeyRepository } from '#adapters/dynamodb/create-key-repository';
 import { DynamoCreateRateLimiter } from '#adapters/dynamodb/create-rate-limiter';
 import { DynamoJobRepository } from '#adapters/dynamodb/job-repository';
 import { DynamoJobStatusCounts } from '#adapters/dynamodb/job-status-counts';
@@ -186,6 +187,8 @@ export const admissionDeps = once(
     activeJobs: new DynamoActiveJobLimiter(documentClient(), tenantsTable(), requiredEnv(ENV.jobsTable)),
   }),
 );
+/** The Idempotency-Keys of POST /v1/jobs. */
+export const createKeyRepository = once(() => new DynamoCreateKeyRepository(documentClient(), tenantsTable()));
 /** The trigger bucket: runs created outside the schedule (trigger, PATCH, resume catch-up, re-drive). */
 export const triggerRateLimiter = once(() => new DynamoTriggerRateLimiter(documentClient(), tenantsTable()));
 /** The most calls the executor fleet can have in flight; unset: no bound, every run takes its slot. */

@@ -76,6 +76,7 @@ export async function provisionLocalResources(options: ProvisionOptions): Promis
   await ensureTable(options.dynamodb, metrics, METRICS_TABLE, {});
   await ensureTtl(options.dynamodb, metrics, METRICS_TABLE.ttlAttribute);
   await ensureTable(options.dynamodb, tenants, TENANTS_TABLE, {});
+  await ensureTtl(options.dynamodb, tenants, TENANTS_TABLE.ttlAttribute);
   const deadLetter = await ensureQueue(options, `${prefix}dispatch-dlq`, {
     MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS),
   });

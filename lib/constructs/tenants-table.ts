@@ -9,8 +9,8 @@ export interface TenantsTableProps {
 }
 
 /**
- * The tenants table: tenants, their API tokens (hashes only), create-rate buckets and the
- * executors' per-tenant in-flight slots. Losing it locks every tenant out, hence point-in-time
+ * The tenants table: tenants, their API tokens (hashes only), create-rate buckets, the
+ * executors' per-tenant in-flight slots and create Idempotency-Keys (TTL). Losing it locks every tenant out, hence point-in-time
  * recovery.
  */
 export class TenantsTable extends Construct {
@@ -22,6 +22,8 @@ export class TenantsTable extends Construct {
       partitionKey: { name: TENANTS_TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
       sortKey: { name: TENANTS_TABLE.sortKey, type: dynamodb.AttributeType.STRING },
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      // Create Idempotency-Keys go after their 24 h; reads treat an expired one as absent anyway.
+      timeToLiveAttribute: TENANTS_TABLE.ttlAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: props.retainData,
       removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { allShards } from '#core/due-shard';
 import { ValidationError } from '#core/errors';
 import type { Run, RunKey } from '#core/model';
-import type { JobRepository, Lease, Page, RunRepository, StoredJob } from '#core/ports';
+import type { CreateKeyRepository, JobRepository, Lease, Page, RunRepository, StoredJob } from '#core/ports';
 import type { RunSlots } from '#core/tenants/ports';
 import { newRun } from '#core/use-cases/new-run';
 import { jobFixture } from '../support/job-fixture.ts';
@@ -13,6 +13,8 @@ export interface ContractRepositories {
   runs: RunRepository;
   /** The executors' per-tenant in-flight slots (core/tenants/ports.ts). */
   slots: RunSlots;
+  /** POST /v1/jobs Idempotency-Keys (core/ports.ts). */
+  createKeys: CreateKeyRepository;
   /** Sweep-index partitions the run repository spreads runs over. */
   shardCount: number;
   stop?: () => Promise<void>;

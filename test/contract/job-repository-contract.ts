@@ -1,5 +1,6 @@
 /** The JobRepository part of the repository contract: reads, the due-index, listings and every conditional write. */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { JobExistsError } from '#core/errors';
 import type { JobRepository, StoredJob } from '#core/ports';
 import {
   aJob,
@@ -27,7 +28,7 @@ export function jobRepositoryContract(repositories: () => ContractRepositories) 
       await jobs.create(job);
       expect(await jobs.get(tenant, job.jobId)).toEqual(job);
       expect(await jobs.get(`${tenant}x`, job.jobId)).toBeUndefined();
-      await expect(jobs.create({ ...job, name: 'again' })).rejects.toThrow();
+      await expect(jobs.create({ ...job, name: 'again' })).rejects.toBeInstanceOf(JobExistsError);
       expect((await jobs.get(tenant, job.jobId))?.name).toBeUndefined();
     });
 

@@ -1,5 +1,5 @@
 /**
- * One contract for the job and run repositories, run against the in-memory fakes and against the
+ * One contract for the job and run repositories (and run slots, create keys), run against the in-memory fakes and against the
  * DynamoDB adapters on DynamoDB Local (test/integration/repository-contract.test.ts). The fakes
  * compare numbers and may page by anything; DynamoDB compares 13-digit string sort keys, pages by
  * base64 LastEvaluatedKey cursors and decides every write by a condition: the contract pins the
@@ -11,6 +11,7 @@
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { ContractRepositories } from './contract-support.ts';
+import { createKeyContract } from './create-key-contract.ts';
 import { jobRepositoryContract } from './job-repository-contract.ts';
 import { modelContract } from './model-contract.ts';
 import { runRepositoryContract } from './run-repository-contract.ts';
@@ -34,5 +35,6 @@ export function describeRepositoryContract(name: string, makeRepositories: () =>
     runRepositoryContract(current);
     modelContract(current);
     runSlotsContract(current);
+    createKeyContract(current);
   });
 }

@@ -89,7 +89,7 @@ describe('StatefulStack (dev: data not retained)', () => {
     expect(tables.every((t) => t.DeletionPolicy === 'Delete')).toBe(true);
   });
 
-  it('keys the tenants table by pk and sk, on demand, with point-in-time recovery', () => {
+  it('keys the tenants table by pk and sk, on demand, with point-in-time recovery and TTL', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [
         { AttributeName: TENANTS_TABLE.partitionKey, KeyType: 'HASH' },
@@ -97,7 +97,10 @@ describe('StatefulStack (dev: data not retained)', () => {
       ],
       BillingMode: 'PAY_PER_REQUEST',
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      // Create Idempotency-Keys expire; never the signing secrets' own (millisecond) `expiresAt`.
+      TimeToLiveSpecification: { AttributeName: TENANTS_TABLE.ttlAttribute, Enabled: true },
     });
+    expect(TENANTS_TABLE.ttlAttribute).not.toBe('expiresAt');
     expect(logicalIdOf(stack.tenantsTable)).toMatch(/^Tenants/);
   });
 

@@ -1,5 +1,6 @@
 /** Jobs in DynamoDB: one item per job, keyed by tenant, with the sparse sharded due-index. */
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { JobExistsError } from '#core/errors';
 import type { Job } from '#core/model';
 import type { DueJob, JobListQuery, JobRepository, Page, StoredJob } from '#core/ports';
 import type { InFlightMarker } from '#core/schedule/overlap';
@@ -21,9 +22,14 @@ export class DynamoJobRepository implements JobRepository {
   ) {}
 
   async create(job: Job): Promise<void> {
-    await this.client.send(
-      new PutCommand({ TableName: this.tableName, Item: job, ConditionExpression: `attribute_not_exists(${SK})` }),
-    );
+    try {
+      await this.client.send(
+        new PutCommand({ TableName: this.tableName, Item: job, ConditionExpression: `attribute_not_exists(${SK})` }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw new JobExistsError(job.jobId);
+      throw error;
+    }
   }
 
   async get(tenantId: string, jobId: string): Promise<StoredJob | undefined> {

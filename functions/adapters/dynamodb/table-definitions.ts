@@ -48,10 +48,16 @@ export const METRICS_TABLE = {
 /**
  * Tenants and what is kept per tenant (tenant-keys.ts): the tenant item, its API tokens (a listing
  * record per token, a lookup record keyed by the token's SHA-256 for the authorizer's one
- * GetItem, and one keyed by token id for revocation), its create-rate bucket and the executors'
- * in-flight slots.
+ * GetItem, and one keyed by token id for revocation), its create-rate bucket, the executors'
+ * in-flight slots and the Idempotency-Keys of its creates.
  */
 export const TENANTS_TABLE = {
   partitionKey: 'pk',
   sortKey: 'sk',
+  /**
+   * Epoch seconds after which DynamoDB TTL deletes the item (create Idempotency-Keys). Not
+   * `expiresAt`: signing secrets keep an `expiresAt` of their own, in milliseconds, that TTL must
+   * never read.
+   */
+  ttlAttribute: 'purgeAt',
 } as const;

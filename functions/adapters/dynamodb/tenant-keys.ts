@@ -18,4 +18,6 @@ export const tenantKeys = {
   createBucket: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'BUCKET#create' }),
   triggerBucket: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'BUCKET#trigger' }),
   runSlots: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'SLOTS#runs' }),
+  /** A POST /v1/jobs Idempotency-Key → the job it created (create-key-repository.ts). */
+  createKey: (tenantId: string, key: string) => ({ pk: `TENANT#${tenantId}`, sk: `CREATEKEY#${key}` }),
 } as const;

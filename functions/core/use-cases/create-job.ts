@@ -16,16 +16,20 @@ export interface CreateJobDeps extends MaterializeDeps {
   ids: IdGenerator;
 }
 
-/** Stores a validated job for `tenantId`, and materializes it if it is due soon. */
+/**
+ * Stores a validated job for `tenantId`, and materializes it if it is due soon. `jobId` is the id
+ * an Idempotency-Key bound (create-job-once.ts); without it a new id is drawn. A job with that id
+ * already stored throws JobExistsError before anything else is written.
+ */
 export async function createJob(
   deps: CreateJobDeps,
   tenantId: string,
   fields: NewJobFields,
   now: number,
+  jobId: string = deps.ids.next(now),
 ): Promise<Job> {
   // Refused before anything is written: a job with nothing to fire would stay ACTIVE forever.
   const nextFireAt = requireFirstFireAt(fields.schedule, now);
-  const jobId = deps.ids.next(now);
   const job: Job = {
     tenantId,
     jobId,

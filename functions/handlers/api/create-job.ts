@@ -1,4 +1,9 @@
-/** POST /v1/jobs — validate, store, and (when due soon) materialize a job. */
+/**
+ * POST /v1/jobs — validate, store, and (when due soon) materialize a job. An optional
+ * `Idempotency-Key` header makes retries safe: the same key (per tenant, for 24 h) with the same
+ * body answers with the job the first request created (`Idempotent-Replayed: true`); with
+ * another body, 422 (core/use-cases/create-job-once.ts).
+ */
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import validator from '@middy/validator';
 import { transpileSchema } from '@middy/validator/transpile';
@@ -7,13 +12,15 @@ import { ulidIds } from '#adapters/ulid-ids';
 import { type CreateJobInput, parseCreateJobRequest } from '#core/job-input';
 import { MAX_REQUEST_BODY_BYTES } from '#core/limits';
 import { createJob as createJobUseCase } from '#core/use-cases/create-job';
+import { createJobOnce, requestFingerprint } from '#core/use-cases/create-job-once';
 import { jobView } from '#core/views';
 import createJobSchema from '#schemas/create-job.json' with { type: 'json' };
 import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
-import { materializeDeps, outboundRules } from '../wiring.ts';
+import { createKeyRepository, jobRepository, materializeDeps, outboundRules } from '../wiring.ts';
 import { bodyLimit } from './body-limit.ts';
 import { httpErrors } from './http-errors.ts';
+import { idempotencyKeyOf } from './idempotency-key.ts';
 import { admittedCreate } from './job-admission.ts';
 import { quotaErrors } from './quota-errors.ts';
 import { json } from './responses.ts';
@@ -29,14 +36,36 @@ const eventSchema = transpileSchema(
 
 export async function createJob(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const tenantId = tenantOf(event);
+  const key = idempotencyKeyOf(event);
   const now = Date.now();
-  const parsed = parseCreateJobRequest(event.body as unknown as CreateJobInput, now, outboundRules());
+  const body = event.body as unknown as CreateJobInput;
+  const parsed = parseCreateJobRequest(body, now, outboundRules());
   // Quotas first (nothing is written for a refused request), secret headers sealed.
-  const job = await admittedCreate(tenantId, parsed, now, (fields) =>
-    createJobUseCase({ ...materializeDeps(), ids }, tenantId, fields, now),
-  );
-  logger.info('job created', { tenantId, jobId: job.jobId, nextFireAt: job.nextFireAt });
-  return json(201, jobView(job), { location: `/v1/jobs/${job.jobId}` });
+  const create = (jobId?: string) =>
+    admittedCreate(tenantId, parsed, now, (fields) =>
+      createJobUseCase({ ...materializeDeps(), ids }, tenantId, fields, now, jobId),
+    );
+  const { job, replayed } =
+    key === undefined
+      ? { job: await create(), replayed: false }
+      : await createJobOnce(
+          { createKeys: createKeyRepository(), jobs: jobRepository() },
+          tenantId,
+          { key, fingerprint: requestFingerprint(body) },
+          ids.next(now),
+          now,
+          create,
+        );
+  logger.info(replayed ? 'job create replayed' : 'job created', {
+    tenantId,
+    jobId: job.jobId,
+    nextFireAt: job.nextFireAt,
+    replayed,
+  });
+  return json(201, jobView(job), {
+    location: `/v1/jobs/${job.jobId}`,
+    ...(replayed ? { 'idempotent-replayed': 'true' } : {}),
+  });
 }
 
 export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(createJob)

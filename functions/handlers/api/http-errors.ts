@@ -4,7 +4,7 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ConflictError, NotFoundError, ValidationError } from '#core/errors';
+import { ConflictError, IdempotencyKeyReusedError, NotFoundError, ValidationError } from '#core/errors';
 import { logger } from '../logger.ts';
 import { type AjvError, problemsOf } from './ajv-problems.ts';
 import { errorResponse } from './responses.ts';
@@ -20,6 +20,11 @@ export function responseForError(error: unknown): APIGatewayProxyResult {
     return errorResponse(400, 'VALIDATION_FAILED', 'The request is invalid', error.details);
   if (error instanceof NotFoundError) return errorResponse(404, 'NOT_FOUND', error.message);
   if (error instanceof ConflictError) return errorResponse(409, 'CONFLICT', error.message);
+  if (error instanceof IdempotencyKeyReusedError) {
+    return errorResponse(422, 'IDEMPOTENCY_KEY_REUSED', error.message, [
+      { field: 'Idempotency-Key', reason: 'was sent with another body; use a new key for a new request' },
+    ]);
+  }
   const httpError = error as MiddyHttpError;
   if (httpError?.cause?.package === '@middy/validator' && httpError.statusCode === 400) {
     return errorResponse(

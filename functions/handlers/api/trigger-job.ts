@@ -4,32 +4,18 @@
  * answers with the run the first request created (`Idempotent-Replayed: true`) and calls nothing.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ValidationError } from '#core/errors';
 import { triggerJob as triggerJobUseCase } from '#core/use-cases/trigger-job';
 import { runView } from '#core/views';
 import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
 import { jobRepository, runDispatcher, runRepository, schedulingConfig } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
+import { idempotencyKeyOf } from './idempotency-key.ts';
 import { runMeterOf } from './job-admission.ts';
 import { jobIdOf } from './path-id.ts';
 import { quotaErrors } from './quota-errors.ts';
 import { json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
-
-/** Visible ASCII, as HTTP header values and DynamoDB sort keys both take it without escaping. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
-
-/** The `Idempotency-Key` header, validated; undefined when absent. */
-export function idempotencyKeyOf(event: APIGatewayProxyEvent): string | undefined {
-  const name = Object.keys(event.headers ?? {}).find((header) => header.toLowerCase() === 'idempotency-key');
-  const value = name === undefined ? undefined : event.headers[name];
-  if (value === undefined) return undefined;
-  if (!IDEMPOTENCY_KEY.test(value)) {
-    throw new ValidationError([{ field: 'Idempotency-Key', reason: 'must be 1 to 128 visible ASCII characters' }]);
-  }
-  return value;
-}
 
 export async function triggerJob(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const tenantId = tenantOf(event);

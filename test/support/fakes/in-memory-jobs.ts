@@ -1,5 +1,6 @@
 import { jobsCursor } from '#adapters/dynamodb/listing-cursors';
 import { JOBS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { JobExistsError } from '#core/errors';
 import type { Job } from '#core/model';
 import type { DueJob, JobListQuery, JobRepository, Page, StoredJob } from '#core/ports';
 import { type InFlightMarker, mayHoldInFlight } from '#core/schedule/overlap';
@@ -39,7 +40,7 @@ export class InMemoryJobRepository implements JobRepository {
 
   async create(job: Job): Promise<void> {
     const key = this.key(job.tenantId, job.jobId);
-    if (this.items.has(key)) throw new Error('ConditionalCheckFailed');
+    if (this.items.has(key)) throw new JobExistsError(job.jobId);
     this.items.set(key, structuredClone(job));
   }
 
