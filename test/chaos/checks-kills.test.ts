@@ -82,7 +82,7 @@ function history(overrides: Partial<Evidence> = {}): Evidence {
     ],
     design: designOf(chaosConfig()),
     visibilityTimeoutMs: 10_000,
-    apiCreates: [{ name: plan.name, tries: ['UND_ERR_SOCKET', 'found by name'] }],
+    apiCreates: [{ name: plan.name, tries: ['UND_ERR_SOCKET', '201 replayed'] }],
     writtenUnanswered: [plan.name],
     poison: {
       jobId: POISON,

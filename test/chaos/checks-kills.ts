@@ -85,8 +85,8 @@ export function checkDeadLetterKills(evidence: Evidence, idx: Index = index(evid
 /**
  * The API was SIGKILLed mid-create (as often as planned); every job the workload created through
  * it exists exactly once (no create lost or silently dropped, none doubled by a retry), and each
- * create whose job was written but whose answer the kill swallowed was recovered by its client
- * (found by name).
+ * create whose job was written but whose answer the kill swallowed was recovered by its client:
+ * the retry with the same Idempotency-Key was answered with that job (`201 replayed`).
  */
 export function checkApiKills(evidence: Evidence): CheckResult {
   const { kills, failures } = killsOf(evidence, 'api');
@@ -108,9 +108,9 @@ export function checkApiKills(evidence: Evidence): CheckResult {
   if (unanswered.length === 0) failures.push('no API kill held a create whose job was written');
   for (const name of unanswered) {
     const tries = creates.get(name)?.tries ?? [];
-    if (!tries.includes('found by name'))
+    if (!tries.includes('201 replayed'))
       failures.push(
-        `${name}: its job was written and the API killed before answering, yet its client never found it (${tries.join(', ')})`,
+        `${name}: its job was written and the API killed before answering, yet no retry was answered with it (${tries.join(', ')})`,
       );
   }
   const retried = [...creates.values()].filter((record) => record.tries.length > 1).length;

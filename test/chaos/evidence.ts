@@ -58,7 +58,7 @@ export interface RetrySettings {
 /** A job the workload created through the API process: every answer (or connection error) it got, in order. */
 export interface ApiCreate {
   name: string;
-  /** `201`, another status, a connection error code (`ECONNRESET`, `UND_ERR_SOCKET`...), `found by name`. */
+  /** `201`, another status, a connection error code (`ECONNRESET`, `UND_ERR_SOCKET`...), `201 replayed` (a retry answered with the job an earlier try wrote). */
   tries: string[];
 }
 

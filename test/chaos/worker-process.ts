@@ -271,7 +271,11 @@ let frozen = false;
 const createdInScan = new Set<string>();
 /** Runs this scan has asked to put, including puts still in flight: what the kill may leave behind. */
 const putInScan = new Set<string>();
-/** Runs this scan has sent: a catch-up hold may come after sends of the same scan's ordinary runs. */
+/**
+ * Runs this scan has sent, or is sending: a catch-up hold may come after sends of the same scan's
+ * ordinary runs, and a send already in flight when the hold freezes the process may still reach
+ * the queue (its runs are then called on time, not swept), so it counts as sent.
+ */
 const sentInScan = new Set<string>();
 process.on('message', (message: CoordinatorMessage) => {
   if (message.type === 'arm') armed = message.mode;
@@ -324,10 +328,9 @@ function watchScannerCalls(): void {
           }
         }
         if (isSend) {
+          if (scanning) for (const runId of runIds) sentInScan.add(runId);
           try {
-            const result = await next(args);
-            if (scanning) for (const runId of runIds) sentInScan.add(runId);
-            return result;
+            return await next(args);
           } catch (error) {
             report({ type: 'unsent', runIds });
             throw error;

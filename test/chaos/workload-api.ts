@@ -2,10 +2,10 @@
  * The workload's calls to the API process, which the chaos run SIGKILLs, mid-create among others.
  * A client of Chronos has to live with that: a refused connection reached nothing and is simply
  * tried again; a request that got no answer (the socket closed under it) or a 5xx may or may not
- * have written the job. POST /v1/jobs does not honour an Idempotency-Key (only the trigger route
- * does), so sending the create again could make a second job: the client first looks the job up
- * by its unique name, once the API answers again, and creates it again only if it is not there.
- * Every create records its tries; one that never succeeded is kept with its error, not dropped.
+ * have written the job. So every create carries an `Idempotency-Key` (one per planned job) and is
+ * sent again, same key, same body, until it is answered: a job the killed API had written comes
+ * back as `201` with `Idempotent-Replayed: true` (recorded as `201 replayed`), never as a second
+ * job. Every create records its tries; one that never succeeded is kept with its error, not dropped.
  */
 import type { ChaosConfig } from './chaos-config.ts';
 import type { ApiCreate, PoisonCase } from './evidence.ts';
@@ -43,14 +43,24 @@ const CREATE_PATIENCE_MS = 120_000;
 const RETRY_PAUSE_MS = 250;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-type Answer = { status: number; body: unknown } | { error: string; nothingSent: boolean };
+type Answer = { status: number; body: unknown; replayed: boolean } | { error: string; nothingSent: boolean };
 
 /** One request; never throws: a failure comes back as `error`, with whether the request surely reached nothing. */
-async function call(api: ApiClient, method: string, path: string, body?: unknown): Promise<Answer> {
+async function call(
+  api: ApiClient,
+  method: string,
+  path: string,
+  body?: unknown,
+  idempotencyKey?: string,
+): Promise<Answer> {
   try {
     const response = await fetch(`${api.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${api.token}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${api.token}`,
+        'content-type': 'application/json',
+        ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
@@ -60,7 +70,7 @@ async function call(api: ApiClient, method: string, path: string, body?: unknown
     } catch {
       // not JSON: kept as text
     }
-    return { status: response.status, body: parsed };
+    return { status: response.status, body: parsed, replayed: response.headers.get('idempotent-replayed') === 'true' };
   } catch (error) {
     const code = (error as { cause?: { code?: string } }).cause?.code ?? String(error);
     return { error: code, nothingSent: code === 'ECONNREFUSED' };
@@ -74,21 +84,6 @@ async function answered(api: ApiClient, method: string, path: string, deadline: 
     if ('status' in answer || Date.now() > deadline) return answer;
     await sleep(RETRY_PAUSE_MS);
   }
-}
-
-/** The job named `name`, looked up through the name-prefix filter (names are unique in the run). */
-async function findByName(api: ApiClient, name: string, deadline: number): Promise<string | undefined | 'unknown'> {
-  let cursor: string | null = null;
-  do {
-    const query = `name=${encodeURIComponent(name)}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-    const answer = await answered(api, 'GET', `/v1/jobs?${query}`, deadline);
-    if (!('status' in answer) || answer.status !== 200) return 'unknown';
-    const page = answer.body as { items: Array<{ jobId: string; name?: string }>; cursor: string | null };
-    const found = page.items.find((job) => job.name === name);
-    if (found) return found.jobId;
-    cursor = page.cursor;
-  } while (cursor);
-  return undefined;
 }
 
 /**
@@ -112,34 +107,24 @@ async function tryCreating(
 ): Promise<ApiCreate> {
   const record: ApiCreate = { name: plan.name, tries: [] };
   const deadline = Date.now() + CREATE_PATIENCE_MS;
+  // One body and one key for every try: a retry is the same request, or the API answers 422.
+  const { body, occurrences } = jobBody(plan, config, targetUrl, Date.now());
+  const key = `chaos-create:${plan.name}`;
   for (;;) {
-    const { body, occurrences } = jobBody(plan, config, targetUrl, Date.now());
-    const answer = await call(api, 'POST', '/v1/jobs', body);
+    const answer = await call(api, 'POST', '/v1/jobs', body, key);
     if ('status' in answer) {
-      record.tries.push(String(answer.status));
+      record.tries.push(answer.replayed ? `${answer.status} replayed` : String(answer.status));
       if (answer.status === 201) {
         plan.jobId = (answer.body as { jobId: string }).jobId;
         plan.occurrences = occurrences;
         return record;
       }
-      // Refused (4xx but 429): nothing was written, and trying again cannot help.
+      // Refused (4xx but 429): trying again cannot help (a 422 would mean the key saw another body).
       if (answer.status < 500 && answer.status !== 429) {
         plan.createError = `${answer.status} ${JSON.stringify(answer.body)}`;
         return record;
       }
     } else record.tries.push(answer.error);
-    const ambiguous =
-      !('status' in answer && answer.status === 429) && !('nothingSent' in answer && answer.nothingSent);
-    if (ambiguous) {
-      const found = await findByName(api, plan.name, deadline);
-      if (found && found !== 'unknown') {
-        record.tries.push('found by name');
-        plan.jobId = found;
-        plan.occurrences = occurrences;
-        return record;
-      }
-      if (found === 'unknown') record.tries.push('lookup unanswered');
-    }
     if (Date.now() > deadline) {
       plan.createError = `gave up after ${record.tries.length} tries: ${record.tries.join(', ')}`;
       return record;
