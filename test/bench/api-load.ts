@@ -1,4 +1,14 @@
-/** Creates jobs through the HTTP API with bounded parallelism, timing each request. */
+/**
+ * Creates jobs through the HTTP API with bounded parallelism, timing each request. Each create
+ * carries its own `Idempotency-Key` and is sent again (same key, same body) after a 5xx or a
+ * dropped connection, as a careful client does: a create that timed out after writing its job is
+ * answered with that job (`Idempotent-Replayed`), never made twice, so every call the target gets
+ * belongs to a job the bench knows. A 4xx (429 included) is final: nothing was written.
+ */
+import { randomUUID } from 'node:crypto';
+
+/** Tries of one create: the first and two more after a 5xx or a dropped connection. */
+const MAX_TRIES = 3;
 
 export interface CreatedJobs {
   jobIds: string[];
@@ -32,6 +42,7 @@ export async function createJobs(
   let failures = 0;
   let firstFailure: string | undefined;
   let next = 0;
+  const keyPrefix = `bench-${randomUUID()}`;
   const startedAt = performance.now();
   const worker = async () => {
     while (next < count) {
@@ -39,16 +50,11 @@ export async function createJobs(
       const sentAt = performance.now();
       const from = Date.now();
       const body = bodyOf(index);
-      const response = await fetch(`${api.apiUrl}/v1/jobs`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${api.token}` },
-        body: JSON.stringify(body),
-      });
-      const answer = (await response.json()) as { jobId?: string };
+      const { status, answer } = await createOnce(api, body, `${keyPrefix}-${index}`);
       latenciesMs.push(performance.now() - sentAt);
-      if (response.status !== 201 || !answer.jobId) {
+      if (status !== 201 || !answer.jobId) {
         failures++;
-        firstFailure ??= `${response.status} ${JSON.stringify(answer).slice(0, 300)}`;
+        firstFailure ??= `${status} ${JSON.stringify(answer).slice(0, 300)}`;
         continue;
       }
       jobIds[index] = answer.jobId;
@@ -67,4 +73,31 @@ export async function createJobs(
     ...(firstFailure ? { firstFailure } : {}),
     durationMs: performance.now() - startedAt,
   };
+}
+
+/** One create, tried again with the same key after a 5xx or a dropped connection. */
+async function createOnce(
+  api: { apiUrl: string; token: string },
+  body: unknown,
+  idempotencyKey: string,
+): Promise<{ status: number | string; answer: { jobId?: string } }> {
+  let last: { status: number | string; answer: { jobId?: string } } = { status: 'not sent', answer: {} };
+  for (let tries = 0; tries < MAX_TRIES; tries++) {
+    try {
+      const response = await fetch(`${api.apiUrl}/v1/jobs`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${api.token}`,
+          'idempotency-key': idempotencyKey,
+        },
+        body: JSON.stringify(body),
+      });
+      last = { status: response.status, answer: (await response.json()) as { jobId?: string } };
+      if (response.status < 500) return last;
+    } catch (error) {
+      last = { status: String((error as { cause?: { code?: string } }).cause?.code ?? error), answer: {} };
+    }
+  }
+  return last;
 }
