@@ -35,10 +35,23 @@ export interface KeyedCreate {
 
 /**
  * SHA-256 (hex) of a JSON body with its object keys sorted: the same request sent again with its
- * keys in another order or other whitespace has the same fingerprint.
+ * keys in another order or other whitespace has the same fingerprint. The values of
+ * `target.secretHeaders` are left out (their names stay in): the fingerprint is stored in plain
+ * sight in the tenants table, and a hash of a short secret would let whoever reads the table test
+ * guesses of it offline, where the secret itself is only ever stored sealed.
  */
 export function requestFingerprint(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(withoutSecretValues(body)))
+    .digest('hex');
+}
+
+function withoutSecretValues(body: unknown): unknown {
+  const target = (body as { target?: { secretHeaders?: unknown } } | null)?.target;
+  const secrets = target?.secretHeaders;
+  if (secrets === null || typeof secrets !== 'object' || Array.isArray(secrets)) return body;
+  const names = Object.fromEntries(Object.keys(secrets).map((name) => [name, '***']));
+  return { ...(body as object), target: { ...target, secretHeaders: names } };
 }
 
 function canonicalJson(value: unknown): string {

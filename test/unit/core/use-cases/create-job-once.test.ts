@@ -148,4 +148,19 @@ describe('requestFingerprint', () => {
     expect(requestFingerprint({ a: { x: 'z', y: [1, 2] } })).not.toBe(a);
     expect(a).toMatch(/^[0-9a-f]{64}$/);
   });
+
+  it('keeps secret header names but not their values: nothing derived from a secret is stored in plain sight', () => {
+    const body = (secretHeaders: Record<string, string>) => ({
+      target: { url: 'https://example.com/', headers: { 'x-plain': 'v' }, secretHeaders },
+      schedule: { type: 'once' },
+    });
+    const fingerprint = requestFingerprint(body({ authorization: 'Bearer 1234' }));
+    expect(requestFingerprint(body({ authorization: 'Bearer 9999' }))).toBe(fingerprint);
+    expect(requestFingerprint(body({ 'x-api-key': 'Bearer 1234' }))).not.toBe(fingerprint);
+    expect(requestFingerprint(body({}))).not.toBe(fingerprint);
+    // Plain headers still count, value and all.
+    const plain = { ...body({ authorization: 'Bearer 1234' }) };
+    plain.target = { ...plain.target, headers: { 'x-plain': 'w' } };
+    expect(requestFingerprint(plain)).not.toBe(fingerprint);
+  });
 });
