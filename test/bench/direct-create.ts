@@ -5,12 +5,21 @@
  */
 import type { CreateJobInput } from '#core/job-input';
 
+export interface DirectCreateOptions {
+  /**
+   * false: never materialize at creation (horizon 0 for the create only), as a create made long
+   * before its due time would not; the scanner does it. Default: the API's own horizon.
+   */
+  materializeAtCreation?: boolean;
+}
+
 /** Creates `count` jobs for `tenantId` with at most `parallelism` in flight; returns their ids in order. */
 export async function createJobsDirectly(
   tenantId: string,
   count: number,
   parallelism: number,
   bodyOf: (index: number) => unknown,
+  options: DirectCreateOptions = {},
 ): Promise<string[]> {
   // Imported here, after startLocalChronos has set the environment the wiring reads.
   const [{ createJob }, { materializeDeps, outboundRules }, { ulidIds }, { parseCreateJob }] = await Promise.all([
@@ -20,6 +29,8 @@ export async function createJobsDirectly(
     import('#core/job-input'),
   ]);
   const ids = ulidIds();
+  const deps = materializeDeps();
+  const config = options.materializeAtCreation === false ? { ...deps.config, horizonMs: 0 } : deps.config;
   const jobIds: string[] = new Array(count);
   let next = 0;
   const worker = async () => {
@@ -28,7 +39,7 @@ export async function createJobsDirectly(
       const now = Date.now();
       // The same outbound URL rules as the API handler (the local runtime allows its loopback targets).
       const fields = parseCreateJob(bodyOf(index) as CreateJobInput, now, outboundRules());
-      jobIds[index] = (await createJob({ ...materializeDeps(), ids }, tenantId, fields, now)).jobId;
+      jobIds[index] = (await createJob({ ...deps, config, ids }, tenantId, fields, now)).jobId;
     }
   };
   await Promise.all(Array.from({ length: parallelism }, worker));

@@ -9,6 +9,7 @@ import type { DeliveryReport } from './delivery.ts';
 import type { FunctionStats } from './handler-meter.ts';
 import type { HarnessConfig } from './harness.ts';
 import type { Limits } from './limits.ts';
+import { MIN_REQUESTS_BEFORE_CALL, type PrecisionRow, physicalFloorMs, type StageLags } from './precision.ts';
 import type { Summary } from './stats.ts';
 
 /** Memory the functions are deployed with (lib/constructs/chronos-function.ts default). */
@@ -25,7 +26,7 @@ const BILLED_SQS_ACTIONS = [
 ];
 
 export interface WorkloadResult {
-  mode: 'burst' | 'steady' | 'immediate';
+  mode: 'burst' | 'steady' | 'immediate' | 'precision';
   description: string;
   config: HarnessConfig;
   scale: number;
@@ -43,6 +44,8 @@ export interface WorkloadResult {
   logBytes: number;
   loadAverage?: number[];
   loggedProblems: { count: number; first: string[] };
+  /** The precision mode's row of the issue's table, and where its lag went (precision.ts). */
+  precision?: { row: PrecisionRow; stages: StageLags };
 }
 
 export interface CpuProbeResult {
@@ -270,8 +273,34 @@ export function renderTable(results: WorkloadResult[], limits?: Limits, cpu?: Cp
           `${fmt(limits.dynamodbPutItemPerSecond / (dynamoRequests / result.delivery.delivered), 0)} exec/s on this DynamoDB Local`,
       );
     }
+    for (const result of results.filter((r) => r.mode === 'burst')) {
+      const floor = physicalFloorOf(result, limits);
+      out.push(
+        `  burst fire lag p99 ${fmt(result.delivery.fireLagMs.p99 / 1000, 2)} s beside its physical floor ${fmt(floor.floorMs / 1000, 2)} s ` +
+          `(${floor.executions} executions × ${floor.requestsBeforeCall} DynamoDB request before the call ÷ ` +
+          `${fmt(floor.writesPerSecond, 0)} PutItem/s measured in this run)`,
+      );
+    }
   }
   return out.join('\n');
+}
+
+/**
+ * A workload's physical floor (issue #15): its executions × the minimal DynamoDB requests before a
+ * call ÷ the raw PutItem/s DynamoDB Local did in the same run (limits mode).
+ */
+export function physicalFloorOf(
+  result: Pick<WorkloadResult, 'delivery'>,
+  limits: Pick<Limits, 'dynamodbPutItemPerSecond'>,
+) {
+  const executions = result.delivery.expected;
+  const writesPerSecond = limits.dynamodbPutItemPerSecond;
+  return {
+    executions,
+    requestsBeforeCall: MIN_REQUESTS_BEFORE_CALL,
+    writesPerSecond,
+    floorMs: physicalFloorMs(executions, MIN_REQUESTS_BEFORE_CALL, writesPerSecond),
+  };
 }
 
 /** PASS/MISS lines. */

@@ -1,11 +1,12 @@
 /**
- * `npm run bench`: runs the limits, the three workloads and the CPU probe, each in its own process
- * with fresh emulators and a time limit, then prints one table and the PASS/MISS verdicts and
+ * `npm run bench`: runs the limits, the precision rows (one process per N), the three workloads and
+ * the CPU probe, each in its own process with fresh emulators and a time limit, then prints one
+ * table, the precision table and the PASS/MISS verdicts and
  * writes test/bench/results/<YYYY-MM-DD>.json. Exits 0 when targets are merely missed; 1 on any of
  * report.ts's benchFailures: a call lost, pending at the deadline, duplicated or unplanned, a
  * workload that did not settle or created fewer jobs than planned, a measurement that crashed or timed out.
  *
- *   npm run bench [-- --scale 0.2] [-- --only burst,steady]
+ *   npm run bench [-- --scale 0.2] [-- --only burst,steady] [-- --only precision]
  */
 import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,9 +15,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { costPerMillion } from './cost.ts';
 import type { Limits } from './limits.ts';
+import { PRECISION_SIZES, precisionVerdicts, renderPrecisionTable } from './precision.ts';
 import {
   benchFailures,
   type CpuProbeResult,
+  physicalFloorOf,
   profileOf,
   renderTable,
   renderVerdicts,
@@ -24,8 +27,10 @@ import {
   type WorkloadResult,
 } from './report.ts';
 
+/** `timeoutMs` of precision is per N: each row runs in its own process. */
 const MODES = [
   { mode: 'limits', timeoutMs: 60_000 },
+  { mode: 'precision', timeoutMs: 120_000 },
   { mode: 'immediate', timeoutMs: 260_000 },
   { mode: 'burst', timeoutMs: 260_000 },
   { mode: 'steady', timeoutMs: 200_000 },
@@ -42,10 +47,15 @@ const only = option('only')?.split(',');
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
 /** Runs one mode in a child process; resolves with its JSON or an error description. */
-function runMode(mode: string, timeoutMs: number): Promise<{ ok: true; data: unknown } | { ok: false; error: string }> {
-  const out = join(tmpdir(), `chronos-bench-${process.pid}-${mode}.json`);
+function runMode(
+  mode: string,
+  timeoutMs: number,
+  extra: string[] = [],
+): Promise<{ ok: true; data: unknown } | { ok: false; error: string }> {
+  const label = [mode, ...extra].join('-');
+  const out = join(tmpdir(), `chronos-bench-${process.pid}-${label}.json`);
   return new Promise((resolve) => {
-    const child = fork(here('./workload-process.ts'), [mode, out, String(scale)], {
+    const child = fork(here('./workload-process.ts'), [mode, out, String(scale), ...extra], {
       execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
@@ -53,15 +63,15 @@ function runMode(mode: string, timeoutMs: number): Promise<{ ok: true; data: unk
       // SIGTERM first: the child's exit hooks stop DynamoDB Local and its helper processes.
       child.kill('SIGTERM');
       setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-      resolve({ ok: false, error: `${mode} timed out after ${timeoutMs / 1000} s` });
+      resolve({ ok: false, error: `${label} timed out after ${timeoutMs / 1000} s` });
     }, timeoutMs);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      if (code !== 0) return resolve({ ok: false, error: `${mode} exited with ${code}` });
+      if (code !== 0) return resolve({ ok: false, error: `${label} exited with ${code}` });
       try {
         resolve({ ok: true, data: JSON.parse(readFileSync(out, 'utf8')) });
       } catch (error) {
-        resolve({ ok: false, error: `${mode} wrote no result: ${String(error)}` });
+        resolve({ ok: false, error: `${label} wrote no result: ${String(error)}` });
       }
     });
   });
@@ -75,12 +85,29 @@ async function main(): Promise<number> {
       .join(' ')}`,
   );
   const results: WorkloadResult[] = [];
+  const precision: WorkloadResult[] = [];
   const errors: string[] = [];
   let limits: Limits | undefined;
   let cpu: CpuProbeResult | undefined;
   for (const { mode, timeoutMs } of MODES) {
     if (only && !only.includes(mode)) continue;
     const t0 = Date.now();
+    if (mode === 'precision') {
+      for (const n of PRECISION_SIZES) {
+        const t1 = Date.now();
+        console.log(`── precision N=${n} × scale ${scale} (limit ${timeoutMs / 1000} s)`);
+        const outcome = await runMode(mode, timeoutMs, [String(n)]);
+        if (!outcome.ok) {
+          errors.push(outcome.error);
+          console.log(`   ${outcome.error}`);
+          continue;
+        }
+        precision.push(outcome.data as WorkloadResult);
+        console.log(`   done in ${((Date.now() - t1) / 1000).toFixed(0)} s`);
+      }
+      console.log(`   precision done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+      continue;
+    }
     console.log(`── ${mode} (limit ${timeoutMs / 1000} s)`);
     const outcome = await runMode(mode, timeoutMs);
     if (!outcome.ok) {
@@ -94,14 +121,18 @@ async function main(): Promise<number> {
     console.log(`   done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   }
 
-  console.log(`\n${renderTable(results, limits, cpu)}\n`);
-  const list = verdicts(results, cpu);
+  if (results.length > 0 || limits || cpu) console.log(`\n${renderTable(results, limits, cpu)}\n`);
+  const rows = precision.flatMap((result) => (result.precision ? [result.precision.row] : []));
+  const stages = precision.flatMap((result) => (result.precision ? [result.precision.stages] : []));
+  if (precision.length > 0) console.log(`\n${renderPrecisionTable(rows, stages)}\n`);
+  const list = [...verdicts(results, cpu), ...precisionVerdicts(rows)];
   console.log(renderVerdicts(list));
 
   const date = startedAt.toISOString().slice(0, 10);
   const dir = here('./results');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${date}.json`);
+  // A partial run (--only) never overwrites the day's full results.
+  const file = join(dir, `${date}${only ? `-only-${only.join('+')}` : ''}.json`);
   const summary = results.map((result) => ({
     mode: result.mode,
     profile: profileOf(result),
@@ -118,9 +149,22 @@ async function main(): Promise<number> {
         limits,
         cpuProbe: cpu,
         summary,
+        precision: { rows, stages },
+        ...(limits
+          ? {
+              physicalFloors: results
+                .filter((result) => result.mode === 'burst')
+                .map((result) => ({
+                  mode: result.mode,
+                  p99Ms: result.delivery.fireLagMs.p99,
+                  ...physicalFloorOf(result, limits),
+                })),
+            }
+          : {}),
         verdicts: list,
         errors,
         workloads: results,
+        precisionRuns: precision,
       },
       null,
       2,
@@ -128,7 +172,7 @@ async function main(): Promise<number> {
   );
   console.log(`\nresults: ${file}`);
 
-  const failures = benchFailures(results, errors);
+  const failures = benchFailures([...results, ...precision], errors);
   for (const failure of failures) console.log(`FAILED: ${failure}`);
   if (failures.length === 0)
     console.log('PASSED: every planned call made exactly once, nothing unexpected, system settled');

@@ -1,6 +1,7 @@
 /**
  * One bench measurement in its own process (fresh emulators, and the real handler modules load
- * once per process): `tsx test/bench/workload-process.ts <burst|steady|immediate|cpu|limits> <out.json> [scale]`.
+ * once per process): `tsx test/bench/workload-process.ts <burst|steady|immediate|cpu|limits> <out.json> [scale]`,
+ * or `... precision <out.json> <scale> <N>` for one row of the precision table.
  * Progress goes to stderr; the handlers' own log lines (stdout) are counted and dropped.
  */
 import { writeFileSync } from 'node:fs';
@@ -9,14 +10,16 @@ import { createJobs } from './api-load.ts';
 import { deliveryReport, type RecordedCall } from './delivery.ts';
 import { type Harness, startHarness } from './harness.ts';
 import { measureLimits } from './limits.ts';
+import { precisionRow, precisionWorkload, stageLags } from './precision.ts';
 import type { WorkloadResult } from './report.ts';
+import { readRunStamps } from './run-stamps.ts';
 import { describeState, isSettled, stateReader } from './settle.ts';
 import { summarize } from './stats.ts';
-import { CPU_PROBE, WORKLOADS } from './workloads.ts';
+import { CPU_PROBE, WORKLOADS, type Workload } from './workloads.ts';
 
-const [mode = '', outPath = '', scaleArg = '1'] = process.argv.slice(2);
+const [mode = '', outPath = '', scaleArg = '1', sizeArg = ''] = process.argv.slice(2);
 const scale = Number(scaleArg);
-const progress = (line: string) => process.stderr.write(`[bench:${mode}] ${line}\n`);
+const progress = (line: string) => process.stderr.write(`[bench:${mode}${sizeArg ? ` N=${sizeArg}` : ''}] ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let logBytes = 0;
@@ -99,8 +102,7 @@ async function waitForCalls(harness: Harness, count: number, until: number): Pro
   }
 }
 
-async function runWorkload(name: keyof typeof WORKLOADS): Promise<WorkloadResult> {
-  const workload = WORKLOADS[name];
+async function runWorkload(name: WorkloadResult['mode'], workload: Workload): Promise<WorkloadResult> {
   progress(`starting emulators for ${name}: ${workload.description}`);
   const harness = await startHarness(workload.config);
   try {
@@ -122,6 +124,13 @@ async function runWorkload(name: keyof typeof WORKLOADS): Promise<WorkloadResult
       `delivered ${delivery.delivered}/${delivery.expected}, lost ${delivery.lost}, pending ${delivery.pending}, ` +
         `duplicates ${delivery.duplicates}, unexpected ${delivery.unexpected}, lag p99 ${delivery.fireLagMs.p99} ms`,
     );
+    const precision =
+      name === 'precision'
+        ? {
+            row: precisionRow(Number(sizeArg), calls, driven.expectation),
+            stages: stageLags(await readRunStamps(harness.chronos, driven.created.jobIds)),
+          }
+        : undefined;
     return {
       mode: name,
       description: workload.description,
@@ -151,6 +160,7 @@ async function runWorkload(name: keyof typeof WORKLOADS): Promise<WorkloadResult
       // Other work on the machine shows here: the emulators share its cores with everything else.
       loadAverage: loadavg(),
       loggedProblems: { count: harness.logged.length, first: harness.logged.slice(0, 5) },
+      ...(precision ? { precision } : {}),
     };
   } finally {
     await harness.stop();
@@ -221,7 +231,11 @@ async function main() {
   let result: unknown;
   if (mode === 'limits') result = await measureLimits(progress);
   else if (mode === 'cpu') result = await runCpuProbe();
-  else if (mode in WORKLOADS) result = await runWorkload(mode as keyof typeof WORKLOADS);
+  else if (mode === 'precision') {
+    if (!(Number(sizeArg) >= 1)) throw new Error(`precision needs its N (a positive number), got '${sizeArg}'`);
+    result = await runWorkload('precision', precisionWorkload(Number(sizeArg)));
+  } else if (mode in WORKLOADS)
+    result = await runWorkload(mode as keyof typeof WORKLOADS, WORKLOADS[mode as keyof typeof WORKLOADS]);
   else throw new Error(`unknown mode ${mode}`);
   writeFileSync(outPath, JSON.stringify(result, null, 2));
 }
