@@ -61,10 +61,11 @@ describe('precision row', () => {
 describe('precision table', () => {
   it("renders the issue's table shape, and the detail of each row", () => {
     const stages = stageLags([
-      { scheduledFor: DUE, createdAt: DUE - 9000, receivedAt: DUE - 400, claimedAt: DUE + 5, startedAt: DUE + 8 },
+      { scheduledFor: DUE, createdAt: DUE - 9000, enqueuedAt: DUE - 8900, receivedAt: DUE - 400, startedAt: DUE + 8 },
       {
         scheduledFor: DUE,
         createdAt: DUE - 8500,
+        enqueuedAt: DUE - 8000,
         receivedAt: DUE + 1200,
         claimedAt: DUE + 2100,
         startedAt: DUE + 2500,
@@ -84,20 +85,27 @@ describe('precision table', () => {
       '| 8 | 8 | 23 ms | 23 ms |',
       '| 500 | 400 of 500 (made 499) | 900 ms | 7.0 s |',
       '',
-      '| N | made / N | early | lag max | scanner lead min / span | received p50 / p99 | claimed p50 / p99 | started p50 / p99 |',
+      '| N | made / N | early | lag max | materialized / sent ahead (min) | received p50 / p99 | claimed p50 / p99 | started p50 / p99 |',
       '|---|---|---|---|---|---|---|---|',
-      '| 8 | 8 / 8 | 0 | 23 ms | 8.5 s / 500 ms | -400 ms / 1.2 s | 5 ms / 2.1 s | 8 ms / 2.5 s |',
+      '| 8 | 8 / 8 | 0 | 23 ms | 8.5 s / 8.0 s | -400 ms / 1.2 s | 2.1 s / 2.1 s | 8 ms / 2.5 s |',
       '| 500 | 499 / 500 | 0 | 7.0 s | – | – | – | – |',
     ]);
   });
 
-  it('says where the lag went: lead of the last run materialized, and each stage relative to the due time', () => {
+  it('says where the lag went: the latest pass and send ahead of the due time, then each stage after it', () => {
     const stages = stageLags([
-      { scheduledFor: DUE, createdAt: DUE - 10_000, receivedAt: DUE - 900, claimedAt: DUE + 100, startedAt: DUE + 120 },
-      { scheduledFor: DUE, createdAt: DUE - 7_000, receivedAt: DUE + 3000 },
+      {
+        scheduledFor: DUE,
+        createdAt: DUE - 10_000,
+        enqueuedAt: DUE - 6_000,
+        receivedAt: DUE - 900,
+        claimedAt: DUE + 100,
+        startedAt: DUE + 120,
+      },
+      { scheduledFor: DUE, createdAt: DUE - 7_000, enqueuedAt: DUE - 6_500, receivedAt: DUE + 3000 },
     ]);
     expect(stages.materializedAheadMinMs).toBe(7000);
-    expect(stages.materializeSpanMs).toBe(3000);
+    expect(stages.sentAheadMinMs).toBe(6000);
     expect(stages.receivedMs).toMatchObject({ count: 2, p50: -900, max: 3000 });
     expect(stages.claimedMs).toMatchObject({ count: 1, p50: 100 });
     expect(stages.startedMs).toMatchObject({ count: 1, p50: 120 });

@@ -96,19 +96,21 @@ export function precisionRow(
 /** What a run's stored timestamps say about where its lag went (runs table fields). */
 export interface RunStamps {
   scheduledFor: number;
+  /** The scanner pass's clock when it materialized the run (the pass's start, not its write). */
   createdAt?: number;
+  /** SQS SentTimestamp of the message the run was executed from. */
+  enqueuedAt?: number;
   receivedAt?: number;
   claimedAt?: number;
   startedAt?: number;
 }
 
-/** Percentiles, relative to the due time, of each stage of the runs: where the lag comes from. */
+/** Each stage of the runs relative to their due time: where the lag comes from. */
 export interface StageLags {
-  /** Due − run created (the scanner's lead): p50, and min for the run the scanner wrote last. */
-  materializedAheadMs: Summary;
+  /** Least time between a scanner pass that materialized a run and its due time (the latest pass). */
   materializedAheadMinMs: number;
-  /** Run created: last − first (how long the scanner took to materialize the burst). */
-  materializeSpanMs: number;
+  /** Least time between a run's message reaching SQS and its due time (the scanner's last send). */
+  sentAheadMinMs: number;
   /** First receive by an executor (SQS ApproximateFirstReceiveTimestamp) − due. */
   receivedMs: Summary;
   /** Claim written − due. */
@@ -118,22 +120,21 @@ export interface StageLags {
 }
 
 export function stageLags(runs: readonly RunStamps[]): StageLags {
-  const of = (pick: (run: RunStamps) => number | undefined) =>
-    summarize(
-      runs.flatMap((run) => {
-        const at = pick(run);
-        return at === undefined ? [] : [at - run.scheduledFor];
-      }),
-    );
-  const created = runs.flatMap((run) => (run.createdAt === undefined ? [] : [run.createdAt]));
-  const ahead = runs.flatMap((run) => (run.createdAt === undefined ? [] : [run.scheduledFor - run.createdAt]));
+  const after = (pick: (run: RunStamps) => number | undefined) =>
+    runs.flatMap((run) => {
+      const at = pick(run);
+      return at === undefined ? [] : [at - run.scheduledFor];
+    });
+  const leastAhead = (pick: (run: RunStamps) => number | undefined) => {
+    const ahead = after(pick).map((lag) => -lag);
+    return ahead.length ? Math.min(...ahead) : Number.NaN;
+  };
   return {
-    materializedAheadMs: summarize(ahead),
-    materializedAheadMinMs: ahead.length ? Math.min(...ahead) : Number.NaN,
-    materializeSpanMs: created.length ? Math.max(...created) - Math.min(...created) : Number.NaN,
-    receivedMs: of((run) => run.receivedAt),
-    claimedMs: of((run) => run.claimedAt),
-    startedMs: of((run) => run.startedAt),
+    materializedAheadMinMs: leastAhead((run) => run.createdAt),
+    sentAheadMinMs: leastAhead((run) => run.enqueuedAt),
+    receivedMs: summarize(after((run) => run.receivedAt)),
+    claimedMs: summarize(after((run) => run.claimedAt)),
+    startedMs: summarize(after((run) => run.startedAt)),
   };
 }
 
@@ -152,14 +153,14 @@ export function renderPrecisionTable(rows: readonly PrecisionRow[], stages: Read
     '|---|---|---|---|',
     ...rows.map((row) => `| ${row.n} | ${onTimeCell(row)} | ${fmtMs(row.lagMs.p50)} | ${fmtMs(row.lagMs.p99)} |`),
     '',
-    '| N | made / N | early | lag max | scanner lead min / span | received p50 / p99 | claimed p50 / p99 | started p50 / p99 |',
+    '| N | made / N | early | lag max | materialized / sent ahead (min) | received p50 / p99 | claimed p50 / p99 | started p50 / p99 |',
     '|---|---|---|---|---|---|---|---|',
     ...rows.map((row, i) => {
       const s = stages[i];
       const pair = (summary?: Summary) => (summary ? `${fmtMs(summary.p50)} / ${fmtMs(summary.p99)}` : '–');
       return (
         `| ${row.n} | ${row.made} / ${row.n} | ${row.early} | ${fmtMs(row.lagMs.max)} | ` +
-        `${s ? `${fmtMs(s.materializedAheadMinMs)} / ${fmtMs(s.materializeSpanMs)}` : '–'} | ` +
+        `${s ? `${fmtMs(s.materializedAheadMinMs)} / ${fmtMs(s.sentAheadMinMs)}` : '–'} | ` +
         `${pair(s?.receivedMs)} | ${pair(s?.claimedMs)} | ${pair(s?.startedMs)} |`
       );
     }),

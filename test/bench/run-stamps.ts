@@ -1,5 +1,5 @@
 /**
- * The stored timestamps of a workload's runs (created, first received, claimed, started), read with
+ * The stored timestamps of a workload's runs (created, sent, first received, claimed, started), read with
  * the bench's own client after the workload settled: they say which stage a late call lost its
  * time in. Not counted as the handlers' requests.
  */
@@ -23,7 +23,7 @@ export async function readRunStamps(chronos: LocalChronos, jobIds: readonly stri
     do {
       const page = await documents.scan({
         TableName: chronos.tables.runs,
-        ProjectionExpression: 'jobId, scheduledFor, createdAt, receivedAt, claimedAt, startedAt',
+        ProjectionExpression: 'jobId, scheduledFor, createdAt, enqueuedAt, receivedAt, claimedAt, startedAt',
         ...(ExclusiveStartKey ? { ExclusiveStartKey } : {}),
       });
       for (const run of page.Items ?? []) {
@@ -31,6 +31,7 @@ export async function readRunStamps(chronos: LocalChronos, jobIds: readonly stri
         stamps.push({
           scheduledFor: Number(run.scheduledFor),
           ...(typeof run.createdAt === 'number' ? { createdAt: run.createdAt } : {}),
+          ...(typeof run.enqueuedAt === 'number' ? { enqueuedAt: run.enqueuedAt } : {}),
           ...(typeof run.receivedAt === 'number' ? { receivedAt: run.receivedAt } : {}),
           ...(typeof run.claimedAt === 'number' ? { claimedAt: run.claimedAt } : {}),
           ...(typeof run.startedAt === 'number' ? { startedAt: run.startedAt } : {}),
