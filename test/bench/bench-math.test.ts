@@ -15,7 +15,7 @@ import {
   type RecordedCall,
 } from './delivery.ts';
 import { itemSize, writeUnitsFor } from './item-size.ts';
-import { benchFailures, type WorkloadResult } from './report.ts';
+import { benchFailures, verdicts, type WorkloadResult } from './report.ts';
 import { isSettled, type SystemState } from './settle.ts';
 import { percentile, summarize } from './stats.ts';
 
@@ -163,6 +163,32 @@ describe('bench verdict (exit code)', () => {
     const { workloads } = JSON.parse(readFileSync(file, 'utf8')) as { workloads: WorkloadResult[] };
     const failures = benchFailures(workloads, []);
     expect(failures).toContain('steady: 6534 calls still pending at the deadline (Chronos still owed them)');
+  });
+});
+
+describe('precision targets (issue #15)', () => {
+  const file = fileURLToPath(new URL('./results/2026-11-24.json', import.meta.url));
+  const { workloads } = JSON.parse(readFileSync(file, 'utf8')) as { workloads: WorkloadResult[] };
+  const withP99 = (mode: string, p99: number) =>
+    workloads
+      .filter((w) => w.mode === mode)
+      .map((w) => ({ ...w, delivery: { ...w.delivery, fireLagMs: { ...w.delivery.fireLagMs, p99 } } }));
+  const lagVerdict = (results: WorkloadResult[]) => verdicts(results).find((v) => v.target.startsWith('fire lag p99'));
+
+  it('holds the burst to 3 s and steady load to 1 s, and sets no lag target for run-now jobs', () => {
+    expect(lagVerdict(withP99('burst', 2_900))).toMatchObject({ limit: 3_000, pass: true });
+    expect(lagVerdict(withP99('burst', 3_100))).toMatchObject({ limit: 3_000, pass: false });
+    expect(lagVerdict(withP99('steady', 900))).toMatchObject({ limit: 1_000, pass: true });
+    expect(lagVerdict(withP99('steady', 1_100))).toMatchObject({ limit: 1_000, pass: false });
+    expect(lagVerdict(withP99('immediate', 60_000))).toBeUndefined();
+  });
+
+  it('misses both on the committed run of 2026-11-24 (burst 18.5 s, steady 4.4 s)', () => {
+    const lags = verdicts(workloads).filter((v) => v.target.startsWith('fire lag p99'));
+    expect(lags.map((v) => [v.workload, v.pass])).toEqual([
+      ['burst', false],
+      ['steady', false],
+    ]);
   });
 });
 
