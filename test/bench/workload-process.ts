@@ -213,10 +213,17 @@ async function runCpuProbe() {
     const idle = await idleCpuMsPerMs(2_000);
     progress(`${created.jobIds.length} runs queued; idle background CPU ${(idle * 1000).toFixed(1)} ms/s`);
     const stopProfiler = await startProfiler();
+    const requestsBefore = harness.counter.snapshot().requests;
     harness.meter.open('executor', idle);
     await waitForCalls(harness, created.jobIds.length, Date.now() + 60_000);
     await quiesce(harness, 1_000);
     await stopProfiler?.();
+    // The AWS requests the executor window made, per execution: what its CPU mostly pays for.
+    const executorRequests = Object.fromEntries(
+      Object.entries(harness.counter.snapshot().requests)
+        .map(([name, count]) => [name, (count - (requestsBefore[name] ?? 0)) / created.jobIds.length] as const)
+        .filter(([, perExecution]) => perExecution > 0),
+    );
     harness.meter.open('completion', idle);
     await sleep(1_000);
     await quiesce(harness, 1_500);
@@ -227,12 +234,13 @@ async function runCpuProbe() {
     progress(
       `executor ${perRecord(executor).toFixed(3)} ms/execution, completion ${perRecord(completion).toFixed(3)} ms/record`,
     );
+    progress(`executor AWS requests per execution: ${JSON.stringify(executorRequests)}`);
     return {
       mode: 'cpu',
       description: CPU_PROBE.description,
       jobs: created.jobIds.length,
       idleCpuMsPerSecond: idle * 1000,
-      executor: { ...executor, cpuMsPerExecution: perRecord(executor) },
+      executor: { ...executor, cpuMsPerExecution: perRecord(executor), awsRequestsPerExecution: executorRequests },
       completion: { ...completion, cpuMsPerRecord: perRecord(completion) },
       calls: await harness.target.request<number>('count'),
     };
