@@ -22,7 +22,9 @@ describe('KeyedSha256', () => {
     const bytes = randomBytes(48);
     // A view into a larger buffer, as SDK digests are: only its own bytes are the key.
     const key = new Uint8Array(bytes.buffer, bytes.byteOffset + 8, 32);
-    const expected = createHmac('sha256', Buffer.from(bytes.subarray(8, 40))).update('string to sign').digest('hex');
+    const expected = createHmac('sha256', Buffer.from(bytes.subarray(8, 40)))
+      .update('string to sign')
+      .digest('hex');
     for (let round = 0; round < 2; round++) {
       const hmac = new KeyedSha256(key);
       hmac.update(text('string to sign'));
