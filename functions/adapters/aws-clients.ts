@@ -7,6 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { MiddlewareStack } from '@smithy/types';
+import { KeyedSha256 } from './keyed-sha256.ts';
 import { traced } from './tracer.ts';
 
 /** The services Chronos' functions talk to. */
@@ -30,14 +31,29 @@ export function registerClientMiddleware(hook: ClientMiddlewareHook): () => void
   };
 }
 
+/** What every client is built with: its endpoint, if one is set, and the faster signing hash. */
+function clientConfig(service: 'DYNAMODB' | 'SQS' | 'CLOUDWATCH') {
+  const endpoint = endpointFor(service);
+  return { sha256: KeyedSha256, ...(endpoint ? { endpoint } : {}) };
+}
+
+/**
+ * Takes the SDK's logger middleware off a client. Chronos gives the SDK no logger (its own lines
+ * say what a call did), yet that middleware builds a redacted copy of every request's input and
+ * every response's output for the no-op logger, on each request.
+ */
+function withoutSdkLogging<T extends { middlewareStack: { remove(name: string): boolean } }>(client: T): T {
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
+}
+
 function endpointFor(service: 'DYNAMODB' | 'SQS' | 'CLOUDWATCH'): string | undefined {
   return process.env[`AWS_ENDPOINT_URL_${service}`] ?? process.env.AWS_ENDPOINT_URL;
 }
 
 /** A DynamoDB document client that drops undefined attributes instead of failing on them. */
 export function createDocumentClient(): DynamoDBDocumentClient {
-  const endpoint = endpointFor('DYNAMODB');
-  const client = new DynamoDBClient(endpoint ? { endpoint } : {});
+  const client = withoutSdkLogging(new DynamoDBClient(clientConfig('DYNAMODB')));
   // The document client shares this stack, so its commands pass through the hooks too.
   for (const hook of clientHooks) hook('DynamoDB', client.middlewareStack);
   // X-Ray subsegments per call, on Lambda only (tracer.ts); the document client shares this stack.
@@ -50,16 +66,14 @@ export function createDocumentClient(): DynamoDBDocumentClient {
  * endpoint makes the SDK send to it instead of the queue URL's host.
  */
 export function createSqsClient(): SQSClient {
-  const endpoint = endpointFor('SQS');
-  const client = new SQSClient(endpoint ? { endpoint } : {});
+  const client = withoutSdkLogging(new SQSClient(clientConfig('SQS')));
   for (const hook of clientHooks) hook('SQS', client.middlewareStack);
   return traced(client);
 }
 
 /** A CloudWatch client (metric reads: the queues' oldest-message age). */
 export function createCloudWatchClient(): CloudWatchClient {
-  const endpoint = endpointFor('CLOUDWATCH');
-  const client = new CloudWatchClient(endpoint ? { endpoint } : {});
+  const client = withoutSdkLogging(new CloudWatchClient(clientConfig('CLOUDWATCH')));
   for (const hook of clientHooks) hook('CloudWatch', client.middlewareStack);
   return traced(client);
 }

@@ -15,6 +15,7 @@ import {
   type RecordedCall,
 } from './delivery.ts';
 import { itemSize, writeUnitsFor } from './item-size.ts';
+import { moduleOf, summarize as summarizeProfile } from './profile-summary.ts';
 import { benchFailures, verdicts, type WorkloadResult } from './report.ts';
 import { isSettled, type SystemState } from './settle.ts';
 import { percentile, summarize } from './stats.ts';
@@ -299,5 +300,34 @@ describe('capacity plan', () => {
     expect(plan.costPerDay.executionsPerDay).toBe(864_000_000);
     expect(plan.costPerDay.core).toBeCloseTo(7.133334 * 864, 6);
     expect(plan.costPerDay.all).toBeCloseTo(10.633334 * 864, 6);
+  });
+});
+
+describe('profile summary', () => {
+  it('names modules by package, node: module or repository path', () => {
+    expect(moduleOf('file:///work/main/node_modules/@smithy/core/dist-cjs/index.js')).toBe('@smithy/core');
+    expect(moduleOf('file:///x/node_modules/undici/lib/fetch.js')).toBe('undici');
+    expect(moduleOf('node:net')).toBe('node:net');
+    expect(moduleOf('file:///work/wt/functions/core/signing.ts')).toBe('functions/core/signing.ts');
+    expect(moduleOf('')).toBe('(native)');
+  });
+
+  it('sums self time per function and module, idle apart', () => {
+    const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0 });
+    const text = summarizeProfile(
+      {
+        nodes: [
+          { id: 1, callFrame: frame('(idle)', '') },
+          { id: 2, callFrame: frame('sign', 'file:///r/node_modules/@smithy/signature-v4/i.js') },
+          { id: 3, callFrame: frame('writev', '') },
+        ],
+        samples: [1, 2, 3, 2],
+        timeDeltas: [5_000, 3_000, 1_000, 2_000],
+      },
+      5,
+    );
+    expect(text).toContain('busy 6 ms, idle 5 ms');
+    expect(text).toMatch(/83\.3%\s+5\.0 ms {2}sign {2}@smithy\/signature-v4:1/);
+    expect(text).toMatch(/16\.7%\s+1\.0 ms {2}writev {2}\(native\)/);
   });
 });

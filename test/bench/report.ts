@@ -52,7 +52,8 @@ export interface CpuProbeResult {
   jobs: number;
   calls: number;
   idleCpuMsPerSecond: number;
-  executor: FunctionStats & { cpuMsPerExecution: number };
+  /** awsRequestsPerExecution: requests by `Service.Operation` the executor window made, per execution. */
+  executor: FunctionStats & { cpuMsPerExecution: number; awsRequestsPerExecution?: Record<string, number> };
   completion: FunctionStats & { cpuMsPerRecord: number };
 }
 

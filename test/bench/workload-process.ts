@@ -5,6 +5,7 @@
  * Progress goes to stderr; the handlers' own log lines (stdout) are counted and dropped.
  */
 import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { createJobs } from './api-load.ts';
 import { deliveryReport, type RecordedCall } from './delivery.ts';
@@ -174,6 +175,27 @@ async function idleCpuMsPerMs(windowMs: number): Promise<number> {
   return cpuMs(process.cpuUsage(before)) / (performance.now() - startedAt);
 }
 
+/**
+ * With BENCH_CPU_PROF=<file.cpuprofile>, the probe's executor window is profiled with V8's sampling
+ * profiler (what `node --cpu-prof` writes, limited to the measured invocations). The profiler costs
+ * CPU itself: read ms/execution from a run without it.
+ */
+async function startProfiler(): Promise<(() => Promise<void>) | undefined> {
+  const path = process.env.BENCH_CPU_PROF;
+  if (!path) return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(path, JSON.stringify(profile));
+    session.disconnect();
+    progress(`executor window profiled: ${path}`);
+  };
+}
+
 async function runCpuProbe() {
   progress(`starting emulators: ${CPU_PROBE.description}`);
   const harness = await startHarness(CPU_PROBE.config);
@@ -200,9 +222,18 @@ async function runCpuProbe() {
     await quiesce(harness, 1_000);
     const idle = await idleCpuMsPerMs(2_000);
     progress(`${created.jobIds.length} runs queued; idle background CPU ${(idle * 1000).toFixed(1)} ms/s`);
+    const stopProfiler = await startProfiler();
+    const requestsBefore = harness.counter.snapshot().requests;
     harness.meter.open('executor', idle);
     await waitForCalls(harness, created.jobIds.length, Date.now() + 60_000);
     await quiesce(harness, 1_000);
+    await stopProfiler?.();
+    // The AWS requests the executor window made, per execution: what its CPU mostly pays for.
+    const executorRequests = Object.fromEntries(
+      Object.entries(harness.counter.snapshot().requests)
+        .map(([name, count]) => [name, (count - (requestsBefore[name] ?? 0)) / created.jobIds.length] as const)
+        .filter(([, perExecution]) => perExecution > 0),
+    );
     harness.meter.open('completion', idle);
     await sleep(1_000);
     await quiesce(harness, 1_500);
@@ -213,12 +244,13 @@ async function runCpuProbe() {
     progress(
       `executor ${perRecord(executor).toFixed(3)} ms/execution, completion ${perRecord(completion).toFixed(3)} ms/record`,
     );
+    progress(`executor AWS requests per execution: ${JSON.stringify(executorRequests)}`);
     return {
       mode: 'cpu',
       description: CPU_PROBE.description,
       jobs: created.jobIds.length,
       idleCpuMsPerSecond: idle * 1000,
-      executor: { ...executor, cpuMsPerExecution: perRecord(executor) },
+      executor: { ...executor, cpuMsPerExecution: perRecord(executor), awsRequestsPerExecution: executorRequests },
       completion: { ...completion, cpuMsPerRecord: perRecord(completion) },
       calls: await harness.target.request<number>('count'),
     };
