@@ -14,11 +14,9 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { fromRunItem } from '#adapters/dynamodb/run-item';
 import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
+import { MAX_SQS_DELAY_SECONDS } from '#core/limits';
 import type { DispatchRequest } from '#core/ports';
-import { releaseAtOf } from '#core/runs/send-runs';
-
-/** SQS's longest delay: a run released later than this waits in the sweep index. */
-const MAX_DELAY_MS = 900_000;
+import { dispatchRequestOf, releaseAtOf } from '#core/runs/send-runs';
 
 export interface RestoredRuns {
   /** Runs sent again, by status. */
@@ -52,9 +50,9 @@ export async function resendRestoredRuns(deps: {
     for (const item of page.Items ?? []) {
       const run = fromRunItem(item);
       const releaseAt = run.status === 'RUNNING' ? now : releaseAtOf(run);
-      if (releaseAt > now + MAX_DELAY_MS) continue;
-      const { tenantId, jobId, scheduledFor, attempt, runId } = run;
-      requests.push({ message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt });
+      // Beyond SQS's longest delay: it waits in the sweep index, which sends it once within reach.
+      if (releaseAt > now + MAX_SQS_DELAY_SECONDS * 1000) continue;
+      requests.push(dispatchRequestOf(run, releaseAt));
       if (run.status === 'RUNNING') counts.running++;
       else counts.queued++;
     }

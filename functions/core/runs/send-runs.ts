@@ -29,6 +29,15 @@ export function sweepAtOf(run: Pick<Run, 'scheduledFor' | 'availableAt' | 'creat
   return Math.max(releaseAtOf(run), run.createdAt) + graceMs;
 }
 
+/** The dispatch request of a stored run: its queue message, released at `releaseAt`. */
+export function dispatchRequestOf(
+  run: Pick<Run, 'tenantId' | 'jobId' | 'scheduledFor' | 'attempt' | 'runId'>,
+  releaseAt: number,
+): DispatchRequest {
+  const { tenantId, jobId, scheduledFor, attempt, runId } = run;
+  return { message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt };
+}
+
 /**
  * Sends stored runs to the dispatch queue. Never throws: a failed send goes to the dispatcher's
  * `unsent` report (a log line) and the runs to the sweep. Returns whether the send went through.

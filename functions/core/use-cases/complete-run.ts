@@ -18,7 +18,7 @@ import type { Run } from '../model.ts';
 import { type FailureNotices, failureNoticeOf } from '../notifications/failure-notice.ts';
 import type { JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
 import type { TerminalRunStatus } from '../run-state.ts';
-import { sendRuns } from '../runs/send-runs.ts';
+import { dispatchRequestOf, sendRuns } from '../runs/send-runs.ts';
 import { completeIfExhausted } from './complete-exhausted.ts';
 import { newRun } from './new-run.ts';
 import { finishOneTimeJob, refireOccurrence, verdictOf } from './one-time-occurrence.ts';
@@ -65,8 +65,7 @@ async function scheduleRetry(deps: CompleteRunDeps, run: CompletedRun, at: numbe
   const created = await deps.runs.createIfAbsent(next, parked ? { sweepAt: at - PARK_LEAD_MS } : {});
   if (parked) return; // the scanner's sweep sends it when it is within reach of an SQS delay
   if (!created.created && created.existing.status !== 'QUEUED') return; // already picked up
-  const { tenantId, jobId, scheduledFor, attempt, runId } = next;
-  await sendRuns(deps.dispatcher, [{ message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt: at }]);
+  await sendRuns(deps.dispatcher, [dispatchRequestOf(next, at)]);
 }
 
 /**

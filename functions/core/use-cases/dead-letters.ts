@@ -7,7 +7,7 @@ import { ConflictError, NotFoundError } from '../errors.ts';
 import type { DispatchMessage, Run } from '../model.ts';
 import type { JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
 import { parseRunId } from '../run-id.ts';
-import { sendRuns } from '../runs/send-runs.ts';
+import { dispatchRequestOf, sendRuns } from '../runs/send-runs.ts';
 import type { RunCreationMeter } from '../tenants/run-creation-meter.ts';
 import { newRun } from './new-run.ts';
 
@@ -52,9 +52,6 @@ export async function redriveRun(deps: RedriveDeps, tenantId: string, runId: str
   const next = newRun(run, run.scheduledFor, run.attempt + 1, now, deps.config.retentionDays);
   const created = await deps.runs.createIfAbsent(next);
   if (!created.created) throw new ConflictError(`run ${runId} was already re-driven as ${next.runId}`);
-  const { scheduledFor, attempt } = next;
-  await sendRuns(deps.dispatcher, [
-    { message: { tenantId, jobId: run.jobId, scheduledFor, attempt, runId: next.runId }, releaseAt: now },
-  ]);
+  await sendRuns(deps.dispatcher, [dispatchRequestOf(next, now)]);
   return next;
 }

@@ -21,9 +21,9 @@
  */
 import { type FirePlan, planFiring, UnplannableJobError } from '../fire-plan.ts';
 import type { JobStatusCounts } from '../metrics/ports.ts';
-import type { DispatchMessage, Run } from '../model.ts';
+import type { Run } from '../model.ts';
 import type { DueJob, JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
-import { sendRuns } from '../runs/send-runs.ts';
+import { dispatchRequestOf, sendRuns } from '../runs/send-runs.ts';
 import { completeIfExhausted } from './complete-exhausted.ts';
 import { completeIfFinalRunEnded } from './final-occurrence.ts';
 import { isOwnFailure, reasonOf } from './job-faults.ts';
@@ -67,11 +67,6 @@ export interface JobFault {
 
 type PlannedJob = { job: DueJob } & FirePlan;
 
-function messageOf(run: Run): DispatchMessage {
-  const { tenantId, jobId, scheduledFor, attempt, runId } = run;
-  return { tenantId, jobId, scheduledFor, attempt, runId };
-}
-
 /** Materializes every occurrence of `jobs` due up to now + horizon; returns what it did. */
 export async function materializeOccurrences(
   deps: MaterializeDeps,
@@ -103,7 +98,7 @@ export async function materializeOccurrences(
   // Runs of a job that failed half-way are sent too (or, should the send fail, swept).
   const sent = await sendRuns(
     deps.dispatcher,
-    toSend.map((run) => ({ message: messageOf(run), releaseAt: run.scheduledFor })),
+    toSend.map((run) => dispatchRequestOf(run, run.scheduledFor)),
   );
 
   const advanced: AdvancedJob[] = [];

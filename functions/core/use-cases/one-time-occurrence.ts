@@ -12,7 +12,7 @@
 import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { Run } from '../model.ts';
 import type { JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
-import { sendRuns } from '../runs/send-runs.ts';
+import { dispatchRequestOf, sendRuns } from '../runs/send-runs.ts';
 import { newRun, type RunSource } from './new-run.ts';
 
 export type OccurrenceVerdict =
@@ -69,8 +69,7 @@ export async function refireOccurrence(
   const next = newRun(latest, latest.scheduledFor, latest.attempt + 1, now, deps.config.retentionDays);
   const created = await deps.runs.createIfAbsent(next);
   if (!created.created && created.existing.status !== 'QUEUED') return;
-  const { tenantId, jobId, scheduledFor, attempt, runId } = next;
-  await sendRuns(deps.dispatcher, [{ message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt: now }]);
+  await sendRuns(deps.dispatcher, [dispatchRequestOf(next, now)]);
 }
 
 /**

@@ -32,9 +32,9 @@
 import { dueShardOf } from '../due-shard.ts';
 import { ConflictError } from '../errors.ts';
 import type { JobStatusCounts } from '../metrics/ports.ts';
-import type { DispatchMessage, Run } from '../model.ts';
+import type { Run } from '../model.ts';
 import type { StoredJob } from '../ports.ts';
-import { sendRuns } from '../runs/send-runs.ts';
+import { dispatchRequestOf, sendRuns } from '../runs/send-runs.ts';
 import { DEFAULT_MISFIRE_CAP, resolveMisfire } from '../schedule/index.ts';
 import type { RunCreationMeter } from '../tenants/run-creation-meter.ts';
 import { changeJob, nextVersionOf, withoutDueEntry, withoutPauseState } from './change-job.ts';
@@ -126,7 +126,7 @@ export async function resumeJob(
   // Sent once the job is ACTIVE: sent before, an executor could skip them as paused.
   await sendRuns(
     deps.dispatcher,
-    catchUp.map((run) => ({ message: messageOf(run), releaseAt: now })),
+    catchUp.map((run) => dispatchRequestOf(run, now)),
   );
   if (after.nextFireAt === undefined) {
     // Nothing left to schedule: the job ends by what its latest occurrence came to, read only
@@ -206,9 +206,4 @@ async function createMissed(
   const created = await Promise.all(runs.map((run) => deps.runs.createIfAbsent(run)));
   // An existing run is one an earlier attempt of this resume created: send it again (harmless duplicate).
   return runs.filter((_, i) => created[i]?.created || created[i]?.existing.status === 'QUEUED');
-}
-
-function messageOf(run: Run): DispatchMessage {
-  const { tenantId, jobId, scheduledFor, attempt, runId } = run;
-  return { tenantId, jobId, scheduledFor, attempt, runId };
 }

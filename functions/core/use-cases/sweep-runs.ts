@@ -22,7 +22,7 @@
 import { allShards } from '../due-shard.ts';
 import type { Run } from '../model.ts';
 import type { RunDispatcher, RunRepository } from '../ports.ts';
-import { DEFAULT_SWEEP_GRACE_MS, releaseAtOf, sendRuns } from '../runs/send-runs.ts';
+import { DEFAULT_SWEEP_GRACE_MS, dispatchRequestOf, releaseAtOf, sendRuns } from '../runs/send-runs.ts';
 import { reasonOf } from './job-faults.ts';
 
 /** The longest a swept run waits before it may be swept again if nothing picks it up. */
@@ -94,10 +94,7 @@ async function sweepPage(deps: SweepDeps, found: Sweepable[], now: number) {
   );
   const sent = await sendRuns(
     deps.dispatcher,
-    moved.map(({ run: { tenantId, jobId, scheduledFor, attempt, runId, availableAt } }) => ({
-      message: { tenantId, jobId, scheduledFor, attempt, runId },
-      releaseAt: releaseAtOf({ scheduledFor, availableAt }),
-    })),
+    moved.map(({ run }) => dispatchRequestOf(run, releaseAtOf(run))),
   );
   if (!sent) await Promise.all(moved.map(({ run, to }) => deps.runs.rescheduleSweep(run, to, run.sweepAt)));
   return { sent, resent: sent ? moved.length : 0 };

@@ -23,7 +23,7 @@
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Run } from '../model.ts';
 import type { JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
-import { sendRuns } from '../runs/send-runs.ts';
+import { dispatchRequestOf, sendRuns } from '../runs/send-runs.ts';
 import { occurrencesBetween, type ScheduleSpec } from '../schedule/index.ts';
 import type { RunCreationMeter } from '../tenants/run-creation-meter.ts';
 import { newRun } from './new-run.ts';
@@ -104,8 +104,5 @@ export async function triggerJob(
 }
 
 async function enqueue(dispatcher: RunDispatcher, run: Run): Promise<void> {
-  const { tenantId, jobId, scheduledFor, attempt, runId } = run;
-  await sendRuns(dispatcher, [
-    { message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt: run.createdAt },
-  ]);
+  await sendRuns(dispatcher, [dispatchRequestOf(run, run.createdAt)]);
 }
