@@ -79,6 +79,5 @@ function hasType(value: unknown, type: CursorKeyType): boolean {
  * carry as `\ud800`) has no UTF-8 form, and no key this API issues holds one.
  */
 function isStorableKeyString(value: string): boolean {
-  const utf8 = Buffer.from(value, 'utf8');
-  return utf8.length <= MAX_KEY_VALUE_BYTES && utf8.toString('utf8') === value;
+  return value.isWellFormed() && Buffer.byteLength(value, 'utf8') <= MAX_KEY_VALUE_BYTES;
 }
