@@ -181,9 +181,11 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
   };
 
   const runs = (component: LocalComponent) => options.components?.[component] ?? true;
+  // Data kept on disk belongs to the emulators this instance starts; given endpoints, it has none.
+  const keptData = options.endpoints === undefined ? options.dataDir : undefined;
   try {
     const onStarted = (emulator: RunningEmulator) => cleanups.push(() => emulator.stop());
-    const emulators = options.endpoints ?? (await startEmulators(onStarted, options.dataDir));
+    const emulators = options.endpoints ?? (await startEmulators(onStarted, keptData));
     // Only the API (GET /v1/monitoring/system) reads CloudWatch: a local one is started for it if none is given.
     const endpoints =
       emulators.cloudwatch !== undefined || options.components?.api === false
@@ -251,7 +253,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
 
     // Before any poller or scan: the runs kept on disk get their messages back first.
     const restoredRuns =
-      options.dataDir !== undefined && options.endpoints === undefined
+      keptData !== undefined
         ? await resendRestoredRuns({
             dynamodb: clients.dynamodb,
             sqs: clients.sqs,
@@ -332,8 +334,8 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           bisectBatchOnError: true,
           ...(options.completionCheckpoints
             ? { checkpoints: options.completionCheckpoints }
-            : options.dataDir !== undefined && options.endpoints === undefined
-              ? { checkpoints: fileCheckpoints(join(options.dataDir, RUNS_STREAM_CHECKPOINTS)) }
+            : keptData !== undefined
+              ? { checkpoints: fileCheckpoints(join(keptData, RUNS_STREAM_CHECKPOINTS)) }
               : {}),
           onFailure: (failure) =>
             log(
