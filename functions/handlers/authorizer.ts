@@ -16,6 +16,7 @@ import { bearerTokenOf } from '#core/tenants/api-tokens';
 import { authenticate } from '#core/tenants/manage-tenants';
 import { ADMIN_TENANT_ID } from '#core/tenants/reserved';
 import { isAdminToken } from './admin-token.ts';
+import { headerOf } from './header-of.ts';
 import { tenantRepository } from './wiring.ts';
 
 export { ADMIN_TENANT_ID };
@@ -26,11 +27,6 @@ export { ADMIN_TENANT_ID };
  * including routes added later, is refused to it by default.
  */
 export const ADMIN_ROUTES: readonly string[] = ['GET/v1/monitoring/*'];
-
-function headerOf(event: APIGatewayRequestAuthorizerEvent, name: string): string | undefined {
-  const entry = Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name);
-  return entry?.[1] ?? undefined;
-}
 
 /** `<METHOD>/<path>` patterns under this API's stage: `*` (every route) or ADMIN_ROUTES. */
 function stageResources(methodArn: string, patterns: readonly string[]): string[] {

@@ -21,6 +21,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { intEnv } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { carriesAdminToken } from '../admin-token.ts';
+import { headerOf } from '../header-of.ts';
 import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
 import { monitoredQueueStats, scannerHeartbeats, tableProbes } from '../wiring.ts';
@@ -99,11 +100,6 @@ async function fullCheck(): Promise<FullCheck> {
       checkedAt,
     },
   };
-}
-
-function headerOf(event: APIGatewayProxyEvent, name: string): string | undefined {
-  const entry = Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name);
-  return entry?.[1] ?? undefined;
 }
 
 export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(health);

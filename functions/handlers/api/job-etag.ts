@@ -4,6 +4,7 @@
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ValidationError } from '#core/errors';
+import { headerOf } from '../header-of.ts';
 
 /** `"<version>"`, a strong entity tag. */
 export function etagOf(version: number): string {
@@ -17,8 +18,7 @@ const VERSION_TAG = /^(?:W\/)?(?:"(\d{1,15})"|(\d{1,15}))$/;
  * absent; ValidationError (field `If-Match`) when it names no single version.
  */
 export function ifMatchVersionOf(event: APIGatewayProxyEvent): number | undefined {
-  const name = Object.keys(event.headers ?? {}).find((header) => header.toLowerCase() === 'if-match');
-  const value = name === undefined ? undefined : event.headers[name];
+  const value = headerOf(event, 'if-match');
   if (value === undefined) return undefined;
   const match = VERSION_TAG.exec(value.trim());
   if (!match) {
