@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { type HttpTarget, type RecordedCall, startHttpTarget } from '../support/http-target.ts';
+import { bystanderLags } from './support/bystander-lags.ts';
 import { apiAs } from './support/tenant-api.ts';
 
 const FLOOD = 300;
@@ -54,21 +55,7 @@ describe('fairness between tenants', () => {
     await target.waitForCalls('/flood', A_CAP, 10_000);
 
     // B's jobs, due a few seconds into the flood (A's queue is then at its fullest).
-    const dueTimes = [3_000, 5_000, 7_000, 9_000, 11_000].map(
-      (offset) => Math.ceil((Date.now() + offset) / 1000) * 1000,
-    );
-    for (const [i, at] of dueTimes.entries()) {
-      const created = await apiB('POST', '/v1/jobs', {
-        target: { url: target.url(`/bystander-${i}`) },
-        schedule: { type: 'once', at: new Date(at).toISOString() },
-      });
-      expect(created.status).toBe(201);
-    }
-    const lags = [];
-    for (const [i, at] of dueTimes.entries()) {
-      const [call] = await target.waitForCalls(`/bystander-${i}`, 1, at - Date.now() + 20_000);
-      lags.push((call?.at ?? Number.POSITIVE_INFINITY) - at);
-    }
+    const lags = await bystanderLags(apiB, target, [3_000, 5_000, 7_000, 9_000, 11_000]);
 
     const floodCallsSoFar = target.callsTo('/flood').length;
     expect(floodCallsSoFar).toBeLessThan(FLOOD); // A was still flooding while B ran
