@@ -47,6 +47,15 @@ export const ENV = {
    * could never bind. Unset: every run takes a slot.
    */
   executorMaxCallsInFlight: 'EXECUTOR_MAX_CALLS_IN_FLIGHT',
+  /**
+   * Early release of dispatch messages (core/release-spread.ts): every future run this many ms
+   * early, a burst spread at DISPATCH_READY_PER_SECOND runs per second before its due second, never
+   * more than DISPATCH_MAX_LEAD_MS early. Unset: released in the second before, as SQS's
+   * whole-second delays give.
+   */
+  dispatchLeadMs: 'DISPATCH_LEAD_MS',
+  dispatchReadyPerSecond: 'DISPATCH_READY_PER_SECOND',
+  dispatchMaxLeadMs: 'DISPATCH_MAX_LEAD_MS',
   /** KMS key that wraps the data keys of secret target headers (deployed). */
   secretsKmsKeyId: 'SECRETS_KMS_KEY_ID',
   /** Base64 32-byte key used instead of KMS by the local runtime. */

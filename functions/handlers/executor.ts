@@ -18,9 +18,9 @@ import { deliveryTimingOf, RUN_METRICS, receiveCountOf, recordCallMetrics } from
 import { readOrSetAside } from './set-aside.ts';
 import { patientRunSlots, runCapOf, sendBackLater } from './tenant-run-cap.ts';
 import {
+  executorJobRepository,
   executorMaxCallsInFlight,
   httpInvoker,
-  jobRepository,
   leaseMarginMs,
   leaseVisibilityOf,
   runRepository,
@@ -38,7 +38,7 @@ type RunKeys = { tenantId: string; jobId: string; runId: string; attempt: number
 let shared: Omit<ExecuteRunDeps, 'config' | 'redelivery'> | undefined;
 function sharedDeps(): Omit<ExecuteRunDeps, 'config' | 'redelivery'> {
   shared ??= {
-    jobs: jobRepository(),
+    jobs: executorJobRepository(),
     runs: runRepository(),
     invoker: httpInvoker(),
     signingKeys: signingKeys(),

@@ -6,6 +6,7 @@
 
 import { createCloudWatchClient, createDocumentClient, createSqsClient } from '#adapters/aws-clients';
 import { DynamoActiveJobLimiter } from '#adapters/dynamodb/active-job-limiter';
+import { CoalescedJobReads, withCoalescedGets } from '#adapters/dynamodb/coalesced-job-reads';
 import { DynamoCreateKeyRepository } from '#adapters/dynamodb/create-key-repository';
 import { DynamoCreateRateLimiter } from '#adapters/dynamodb/create-rate-limiter';
 import { DynamoJobRepository } from '#adapters/dynamodb/job-repository';
@@ -24,6 +25,7 @@ import { targetResolver } from '#adapters/http/guarded-lookup';
 import { FetchHttpInvoker } from '#adapters/http/invoker';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { outboundRulesFromEnv } from '#adapters/outbound-rules';
+import { releaseSpreadFromEnv } from '#adapters/release-spread-from-env';
 import { secretCipherFromEnv } from '#adapters/secrets/secret-cipher-from-env';
 import { storedSigningKeys } from '#adapters/signing-keys';
 import { BatchLeaseVisibility, type BatchMessage } from '#adapters/sqs/batch-lease-visibility';
@@ -34,6 +36,7 @@ import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
 import { defaultQuotasFromEnv } from '#adapters/tenant-quotas';
 import { DEFAULT_LEASE_MARGIN_SECONDS } from '#core/limits';
 import { type JobStatusCounts, type JobStatusDeltas, shiftDeltas } from '#core/metrics/ports';
+import { ReleaseSpread } from '#core/release-spread';
 import { DEFAULT_SWEEP_GRACE_MS } from '#core/runs/send-runs';
 import type { AdmissionDeps } from '#core/tenants/admit-job';
 import { effectiveQuotas, type TenantQuotas } from '#core/tenants/quotas';
@@ -52,6 +55,13 @@ const documentClient = once(createDocumentClient);
 const sqsClient = once(createSqsClient);
 
 export const jobRepository = once(() => new DynamoJobRepository(documentClient(), requiredEnv(ENV.jobsTable)));
+/**
+ * The executor's jobs: reads asked for in the same turn of the event loop go out in one
+ * BatchGetItem (the records of a batch, the runs of a burst that wake together).
+ */
+export const executorJobRepository = once(() =>
+  withCoalescedGets(jobRepository(), new CoalescedJobReads(documentClient(), requiredEnv(ENV.jobsTable))),
+);
 export const runRepository = once(
   () =>
     new DynamoRunRepository(
@@ -65,6 +75,7 @@ export const runRepository = once(
 export const runDispatcher = once(
   () =>
     new SqsRunDispatcher(sqsClient(), requiredEnv(ENV.dispatchQueueUrl), {
+      spread: new ReleaseSpread(releaseSpreadFromEnv()),
       onUnsent: (messages, error) =>
         logger.warn('runs not sent; the sweep sends them once their release plus the grace has passed', {
           runIds: messages.map(({ message }) => message.runId),

@@ -3,11 +3,13 @@
  * modules CDK deploys, wired the way the AWS event sources wire them (API Gateway, EventBridge
  * schedule, SQS mappings on the dispatch queue, its DLQ and the failure-notice queue, DynamoDB Streams mapping). Used by `npm start` and the end-to-end tests.
  */
+
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { ENV } from '#adapters/environment';
 import { LocalSecretCipher } from '#adapters/secrets/local-cipher';
 import { COMPLETION_BATCH_SIZE, EXECUTOR_BATCH_SIZE, MAX_TIMEOUT_SECONDS } from '#core/limits';
+import type { ReleaseSpreadOptions } from '#core/release-spread';
 import { DEFAULT_QUOTAS, type TenantQuotas } from '#core/tenants/quotas';
 import { ROUTES } from '#handlers/api/routes';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
@@ -49,8 +51,13 @@ export interface LocalChronosOptions {
   namePrefix?: string;
   /** Scanner schedule (default 10 000 ms); 0 runs the scanner only through invokeScanner(). */
   scannerIntervalMs?: number;
-  /** Executor concurrency: parallel SQS pollers (default 8). */
+  /** Executor concurrency: most parallel SQS pollers (default 8; the poller scales up from 8 to it). */
   sqsConcurrency?: number;
+  /**
+   * Early release of dispatch messages (core/release-spread.ts), so that runs are claimed before
+   * their due second; unset: released in the second before, as deployed by default.
+   */
+  releaseSpread?: ReleaseSpreadOptions;
   /** Wait between empty stream reads (default 150 ms). */
   streamPollIntervalMs?: number;
   /** DUE_SHARD_COUNT (default 16). */
@@ -235,6 +242,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       notifyTimeoutSeconds: options.notifyTimeoutSeconds,
       notifyBackoffSeconds: options.notifyBackoffSeconds,
       targetDnsServers: options.targetDnsServers,
+      releaseSpread: options.releaseSpread,
     });
     if (needsRealHandlers(ROUTES, options.handlers)) {
       // The own ports differ per instance (each its API port) and are merged, not compared.

@@ -3,10 +3,12 @@
  * (names from functions/adapters/environment.ts) plus the standard AWS ones that point the SDK
  * at the emulators. All functions share one process here, so they share one environment.
  */
+
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { quotaEnvironment } from '#adapters/tenant-quotas';
 import { EXECUTOR_BATCH_SIZE } from '#core/limits';
+import type { ReleaseSpreadOptions } from '#core/release-spread';
 import type { TenantQuotas } from '#core/tenants/quotas';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type LocalEndpoints } from './emulators/local-clients.ts';
 import { MAX_CONCURRENCY_ENV } from './lambda-context.ts';
@@ -39,6 +41,8 @@ export interface FunctionSettings {
   targetDnsServers?: readonly string[];
   /** Hex SHA-256 of the operator (admin scope) token; unset: no admin token works. */
   adminTokenSha256?: string;
+  /** DISPATCH_LEAD_MS, DISPATCH_READY_PER_SECOND, DISPATCH_MAX_LEAD_MS; unset: released in the second before. */
+  releaseSpread?: ReleaseSpreadOptions;
 }
 
 /**
@@ -90,6 +94,7 @@ export function functionEnvironment(settings: FunctionSettings): Record<string, 
     ...optional(ENV.responseExcerptBytes, settings.responseExcerptBytes),
     ...optional(ENV.leaseMarginSeconds, settings.leaseMarginSeconds),
     ...optional(ENV.sweepGraceSeconds, settings.sweepGraceSeconds),
+    ...releaseSpreadEnvironment(settings.releaseSpread),
     [ENV.tenantsTable]: settings.resources.tables.tenants,
     ...quotaEnvironment(settings.quotas),
     [ENV.secretsLocalKey]: settings.secretsLocalKey,
@@ -122,5 +127,14 @@ export function setEnvironment(variables: Record<string, string>): () => void {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
+  };
+}
+
+function releaseSpreadEnvironment(spread: ReleaseSpreadOptions | undefined): Record<string, string> {
+  if (!spread) return {};
+  return {
+    [ENV.dispatchLeadMs]: String(spread.baseLeadMs),
+    ...(Number.isFinite(spread.readyPerSecond) ? { [ENV.dispatchReadyPerSecond]: String(spread.readyPerSecond) } : {}),
+    [ENV.dispatchMaxLeadMs]: String(spread.maxLeadMs),
   };
 }

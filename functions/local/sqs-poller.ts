@@ -5,6 +5,11 @@
  * and the queue's redrive policy moves them to the DLQ, exactly as on AWS. A handler may change a
  * record's visibility with its receipt handle meanwhile (the executor hides a claimed run's message
  * until its lease ends): the delete afterwards uses the same handle, as the event source mapping's does.
+ *
+ * Like the event source mapping, it scales: it starts with a few workers and adds one whenever
+ * every worker is busy and a receive brought messages, up to `concurrency`; a worker beyond the first
+ * few stops when its receive comes back empty. Executors that wait for their runs' due time (runs
+ * released early, core/release-spread.ts) then do not keep the next messages from being received.
  */
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -21,8 +26,10 @@ export interface SqsPollerOptions {
   handler: SqsHandler;
   functionName?: string;
   timeoutSeconds?: number;
-  /** Concurrent workers, like the function's maximum concurrency (default 8). */
+  /** Most concurrent workers, like the event source's maximum concurrency (default 8). */
   concurrency?: number;
+  /** Workers kept while the queue is idle (default: the lesser of 8 and `concurrency`). */
+  baseConcurrency?: number;
   /** Records per invocation, at most 10 (one ReceiveMessage). */
   batchSize?: number;
   /** Long-poll wait; short so that stop() returns quickly. */
@@ -46,6 +53,17 @@ export function startSqsPoller(options: SqsPollerOptions): RunningSqsPoller {
   const abort = new AbortController();
   let stopped = false;
 
+  const maxWorkers = Math.max(1, options.concurrency ?? 8);
+  const baseWorkers = Math.max(1, Math.min(maxWorkers, options.baseConcurrency ?? 8));
+  const batchSize = Math.min(options.batchSize ?? 10, 10);
+  const workers = new Set<Promise<void>>();
+  let busy = 0;
+
+  function addWorker(): void {
+    const worker: Promise<void> = work().finally(() => workers.delete(worker));
+    workers.add(worker);
+  }
+
   async function work(): Promise<void> {
     while (!stopped) {
       let messages: Message[];
@@ -53,7 +71,7 @@ export function startSqsPoller(options: SqsPollerOptions): RunningSqsPoller {
         const received = await options.sqs.send(
           new ReceiveMessageCommand({
             QueueUrl: options.queueUrl,
-            MaxNumberOfMessages: Math.min(options.batchSize ?? 10, 10),
+            MaxNumberOfMessages: batchSize,
             WaitTimeSeconds: options.waitTimeSeconds ?? 1,
             AttributeNames: ['All'],
             MessageSystemAttributeNames: ['All'],
@@ -68,7 +86,19 @@ export function startSqsPoller(options: SqsPollerOptions): RunningSqsPoller {
         await sleep(RECEIVE_ERROR_BACKOFF_MS);
         continue;
       }
-      if (messages.length > 0) await processBatch(messages);
+      if (messages.length === 0) {
+        if (workers.size > baseWorkers) return;
+        continue;
+      }
+      busy++;
+      // Every worker busy and messages coming: one more worker, as the event source scales up with
+      // the backlog. One too many costs an empty receive, after which it stops.
+      if (busy === workers.size && workers.size < maxWorkers) addWorker();
+      try {
+        await processBatch(messages);
+      } finally {
+        busy--;
+      }
     }
   }
 
@@ -107,12 +137,12 @@ export function startSqsPoller(options: SqsPollerOptions): RunningSqsPoller {
     }
   }
 
-  const inFlight = Array.from({ length: Math.max(1, options.concurrency ?? 8) }, () => work());
+  for (let i = 0; i < baseWorkers; i++) addWorker();
   return {
     stop: async () => {
       stopped = true;
       abort.abort();
-      await Promise.race([Promise.allSettled(inFlight), sleep(options.stopGraceMs ?? 5000)]);
+      await Promise.race([Promise.allSettled([...workers]), sleep(options.stopGraceMs ?? 5000)]);
     },
   };
 }

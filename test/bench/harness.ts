@@ -3,10 +3,12 @@
  * processes, and startLocalChronos in this process driving the real handlers through a
  * HandlerMeter, with the AWS request counter registered before any handler client exists.
  */
+
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { registerClientMiddleware } from '#adapters/aws-clients';
 import { EXECUTOR_BATCH_SIZE } from '#core/limits';
+import type { ReleaseSpreadOptions } from '#core/release-spread';
 import { ROUTES } from '#handlers/api/routes';
 import type { ApiHandler, AuthorizerHandler } from '#local/api-gateway';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
@@ -25,6 +27,8 @@ export interface HarnessConfig {
   dueShardCount?: number;
   /** Functions whose invocations are held back until the meter opens them. */
   closedGates?: string[];
+  /** Early release of dispatch messages (core/release-spread.ts); unset: in the second before. */
+  releaseSpread?: ReleaseSpreadOptions;
 }
 
 export interface Harness {
@@ -74,6 +78,7 @@ export async function startHarness(config: HarnessConfig): Promise<Harness> {
       scannerIntervalMs: config.scannerIntervalMs,
       scanHorizonSeconds: config.scanHorizonSeconds,
       sqsConcurrency: config.sqsConcurrency,
+      ...(config.releaseSpread ? { releaseSpread: config.releaseSpread } : {}),
       // The bench measures the scheduler, not the fairness machinery: its one tenant's in-flight cap
       // is what the local executors can have in flight at most (workers × batch size), so it can
       // never bind, takes no slot and no run is deferred. What a binding cap costs (slot writes and

@@ -31,8 +31,18 @@ export const PRECISION_TARGETS: ReadonlyMap<number, number> = new Map([
  */
 export const ON_TIME_MS = 1_000;
 
-/** Scanner every 5 s with a 30 s horizon; the local runtime's default 8 executor pollers. */
-export const PRECISION_CONFIG: HarnessConfig = { scannerIntervalMs: 5_000, scanHorizonSeconds: 30, sqsConcurrency: 8 };
+/**
+ * Scanner every 5 s with a 30 s horizon. Runs are released early and a burst spread over the
+ * seconds before it (core/release-spread.ts) at about the rate this machine's executors claim
+ * runs, so each is claimed before its due second and only the call is made at it; executor pollers
+ * scale up to 100, so that runs waiting for their second do not keep the rest from being received.
+ */
+export const PRECISION_CONFIG: HarnessConfig = {
+  scannerIntervalMs: 5_000,
+  scanHorizonSeconds: 30,
+  sqsConcurrency: 100,
+  releaseSpread: { baseLeadMs: 1_000, readyPerSecond: 150, maxLeadMs: 8_000 },
+};
 
 /**
  * Due time = planned end of creation + this, rounded up to a whole second: more than one scanner

@@ -187,4 +187,76 @@ describe('startSqsPoller', () => {
     await expect.poll(() => deliveries.length, { timeout: 6000 }).toBe(1);
     expect((deliveries[0] as Delivery).at - sentAt).toBeGreaterThanOrEqual(1900);
   });
+
+  it('scales up while every invocation is busy, as the event source does, and back down once the queue is empty', async () => {
+    const created = await clients.sqs.send(
+      new CreateQueueCommand({ QueueName: `poller-scaling-${++queueCount}`, Attributes: { VisibilityTimeout: '60' } }),
+    );
+    const url = onEndpoint(created.QueueUrl, emulator.endpoint);
+    const { Attributes } = await clients.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+    );
+    let receives = 0;
+    clients.sqs.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'ReceiveMessageCommand') receives++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'countReceives' },
+    );
+    let running = 0;
+    let mostAtOnce = 0;
+    let handled = 0;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      poller = startSqsPoller({
+        sqs: clients.sqs,
+        queueUrl: url,
+        queueArn: Attributes?.QueueArn as string,
+        // Invocations that wait (as executors wait for their runs' due time) hold their worker.
+        handler: async (event) => {
+          running++;
+          mostAtOnce = Math.max(mostAtOnce, running);
+          await held;
+          handled += event.Records.length;
+          running--;
+          return { batchItemFailures: [] };
+        },
+        concurrency: 12,
+        baseConcurrency: 2,
+        waitTimeSeconds: 1,
+      });
+      for (let i = 0; i < 6; i++) {
+        await clients.sqs.send(
+          new SendMessageBatchCommand({
+            QueueUrl: url,
+            Entries: Array.from({ length: 10 }, (_, j) => ({ Id: String(j), MessageBody: `m-${i}-${j}` })),
+          }),
+        );
+      }
+      // Two workers alone would hold at most 20 messages; scaled up, all 60 are received while held.
+      await expect.poll(() => handledOrHeld(), { timeout: 10_000 }).toBe(60);
+      expect(mostAtOnce).toBeGreaterThan(2);
+      expect(mostAtOnce).toBeLessThanOrEqual(12);
+      release();
+      await expect.poll(() => handled, { timeout: 10_000 }).toBe(60);
+      await expect.poll(() => messagesLeft(url), { timeout: 10_000 }).toBe(0);
+      // Idle again: the workers beyond the base stop after an empty receive, so only the base two
+      // keep long-polling (about two receives a second, not twelve).
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const before = receives;
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(receives - before).toBeLessThanOrEqual(10);
+    } finally {
+      release();
+      clients.sqs.middlewareStack.remove('countReceives');
+    }
+
+    function handledOrHeld(): number {
+      return handled + running * 10;
+    }
+  });
 });

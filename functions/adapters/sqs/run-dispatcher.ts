@@ -7,11 +7,14 @@
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs';
 import { dispatchDelaySeconds } from '#core/dispatch-delay';
 import type { DispatchRequest, RunDispatcher } from '#core/ports';
+import type { ReleaseSpread } from '#core/release-spread';
 
 export interface SqsRunDispatcherOptions {
   now?: () => number;
   /** Hears of runs a failed send left to the sweep. */
   onUnsent?: (messages: DispatchRequest[], error: unknown) => void;
+  /** Releases future runs early, a burst spread over the seconds before it (unset: in the second before). */
+  spread?: ReleaseSpread;
 }
 
 const BATCH_SIZE = 10;
@@ -40,7 +43,7 @@ export class SqsRunDispatcher implements RunDispatcher {
     let pending: SendMessageBatchRequestEntry[] = batch.map(({ message, releaseAt }, index) => ({
       Id: String(index),
       MessageBody: JSON.stringify(message),
-      DelaySeconds: dispatchDelaySeconds(releaseAt, sentAt),
+      DelaySeconds: dispatchDelaySeconds(releaseAt - (this.options.spread?.leadMs(releaseAt, sentAt) ?? 0), sentAt),
     }));
     for (let attempt = 1; attempt <= 2 && pending.length > 0; attempt++) {
       const { Failed = [] } = await this.client.send(

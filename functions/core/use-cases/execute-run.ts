@@ -295,11 +295,9 @@ async function prepareCall(
   const end = async (outcome: Omit<RunOutcome, 'completedAt'>) => {
     await recordOutcome(deps, message, lease.owner, { ...outcome, completedAt: deps.clock.now() });
   };
-  if (!job || job.status === 'CANCELLED') {
-    const reason = job ? 'job was cancelled before the run started' : 'job no longer exists';
-    await end({ status: 'CANCELLED', errorType: 'cancelled', error: reason });
-    return { kind: 'cancelled' };
-  }
+  const stopped = await stopBeforeCall(job, run, end);
+  if (stopped) return stopped;
+  if (!job) return { kind: 'cancelled' };
 
   // Fetched before the wait, so that the call still starts at the due millisecond.
   const keys = await deps.signingKeys.keysFor(job.tenantId);
@@ -307,14 +305,18 @@ async function prepareCall(
     job.target.secretHeaders && deps.secrets
       ? await openSecretHeaders(deps.secrets, job.tenantId, job.target.secretHeaders)
       : undefined;
-  if (job.status === 'PAUSED' && !run.triggered) {
-    // A scan that read the job just before it was paused may still have materialized this
-    // occurrence; pausing means no scheduled call goes out, so it ends here, visibly.
-    await end({ status: 'SKIPPED', errorType: 'paused', error: 'job was paused before the run started' });
-    return { kind: 'skipped', reason: 'job was paused' };
-  }
 
-  await deps.clock.sleepUntil(Math.max(message.scheduledFor, run.availableAt ?? 0));
+  const callAt = Math.max(message.scheduledFor, run.availableAt ?? 0);
+  if (callAt - deps.clock.now() > RECHECK_AFTER_WAIT_MS) {
+    // Released early (a burst spread over the seconds before it, core/release-spread.ts): the job
+    // read at the claim may be seconds old by the due time, so it is read again shortly before it,
+    // and a pause or cancel made meanwhile stops the call rather than being missed. As for every
+    // run, what changes in the last moments before the call is not seen.
+    await deps.clock.sleepUntil(callAt - RECHECK_BEFORE_CALL_MS);
+    const stoppedLate = await stopBeforeCall(await deps.jobs.get(message.tenantId, message.jobId), run, end);
+    if (stoppedLate) return stoppedLate;
+  }
+  await deps.clock.sleepUntil(callAt);
   if (deps.clock.now() + job.timeoutSeconds * 1000 > lease.expiresAt) {
     // Stalled between claim and call (an overloaded host): the lease could run out mid-call and
     // another executor take the run over, calling it twice. Not calling keeps the one-call
@@ -336,6 +338,34 @@ async function prepareCall(
     }
   }
   return { kind: 'call', job, keys, secretHeaders, holdsInFlight: job.policies.overlap === 'forbid' };
+}
+
+/** A wait before the call longer than this reads the job again (a pause or cancel meanwhile)... */
+export const RECHECK_AFTER_WAIT_MS = 1000;
+/** ...this long before the call: the read is done before the due time, not on the call's path. */
+export const RECHECK_BEFORE_CALL_MS = 500;
+
+/**
+ * Ends the run without a call when its job is gone or cancelled, or paused (unless the run was
+ * triggered by hand); undefined when the call may go out.
+ */
+async function stopBeforeCall(
+  job: Job | undefined,
+  run: Run,
+  end: (outcome: Omit<RunOutcome, 'completedAt'>) => Promise<void>,
+): Promise<Exclude<ExecuteRunResult, { kind: 'called' }> | undefined> {
+  if (!job || job.status === 'CANCELLED') {
+    const reason = job ? 'job was cancelled before the run started' : 'job no longer exists';
+    await end({ status: 'CANCELLED', errorType: 'cancelled', error: reason });
+    return { kind: 'cancelled' };
+  }
+  if (job.status === 'PAUSED' && !run.triggered) {
+    // A scan that read the job just before it was paused may still have materialized this
+    // occurrence; pausing means no scheduled call goes out, so it ends here, visibly.
+    await end({ status: 'SKIPPED', errorType: 'paused', error: 'job was paused before the run started' });
+    return { kind: 'skipped', reason: 'job was paused' };
+  }
+  return undefined;
 }
 
 /**

@@ -25,7 +25,7 @@ const fakes = vi.hoisted(() => ({
 }));
 
 vi.mock('#handlers/wiring', () => ({
-  jobRepository: () => fakes.jobs,
+  executorJobRepository: () => fakes.jobs,
   runRepository: () => fakes.runs,
   httpInvoker: () => fakes.invoker,
   signingKeys: () => fixedSigningKeys([newSigningSecret()]),
