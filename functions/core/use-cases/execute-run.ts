@@ -19,7 +19,15 @@
  */
 import { type DeliveryTiming, deliveryStamp } from '../delivery-stamp.ts';
 import type { DispatchMessage, Job, Run } from '../model.ts';
-import type { Clock, HttpInvoker, JobRepository, RunOutcome, RunRedelivery, RunRepository } from '../ports.ts';
+import type {
+  Clock,
+  HttpInvoker,
+  HttpRequest,
+  JobRepository,
+  RunOutcome,
+  RunRedelivery,
+  RunRepository,
+} from '../ports.ts';
 import { nextAttemptAt } from '../retry-policy.ts';
 import { idempotencyKeyOf } from '../run-id.ts';
 import { isTerminal } from '../run-state.ts';
@@ -249,9 +257,9 @@ async function claimAndCall(
     throw new FailedBeforeCallError(error);
   }
   if (prepared.kind !== 'call') return prepared;
-  const { job: ready, keys, secretHeaders, holdsInFlight } = prepared;
+  const { job: ready, request, holdsInFlight } = prepared;
 
-  const result = await deps.invoker.invoke(requestOf(ready, message, keys, deps.clock.now(), secretHeaders));
+  const result = await deps.invoker.invoke(request);
   const outcome = withRetryDecision(ready, message.attempt, outcomeOf(result, deps.clock.now()), deps.random());
   // The stamp rides along with the outcome: the repository records every field it is given.
   const stored = await recordOutcome(
@@ -275,8 +283,7 @@ type Prepared =
   | {
       kind: 'call';
       job: Job;
-      keys: readonly string[];
-      secretHeaders: Record<string, string> | undefined;
+      request: HttpRequest;
       holdsInFlight: boolean;
     }
   | Exclude<ExecuteRunResult, { kind: 'called' }>;
@@ -316,6 +323,8 @@ async function prepareCall(
     const stoppedLate = await stopBeforeCall(await deps.jobs.get(message.tenantId, message.jobId), run, end);
     if (stoppedLate) return stoppedLate;
   }
+  // Built and signed before the wait, as of the call's time: at the due millisecond only the call is left.
+  const request = requestOf(job, message, keys, Math.max(callAt, deps.clock.now()), secretHeaders);
   await deps.clock.sleepUntil(callAt);
   if (deps.clock.now() + job.timeoutSeconds * 1000 > lease.expiresAt) {
     // Stalled between claim and call (an overloaded host): the lease could run out mid-call and
@@ -337,7 +346,7 @@ async function prepareCall(
       return { kind: 'skipped', reason };
     }
   }
-  return { kind: 'call', job, keys, secretHeaders, holdsInFlight: job.policies.overlap === 'forbid' };
+  return { kind: 'call', job, request, holdsInFlight: job.policies.overlap === 'forbid' };
 }
 
 /** A wait before the call longer than this reads the job again (a pause or cancel meanwhile)... */
