@@ -26,7 +26,7 @@ const BILLED_SQS_ACTIONS = [
 ];
 
 export interface WorkloadResult {
-  mode: 'burst' | 'steady' | 'immediate' | 'precision';
+  mode: 'burst' | 'steady' | 'immediate' | 'precision' | 'rate';
   description: string;
   config: HarnessConfig;
   scale: number;

@@ -26,11 +26,20 @@ import {
   verdicts,
   type WorkloadResult,
 } from './report.ts';
+import {
+  highestSteadyRate,
+  measuredCeiling,
+  rateRowOf,
+  renderRateTable,
+  STEADY_RATES,
+  steadyRateVerdicts,
+} from './steady-rates.ts';
 
 /** `timeoutMs` of precision is per N: each row runs in its own process. */
 const MODES = [
   { mode: 'limits', timeoutMs: 60_000 },
   { mode: 'precision', timeoutMs: 120_000 },
+  { mode: 'rates', timeoutMs: 120_000 },
   { mode: 'immediate', timeoutMs: 260_000 },
   { mode: 'burst', timeoutMs: 260_000 },
   { mode: 'steady', timeoutMs: 200_000 },
@@ -86,6 +95,7 @@ async function main(): Promise<number> {
   );
   const results: WorkloadResult[] = [];
   const precision: WorkloadResult[] = [];
+  const rateRuns: Array<{ rate: number; result: WorkloadResult }> = [];
   const errors: string[] = [];
   let limits: Limits | undefined;
   let cpu: CpuProbeResult | undefined;
@@ -108,6 +118,22 @@ async function main(): Promise<number> {
       console.log(`   precision done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
       continue;
     }
+    if (mode === 'rates') {
+      for (const base of STEADY_RATES) {
+        const rate = Math.max(1, Math.round(base * scale));
+        const t1 = Date.now();
+        console.log(`── steady rate ${rate}/s (limit ${timeoutMs / 1000} s)`);
+        const outcome = await runMode('rate', timeoutMs, [String(rate)]);
+        if (!outcome.ok) {
+          errors.push(outcome.error);
+          console.log(`   ${outcome.error}`);
+          continue;
+        }
+        rateRuns.push({ rate, result: outcome.data as WorkloadResult });
+        console.log(`   done in ${((Date.now() - t1) / 1000).toFixed(0)} s`);
+      }
+      continue;
+    }
     console.log(`── ${mode} (limit ${timeoutMs / 1000} s)`);
     const outcome = await runMode(mode, timeoutMs);
     if (!outcome.ok) {
@@ -125,7 +151,10 @@ async function main(): Promise<number> {
   const rows = precision.flatMap((result) => (result.precision ? [result.precision.row] : []));
   const stages = precision.flatMap((result) => (result.precision ? [result.precision.stages] : []));
   if (precision.length > 0) console.log(`\n${renderPrecisionTable(rows, stages)}\n`);
-  const list = [...verdicts(results, cpu), ...precisionVerdicts(rows)];
+  const rateRows = rateRuns.map(({ rate, result }) => rateRowOf(result, rate));
+  const ceiling = measuredCeiling(results, rateRows);
+  if (rateRows.length > 0) console.log(`\n${renderRateTable(rateRows, ceiling)}\n`);
+  const list = [...verdicts(results, cpu), ...precisionVerdicts(rows), ...steadyRateVerdicts(rateRows, ceiling)];
   console.log(renderVerdicts(list));
 
   const date = startedAt.toISOString().slice(0, 10);
@@ -150,6 +179,7 @@ async function main(): Promise<number> {
         cpuProbe: cpu,
         summary,
         precision: { rows, stages },
+        steadyRates: { rows: rateRows, ceiling, highest: highestSteadyRate(rateRows) },
         ...(limits
           ? {
               physicalFloors: results
@@ -165,6 +195,7 @@ async function main(): Promise<number> {
         errors,
         workloads: results,
         precisionRuns: precision,
+        rateRuns: rateRuns.map(({ result }) => result),
       },
       null,
       2,
@@ -172,7 +203,7 @@ async function main(): Promise<number> {
   );
   console.log(`\nresults: ${file}`);
 
-  const failures = benchFailures([...results, ...precision], errors);
+  const failures = benchFailures([...results, ...precision, ...rateRuns.map(({ result }) => result)], errors);
   for (const failure of failures) console.log(`FAILED: ${failure}`);
   if (failures.length === 0)
     console.log('PASSED: every planned call made exactly once, nothing unexpected, system settled');

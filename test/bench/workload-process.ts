@@ -16,6 +16,7 @@ import type { WorkloadResult } from './report.ts';
 import { readRunStamps } from './run-stamps.ts';
 import { describeState, isSettled, stateReader } from './settle.ts';
 import { summarize } from './stats.ts';
+import { steadyRateWorkload } from './steady-rates.ts';
 import { CPU_PROBE, WORKLOADS, type Workload } from './workloads.ts';
 
 const [mode = '', outPath = '', scaleArg = '1', sizeArg = ''] = process.argv.slice(2);
@@ -266,6 +267,9 @@ async function main() {
   else if (mode === 'precision') {
     if (!(Number(sizeArg) >= 1)) throw new Error(`precision needs its N (a positive number), got '${sizeArg}'`);
     result = await runWorkload('precision', precisionWorkload(Number(sizeArg)));
+  } else if (mode === 'rate') {
+    if (!(Number(sizeArg) >= 1)) throw new Error(`rate needs its executions per second, got '${sizeArg}'`);
+    result = await runWorkload('rate', steadyRateWorkload(Number(sizeArg)));
   } else if (mode in WORKLOADS)
     result = await runWorkload(mode as keyof typeof WORKLOADS, WORKLOADS[mode as keyof typeof WORKLOADS]);
   else throw new Error(`unknown mode ${mode}`);
