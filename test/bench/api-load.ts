@@ -3,12 +3,15 @@
  * carries its own `Idempotency-Key` and is sent again (same key, same body) after a 5xx or a
  * dropped connection, as a careful client does: a create that timed out after writing its job is
  * answered with that job (`Idempotent-Replayed`), never made twice, so every call the target gets
- * belongs to a job the bench knows. A 4xx (429 included) is final: nothing was written.
+ * belongs to a job the bench knows. A 429 is waited out (its Retry-After, at most 5 s) and sent
+ * again, as the typed client does; any other 4xx is final: nothing was written.
  */
 import { randomUUID } from 'node:crypto';
 
-/** Tries of one create: the first and two more after a 5xx or a dropped connection. */
+/** Tries of one create: the first and two more after a 5xx, a 429 or a dropped connection. */
 const MAX_TRIES = 3;
+/** The longest Retry-After of a 429 the bench waits out. */
+const MAX_RETRY_AFTER_MS = 5_000;
 
 export interface CreatedJobs {
   jobIds: string[];
@@ -75,7 +78,7 @@ export async function createJobs(
   };
 }
 
-/** One create, tried again with the same key after a 5xx or a dropped connection. */
+/** One create, tried again with the same key after a 5xx, a 429 or a dropped connection. */
 async function createOnce(
   api: { apiUrl: string; token: string },
   body: unknown,
@@ -94,6 +97,11 @@ async function createOnce(
         body: JSON.stringify(body),
       });
       last = { status: response.status, answer: (await response.json()) as { jobId?: string } };
+      if (response.status === 429) {
+        const seconds = Number(response.headers.get('retry-after') ?? '1');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_RETRY_AFTER_MS, (seconds || 1) * 1000)));
+        continue;
+      }
       if (response.status < 500) return last;
     } catch (error) {
       last = { status: String((error as { cause?: { code?: string } }).cause?.code ?? error), answer: {} };

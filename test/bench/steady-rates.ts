@@ -29,7 +29,7 @@ export function steadyRateWorkload(rate: number): Workload {
     config: RATE_CONFIG,
     drainMs: 20_000,
     async drive(harness, _scale, progress) {
-      const startAt = nextWholeSecond(Date.now() + 15_000);
+      const startAt = nextWholeSecond(Date.now() + 25_000);
       const target = harness.target.ready.url;
       const created = await createJobs(harness.chronos, rate, 16, (i) => ({
         target: { url: `${target}/rate/${i}` },
