@@ -30,16 +30,14 @@ export function installIamHook(): void {
   if (hookRegistered) return;
   hookRegistered = true;
   registerClientMiddleware((service, stack) => {
-    stack.add(
-      (next: InitializeHandler<object, object>, context: { commandName?: string }) =>
-        checkedHandler(service, next, context),
-      {
-        step: 'initialize',
-        priority: 'high',
-        name: 'chronosLocalIamEnforcement',
-      },
-    );
+    stack.add(iamMiddleware(service), { step: 'initialize', priority: 'high', name: 'chronosLocalIamEnforcement' });
   });
+}
+
+/** The middleware for clients of `service`: checks each call against the active policy table. */
+export function iamMiddleware(service: AwsService) {
+  return (next: InitializeHandler<object, object>, context: { commandName?: string }) =>
+    checkedHandler(service, next, context);
 }
 
 /** Enforces `table` from now on; returns the function that stops it. */
