@@ -57,15 +57,29 @@ export async function synthesizedStacks(): Promise<SynthesizedStacks> {
   }
 }
 
-/** SHA-256 over the sources' paths and contents (and the CDK version), in a stable order. */
+/**
+ * SHA-256 over the sources' paths and contents (and the CDK version), in a stable order. Besides
+ * SOURCES, the function modules lib/ imports (`#adapters/...`: index names, environment names,
+ * limits) count too: an index renamed there changes the policies.
+ */
 export function hashSources(root: string = ROOT): string {
   const hash = createHash('sha256').update(`format ${CACHE_FORMAT}\n`);
   const cdkPackage = join(root, 'node_modules', 'aws-cdk-lib', 'package.json');
   hash.update(`aws-cdk-lib ${JSON.parse(readFileSync(cdkPackage, 'utf8')).version}\n`);
-  for (const file of SOURCES.flatMap((source) => filesUnder(join(root, source))).sort()) {
+  const sources = SOURCES.flatMap((source) => filesUnder(join(root, source)));
+  const imported = sources.filter((file) => file.endsWith('.ts')).flatMap((file) => functionImports(root, file));
+  for (const file of [...new Set([...sources, ...imported])].sort()) {
     hash.update(`${relative(root, file)}\n`).update(readFileSync(file));
   }
   return hash.digest('hex').slice(0, 32);
+}
+
+/** The files under functions/ that `file` imports through the package's `#core/`, `#adapters/`, `#handlers/` aliases. */
+function functionImports(root: string, file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/from '#(core|adapters|handlers)\/([^']+)'/g)].map(([, dir, path]) =>
+    join(root, 'functions', dir as string, `${path}.ts`),
+  );
 }
 
 function filesUnder(path: string): string[] {

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: Fn::Sub strings use CloudFormation's ${} syntax, not JavaScript's
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type CfnScope, resolveCfnValue } from '#local/aws-fidelity/cfn-values';
