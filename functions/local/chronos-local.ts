@@ -2,6 +2,8 @@
  * The whole of Chronos on one machine: the emulators, the tables and queues, and the same handler
  * modules CDK deploys, wired the way the AWS event sources wire them (API Gateway, EventBridge
  * schedule, SQS mappings on the dispatch queue, its DLQ and the failure-notice queue, DynamoDB Streams mapping). Used by `npm start` and the end-to-end tests.
+ * Each function's AWS calls are held to what the synthesized CDK template grants its role
+ * (aws-fidelity/), so a missing grant fails here as it would on AWS.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@
  * Local IAM for startLocalChronos: the synthesized stacks (cached), the policy table over this
  * instance's tables and queues, and the enforcement middleware switched on.
  */
-import { enforceIam, installIamHook } from './iam-enforcement.ts';
+import { enforceIam } from './iam-enforcement.ts';
 import { buildPolicyTable, type LocalResources, type PolicyTable, type RevokedGrant } from './policy-table.ts';
 import { synthesizedStacks } from './synthesized-stacks.ts';
 
@@ -10,8 +10,6 @@ export interface LocalIamOptions {
   /** Grants taken out of the synthesized policies (the test proving that enforcement bites). */
   revoke?: readonly RevokedGrant[];
 }
-
-export { installIamHook };
 
 /** Starts enforcing what the template grants each function; returns the table and a stop function. */
 export async function startLocalIam(
