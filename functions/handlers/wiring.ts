@@ -137,12 +137,9 @@ export const materializeDeps = once(
 const metricsTable = () => requiredEnv(OBSERVABILITY_ENV.metricsTable);
 export const runAggregates = once(() => new DynamoRunAggregates(documentClient(), metricsTable()));
 export const scannerHeartbeats = once(() => new DynamoScannerHeartbeats(documentClient(), metricsTable()));
-/** Read side of the job-status counters (the stats endpoint; all tenants: summed over the tenants table's list). */
+/** Read side of the job-status counters (the stats endpoint; all tenants: summed over the tenants' ids). */
 export const jobStatusCounts = once(
-  () =>
-    new DynamoJobStatusCounts(documentClient(), metricsTable(), async () =>
-      (await tenantRepository().listTenants()).map((tenant) => tenant.tenantId),
-    ),
+  () => new DynamoJobStatusCounts(documentClient(), metricsTable(), () => tenantRepository().listTenantIds()),
 );
 /**
  * Write side, for use cases that change a job's status: best effort, because the status change

@@ -2,6 +2,8 @@
  * The whole of Chronos on one machine: the emulators, the tables and queues, and the same handler
  * modules CDK deploys, wired the way the AWS event sources wire them (API Gateway, EventBridge
  * schedule, SQS mappings on the dispatch queue, its DLQ and the failure-notice queue, DynamoDB Streams mapping). Used by `npm start` and the end-to-end tests.
+ * Each function's AWS calls are held to what the synthesized CDK template grants its role
+ * (aws-fidelity/), so a missing grant fails here as it would on AWS.
  */
 
 import { createHash } from 'node:crypto';
@@ -14,13 +16,16 @@ import { DEFAULT_QUOTAS, type TenantQuotas } from '#core/tenants/quotas';
 import { ROUTES } from '#handlers/api/routes';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
 import { type RunningApiGateway, startApiGateway } from './api-gateway.ts';
+import { installIamHook } from './aws-fidelity/iam-enforcement.ts';
+import { type LocalIamOptions, startLocalIam } from './aws-fidelity/local-iam.ts';
 import { startCloudWatchMetrics } from './emulators/cloudwatch-metrics.ts';
 import { type RunningEmulator, startDynamoDbLocal } from './emulators/dynamodb-local.ts';
 import { startSqsEmulator } from './emulators/fauxqs.ts';
 import { freePort } from './emulators/free-port.ts';
-import { createLocalClients, type LocalEndpoints } from './emulators/local-clients.ts';
+import { createLocalClients, LOCAL_REGION, type LocalEndpoints } from './emulators/local-clients.ts';
 import { functionEnvironment, setEnvironment } from './function-environment.ts';
 import { type HandlerOverrides, loadHandlers, needsRealHandlers } from './handler-modules.ts';
+import { LOCAL_ACCOUNT_ID } from './lambda-context.ts';
 import { ensureDevTenant, type LocalTenants, localTenants } from './local-tenants.ts';
 import { provisionLocalResources, type QueueInfo } from './provision.ts';
 import { type RestoredRuns, resendRestoredRuns } from './restored-runs.ts';
@@ -107,6 +112,13 @@ export interface LocalChronosOptions {
    * a process that replaces a killed one continues after the last checkpoint (the chaos run).
    */
   completionCheckpoints?: StreamCheckpoints;
+  /**
+   * Local IAM (default on): every AWS call a handler makes is checked against what the synthesized
+   * CDK template grants that function's role, and fails with AccessDeniedException as on AWS if
+   * not granted. `false` turns it off (for tools that measure something else, never for a test of
+   * Chronos' behaviour); `revoke` takes grants away (the test that proves enforcement bites).
+   */
+  iam?: false | LocalIamOptions;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -257,6 +269,16 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     }
     const restoreEnvironment = setEnvironment(environment);
     cleanups.push(restoreEnvironment);
+    // Before the handlers build their clients: the hook puts the IAM check on each of them.
+    installIamHook();
+    if (options.iam !== false) {
+      const iam = await startLocalIam(
+        { ...resources, region: LOCAL_REGION, account: LOCAL_ACCOUNT_ID },
+        options.iam ?? {},
+        (message) => log(message),
+      );
+      cleanups.push(iam.stop);
+    }
     const handlers = await loadHandlers(ROUTES, withoutUnusedHandlers(options.handlers, runs));
 
     // Before any poller or scan: the runs kept on disk get their messages back first.

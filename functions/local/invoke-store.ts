@@ -39,10 +39,21 @@ class ConcurrentInvokeStore extends InvokeStoreBase {
 
 let store: ConcurrentInvokeStore | undefined;
 
-/** Runs `fn` in a fresh invocation scope carrying `requestId`, installing the store on first use. */
-export function runInInvocationScope<T>(requestId: string, fn: () => T): T {
+/** The local function an invocation scope belongs to (local IAM enforcement checks its calls). */
+const FUNCTION_NAME = Symbol('chronos.local.functionName');
+
+/**
+ * Runs `fn` in a fresh invocation scope carrying `requestId` (and the invoked function's name),
+ * installing the store on first use.
+ */
+export function runInInvocationScope<T>(requestId: string, fn: () => T, functionName?: string): T {
   store ??= new ConcurrentInvokeStore();
   globalThis.awslambda ??= {} as typeof globalThis.awslambda;
   if (globalThis.awslambda.InvokeStore !== store) globalThis.awslambda.InvokeStore = store;
-  return store.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: requestId }, fn);
+  return store.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: requestId, [FUNCTION_NAME]: functionName }, fn);
+}
+
+/** The function whose invocation the caller runs in; undefined outside any invocation. */
+export function currentFunctionName(): string | undefined {
+  return store?.get<string>(FUNCTION_NAME);
 }

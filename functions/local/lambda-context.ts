@@ -22,7 +22,8 @@ export interface LocalFunction {
   region?: string;
 }
 
-const LOCAL_ACCOUNT_ID = '000000000000';
+/** The account of local ARNs (Lambda's invokedFunctionArn, local IAM's table and key ARNs). */
+export const LOCAL_ACCOUNT_ID = '000000000000';
 
 /** Set by the Lambda runtime when invocations share a process; Powertools then scopes its state per invocation. */
 export const MAX_CONCURRENCY_ENV = 'AWS_LAMBDA_MAX_CONCURRENCY';
@@ -76,8 +77,10 @@ export async function invokeLambda<TEvent, TResult>(
     );
   });
   try {
-    const invocation = runInInvocationScope(context.awsRequestId, () =>
-      Promise.resolve().then(() => handler(event, context)),
+    const invocation = runInInvocationScope(
+      context.awsRequestId,
+      () => Promise.resolve().then(() => handler(event, context)),
+      fn.functionName,
     );
     return await Promise.race([invocation, timeout]);
   } finally {

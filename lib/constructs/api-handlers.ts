@@ -1,9 +1,10 @@
 import { Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { JOBS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import type { Route } from '#handlers/api/routes';
@@ -53,6 +54,7 @@ export class ApiHandlers extends Construct {
         readQueueAgeMetric,
         tenants,
         sealSecrets,
+        listTenantIds,
       } = route.access;
       // Routes do not say which indexes they query, so a route may query every declared index of a
       // table it reads (named one by one, never index/*).
@@ -62,6 +64,7 @@ export class ApiHandlers extends Construct {
       if (metrics)
         fn.bindTable({ table: props.metricsTable, access: metrics, envName: OBSERVABILITY_ENV.metricsTable });
       if (tenants) fn.bindTable({ table: props.tenantsTable, access: tenants, envName: ENV.tenantsTable });
+      if (listTenantIds) grantTenantIdScan(fn, props.tenantsTable);
       // Sealing needs a data key only: no Encrypt, and never Decrypt (only the executor opens secrets).
       if (sealSecrets) fn.bindKeyGenerateDataKey(props.secretsKey, ENV.secretsKmsKeyId);
       if (readQueueAttributes) {
@@ -79,6 +82,26 @@ export class ApiHandlers extends Construct {
     }
     this.functions = functions;
   }
+}
+
+/**
+ * dynamodb:Scan on the tenants table, allowed only for reads of its key attributes: the tenants'
+ * ids without their token hashes, sealed secrets or quotas. `Select` must be sent and say
+ * SPECIFIC_ATTRIBUTES (a Scan without it would read every attribute, and ForAllValues holds for
+ * a request that names none).
+ */
+export function grantTenantIdScan(fn: ChronosFunction, tenantsTable: dynamodb.ITable): void {
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:Scan'],
+      resources: [tenantsTable.tableArn],
+      conditions: {
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TENANTS_TABLE.partitionKey, TENANTS_TABLE.sortKey] },
+        StringEquals: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+      },
+    }),
+  );
+  fn.addEnvironment(ENV.tenantsTable, tenantsTable.tableName);
 }
 
 /** `create-job` becomes `CreateJob`: stable, readable construct ids. */

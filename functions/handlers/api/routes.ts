@@ -32,6 +32,11 @@ export interface Route {
     tenants?: TableAccess;
     /** kms:GenerateDataKey on the secrets key: the route seals secret target headers. */
     sealSecrets?: boolean;
+    /**
+     * dynamodb:Scan on the tenants table, of the key attributes only (Select SPECIFIC_ATTRIBUTES,
+     * projection pk and sk): the tenants' ids, for the admin view summed over every tenant.
+     */
+    listTenantIds?: boolean;
   };
 }
 
@@ -86,12 +91,14 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/runs/{runId}/retry',
     handler: 'retry-run',
     authorized: true,
-    access: { jobs: 'read', runs: 'readWrite', sendToDispatchQueue: true },
+    access: { jobs: 'read', runs: 'readWrite', sendToDispatchQueue: true, tenants: 'readWrite' },
   },
   // Job management (routes that change a job's status also move its tenant's job-status counters:
   // metrics readWrite). Pause and reschedule discard runs not yet claimed (runs readWrite); resume,
   // reschedule and trigger may enqueue runs at once; cancel only writes the job (the executor
-  // cancels its queued runs when their messages arrive).
+  // cancels its queued runs when their messages arrive). Runs created outside the schedule
+  // (trigger, PATCH due at once, resume catch-up, re-drive) take from the tenant's trigger bucket
+  // after reading its quotas: tenants readWrite.
   { method: 'GET', path: '/v1/jobs', handler: 'list-jobs', authorized: true, access: { jobs: 'read' } },
   {
     method: 'PATCH',
@@ -99,7 +106,13 @@ export const ROUTES: readonly Route[] = [
     handler: 'update-job',
     bodySchema: 'update-job.json',
     authorized: true,
-    access: { jobs: 'readWrite', runs: 'readWrite', sendToDispatchQueue: true, tenants: 'read', sealSecrets: true },
+    access: {
+      jobs: 'readWrite',
+      runs: 'readWrite',
+      sendToDispatchQueue: true,
+      tenants: 'readWrite',
+      sealSecrets: true,
+    },
   },
   {
     method: 'DELETE',
@@ -120,14 +133,20 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/jobs/{id}/resume',
     handler: 'resume-job',
     authorized: true,
-    access: { jobs: 'readWrite', runs: 'readWrite', sendToDispatchQueue: true, metrics: 'readWrite' },
+    access: {
+      jobs: 'readWrite',
+      runs: 'readWrite',
+      sendToDispatchQueue: true,
+      metrics: 'readWrite',
+      tenants: 'readWrite',
+    },
   },
   {
     method: 'POST',
     path: '/v1/jobs/{id}/trigger',
     handler: 'trigger-job',
     authorized: true,
-    access: { jobs: 'read', runs: 'readWrite', sendToDispatchQueue: true },
+    access: { jobs: 'read', runs: 'readWrite', sendToDispatchQueue: true, tenants: 'readWrite' },
   },
   // Signing secrets: the calling tenant's own (core/tenants/signing-secrets.ts). Rotation seals the
   // new secret (KMS GenerateDataKey) and writes it with the previous ones' expiry (tenants readWrite).
@@ -152,8 +171,8 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/monitoring/stats',
     handler: 'monitoring-stats',
     authorized: true,
-    // The tenants table lists the tenants whose job counters the admin view sums.
-    access: { metrics: 'read', tenants: 'read' },
+    // The tenants' ids (a key-only Scan of the tenants table) name the job counters the admin view sums.
+    access: { metrics: 'read', listTenantIds: true },
   },
   {
     method: 'GET',
