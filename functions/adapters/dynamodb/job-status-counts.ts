@@ -10,14 +10,11 @@
  * the small tenants table, cheaper than finding the counters among the metrics table's buckets)
  * and one BatchGetItem per 100 tenants: paid per admin request, which is rare.
  */
-import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ALL_TENANTS, type JobStatusCounts, type JobStatusDeltas, shiftDeltas } from '#core/metrics/ports';
 import { JOB_STATUSES, type JobStatus } from '#core/model';
+import { batchGetItems, KEYS_PER_BATCH_GET } from './batch-get.ts';
 import { jobCountsKey } from './metrics-keys.ts';
-
-/** BatchGetItem's limit of keys per request. */
-const KEYS_PER_BATCH_GET = 100;
-const UNPROCESSED_RETRIES = 5;
 
 type Counts = Record<JobStatus, number>;
 
@@ -68,19 +65,8 @@ export class DynamoJobStatusCounts implements JobStatusCounts {
   }
 
   /** The counter items of these tenants (missing ones: none yet), unprocessed keys asked again. */
-  private async batchGet(tenantIds: string[]): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let keys: Record<string, unknown>[] = tenantIds.map(jobCountsKey);
-    for (let attempt = 0; keys.length > 0; attempt++) {
-      if (attempt > UNPROCESSED_RETRIES) throw new Error(`job counters: ${keys.length} keys left unprocessed`);
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-      const { Responses, UnprocessedKeys } = await this.client.send(
-        new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys } } }),
-      );
-      items.push(...(Responses?.[this.tableName] ?? []));
-      keys = (UnprocessedKeys?.[this.tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-    }
-    return items;
+  private batchGet(tenantIds: string[]): Promise<Record<string, unknown>[]> {
+    return batchGetItems(this.client, this.tableName, tenantIds.map(jobCountsKey));
   }
 }
 
