@@ -214,5 +214,13 @@ export class StatelessStack extends Stack {
       }
     }
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the Chronos API stage' });
+    new CfnOutput(this, 'DashboardName', {
+      value: this.observability.dashboard.dashboardName,
+      description: 'CloudWatch dashboard of this stage',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.observability.topic.topicArn,
+      description: 'Where every alarm of this stage notifies',
+    });
   }
 }

@@ -319,3 +319,16 @@ describe('deploy:local (LocalStack) context', () => {
     }
   }, 60_000);
 });
+
+describe('stack outputs (docs/deploy.md reads them after a deploy)', () => {
+  it('name the API URL, the dashboard, the alarm topic, and what npm run admin needs', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'DashboardName', 'AlarmTopicArn']));
+    expect(outputs.AlarmTopicArn?.Value).toEqual({ Ref: logicalIdOf(chronos.stateless.observability.topic) });
+    const stateful = Template.fromStack(chronos.stateful).toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(stateful.TenantsTableName?.Value).toEqual({ Ref: logicalIdOf(chronos.stateful.tenantsTable) });
+    expect(stateful.SecretsKeyArn?.Value).toEqual({
+      'Fn::GetAtt': [logicalIdOf(chronos.stateful.secretsKey), 'Arn'],
+    });
+  });
+});
