@@ -93,6 +93,22 @@ export interface ChronosConfig {
   retainData: boolean;
   /** Alarm notifications (lib/constructs/observability.ts) go to this address; unset: the topic has no subscriber. */
   alarmEmail?: string;
+  /**
+   * An existing SNS topic (ARN) every alarm notifies instead of a topic of the stack's own (an
+   * on-call system's topic, shared by several stacks); alarmEmail, if also set, subscribes to it.
+   */
+  alarmTopicArn?: string;
+  /**
+   * API Gateway detailed (per-method) CloudWatch metrics: billed per metric and read by no alarm
+   * or widget, so off unless a stage wants them for an investigation.
+   */
+  apiDetailedMetrics: boolean;
+  /**
+   * Runtime and architecture of every function. nodejs24.x on arm64 on AWS; LocalStack's Lambda
+   * (npm run deploy:local) needs nodejs22.x on x86_64 (`-c chronos:localstack=true` sets both).
+   */
+  lambdaRuntime: LambdaRuntimeName;
+  lambdaArchitecture: LambdaArchitectureName;
   /** Alarm thresholds; a stage block may set any subset (`alarms: { oldestMessageSeconds: 30 }`). */
   alarms: AlarmThresholds;
   /** Adds a per-tenant copy of the run metrics (one CloudWatch series per tenant and metric: mind the cost). */
@@ -106,6 +122,21 @@ export interface ChronosConfig {
    */
   quotas: TenantQuotas;
 }
+
+export const LAMBDA_RUNTIMES = ['nodejs24.x', 'nodejs22.x'] as const;
+export type LambdaRuntimeName = (typeof LAMBDA_RUNTIMES)[number];
+export const LAMBDA_ARCHITECTURES = ['arm64', 'x86_64'] as const;
+export type LambdaArchitectureName = (typeof LAMBDA_ARCHITECTURES)[number];
+
+/**
+ * What `-c chronos:localstack=true` (npm run deploy:local) changes: LocalStack's community Lambda
+ * runs neither nodejs24.x nor arm64 images everywhere, and it has no WAFv2 (a paid feature).
+ */
+export const LOCALSTACK_OVERRIDES = {
+  lambdaRuntime: 'nodejs22.x',
+  lambdaArchitecture: 'x86_64',
+  waf: { enabled: false },
+} as const;
 
 /** Raised for any invalid configuration value, naming the key and what is expected. */
 export class ConfigError extends Error {
@@ -145,11 +176,14 @@ export const DEFAULT_CONFIG: Omit<ChronosConfig, 'stage'> = {
     streamIteratorAgeMs: 60_000,
   },
   metricsTenantDimension: false,
+  apiDetailedMetrics: false,
+  lambdaRuntime: 'nodejs24.x',
+  lambdaArchitecture: 'arm64',
   quotas: DEFAULT_QUOTAS,
 };
 
 /** Context keys that may override the chosen stage block one by one (`-c chronos:<key>=...`). */
-const SINGLE_VALUE_OVERRIDES = ['alarmEmail', 'adminTokenSha256'] as const;
+const SINGLE_VALUE_OVERRIDES = ['alarmEmail', 'alarmTopicArn', 'adminTokenSha256'] as const;
 
 /** Reads context values by key; `node.tryGetContext` of any construct satisfies it. */
 export type ContextReader = (key: string) => unknown;
@@ -169,7 +203,18 @@ export function loadConfig(readContext: ContextReader): ChronosConfig {
     const value = readContext(`chronos:${key}`);
     if (value !== undefined) overrides[key] = value;
   }
-  return validateConfig({ ...DEFAULT_CONFIG, ...block, ...overrides, stage });
+  const localstack = readContext('chronos:localstack');
+  // The CLI passes context values as strings (`-c chronos:localstack=true`).
+  const onLocalStack = localstack === true || localstack === 'true';
+  if (localstack !== undefined && !onLocalStack && localstack !== false && localstack !== 'false') {
+    throw new ConfigError('chronos:localstack must be true or false');
+  }
+  const merged: Record<string, unknown> = { ...DEFAULT_CONFIG, ...block, ...overrides, stage };
+  if (onLocalStack) {
+    const waf = isRecord(merged.waf) ? merged.waf : {};
+    Object.assign(merged, LOCALSTACK_OVERRIDES, { waf: { ...waf, ...LOCALSTACK_OVERRIDES.waf } });
+  }
+  return validateConfig(merged);
 }
 
 /** Checks every key of a raw configuration object and returns it typed; throws ConfigError. */
@@ -178,6 +223,7 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
     ...Object.keys(DEFAULT_CONFIG),
     'stage',
     'alarmEmail',
+    'alarmTopicArn',
     'executorReservedConcurrency',
     'adminTokenSha256',
   ]);
@@ -209,6 +255,17 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
   if (alarmEmail !== undefined && (typeof alarmEmail !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(alarmEmail))) {
     throw new ConfigError(`alarmEmail must be an email address, got "${String(alarmEmail)}"`);
   }
+  const alarmTopicArn = raw.alarmTopicArn;
+  if (
+    alarmTopicArn !== undefined &&
+    (typeof alarmTopicArn !== 'string' ||
+      !/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/.test(alarmTopicArn))
+  ) {
+    throw new ConfigError(`alarmTopicArn must be an SNS topic ARN, got "${String(alarmTopicArn)}"`);
+  }
+  if (typeof raw.apiDetailedMetrics !== 'boolean') throw new ConfigError('apiDetailedMetrics must be true or false');
+  const lambdaRuntime = requireOneOf(raw, 'lambdaRuntime', LAMBDA_RUNTIMES);
+  const lambdaArchitecture = requireOneOf(raw, 'lambdaArchitecture', LAMBDA_ARCHITECTURES);
   const adminTokenSha256 = raw.adminTokenSha256;
   if (
     adminTokenSha256 !== undefined &&
@@ -246,6 +303,10 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
     apiHostAliases: (apiHostAliases as string[]).map((host) => host.toLowerCase()),
     retainData,
     ...(alarmEmail === undefined ? {} : { alarmEmail: alarmEmail as string }),
+    ...(alarmTopicArn === undefined ? {} : { alarmTopicArn: alarmTopicArn as string }),
+    apiDetailedMetrics: raw.apiDetailedMetrics,
+    lambdaRuntime,
+    lambdaArchitecture,
     alarms: requireAlarmThresholds(raw),
     metricsTenantDimension: raw.metricsTenantDimension,
     ...(adminTokenSha256 === undefined ? {} : { adminTokenSha256: (adminTokenSha256 as string).toLowerCase() }),
@@ -344,6 +405,14 @@ function requireLogRetention(raw: Record<string, unknown>): number {
     throw new ConfigError(`logRetentionDays must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
   }
   return value;
+}
+
+function requireOneOf<T extends string>(raw: Record<string, unknown>, key: string, allowed: readonly T[]): T {
+  const value = raw[key];
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(`${key} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
 }
 
 function requireString(raw: Record<string, unknown>, key: string): string {

@@ -4,6 +4,7 @@
  */
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { MiddlewareStack } from '@smithy/types';
@@ -11,7 +12,7 @@ import { KeyedSha256 } from './keyed-sha256.ts';
 import { traced } from './tracer.ts';
 
 /** The services Chronos' functions talk to. */
-export type AwsService = 'DynamoDB' | 'SQS' | 'CloudWatch';
+export type AwsService = 'DynamoDB' | 'DynamoDBStreams' | 'SQS' | 'CloudWatch';
 
 /**
  * Adds middleware to the stack of a client just created for `service`. Nothing is registered in
@@ -32,7 +33,7 @@ export function registerClientMiddleware(hook: ClientMiddlewareHook): () => void
 }
 
 /** What every client is built with: its endpoint, if one is set, and the faster signing hash. */
-function clientConfig(service: 'DYNAMODB' | 'SQS' | 'CLOUDWATCH') {
+function clientConfig(service: EndpointService) {
   const endpoint = endpointFor(service);
   return { sha256: KeyedSha256, ...(endpoint ? { endpoint } : {}) };
 }
@@ -47,7 +48,9 @@ function withoutSdkLogging<T extends { middlewareStack: { remove(name: string): 
   return client;
 }
 
-function endpointFor(service: 'DYNAMODB' | 'SQS' | 'CLOUDWATCH'): string | undefined {
+type EndpointService = 'DYNAMODB' | 'DYNAMODB_STREAMS' | 'SQS' | 'CLOUDWATCH';
+
+function endpointFor(service: EndpointService): string | undefined {
   return process.env[`AWS_ENDPOINT_URL_${service}`] ?? process.env.AWS_ENDPOINT_URL;
 }
 
@@ -75,5 +78,12 @@ export function createSqsClient(): SQSClient {
 export function createCloudWatchClient(): CloudWatchClient {
   const client = withoutSdkLogging(new CloudWatchClient(clientConfig('CLOUDWATCH')));
   for (const hook of clientHooks) hook('CloudWatch', client.middlewareStack);
+  return traced(client);
+}
+
+/** A DynamoDB Streams client (the stream-failure handler reads failed batches back). */
+export function createDynamoDbStreamsClient(): DynamoDBStreamsClient {
+  const client = withoutSdkLogging(new DynamoDBStreamsClient(clientConfig('DYNAMODB_STREAMS')));
+  for (const hook of clientHooks) hook('DynamoDBStreams', client.middlewareStack);
   return traced(client);
 }

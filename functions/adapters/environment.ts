@@ -56,6 +56,10 @@ export const ENV = {
   dispatchLeadMs: 'DISPATCH_LEAD_MS',
   dispatchReadyPerSecond: 'DISPATCH_READY_PER_SECOND',
   dispatchMaxLeadMs: 'DISPATCH_MAX_LEAD_MS',
+  /** The runs table's stream: where the stream-failure handler reads failed batches back. */
+  runsStreamArn: 'RUNS_STREAM_ARN',
+  /** Origins the API answers with CORS headers, comma-separated; unset or empty: no CORS headers. */
+  corsAllowOrigins: 'CORS_ALLOW_ORIGINS',
   /** KMS key that wraps the data keys of secret target headers (deployed). */
   secretsKmsKeyId: 'SECRETS_KMS_KEY_ID',
   /** Base64 32-byte key used instead of KMS by the local runtime. */

@@ -15,6 +15,7 @@ import type {
 import { ROUTES, type Route } from '#handlers/api/routes';
 import { type ApiStage, buildAuthorizerEvent, buildProxyEvent, type IncomingApiRequest } from './api-gateway-events.ts';
 import { policyAllows } from './authorizer-policy.ts';
+import { gatewayResponseCorsHeaders, preflightHeaders } from './cors-preflight.ts';
 import { invokeLambda, type LambdaHandler } from './lambda-context.ts';
 import { matchRoute } from './route-matcher.ts';
 
@@ -35,6 +36,8 @@ export interface ApiGatewayOptions {
   functionTimeoutSeconds?: number;
   /** API Gateway's payload limit (10 MB). */
   maxBodyBytes?: number;
+  /** The stage's corsAllowOrigins: preflights answered and gateway answers given CORS headers; empty: none. */
+  corsAllowOrigins?: readonly string[];
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -77,6 +80,27 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Runni
     if (body === 'too-large') return sendError(res, 413, 'PAYLOAD_TOO_LARGE', 'Request body exceeds 10 MB', requestId);
     const target = new URL(req.url ?? '/', 'http://local');
     const method = req.method ?? 'GET';
+    const cors = options.corsAllowOrigins ?? [];
+    const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
+    if (cors.length > 0) {
+      // Gateway-made answers below carry these; a Lambda answer replaces them with its own.
+      for (const [name, value] of Object.entries(gatewayResponseCorsHeaders(origin))) res.setHeader(name, value);
+      const onPath = routes.filter((route) => matchRoute([route], route.method, target.pathname));
+      if (method === 'OPTIONS' && onPath.length > 0) {
+        for (const [name, value] of Object.entries(
+          preflightHeaders(
+            origin,
+            cors,
+            routes.map((r) => r.method),
+          ),
+        )) {
+          res.setHeader(name, value);
+        }
+        res.statusCode = 204;
+        res.end();
+        return;
+      }
+    }
     const match = matchRoute(routes, method, target.pathname);
     if (!match) return sendError(res, 404, 'NOT_FOUND', `No route for ${method} ${target.pathname}`, requestId);
     const request: IncomingApiRequest = {
@@ -172,6 +196,8 @@ async function readBody(req: IncomingMessage, maxBytes: number): Promise<string 
 }
 
 function sendResult(res: ServerResponse, result: APIGatewayProxyResult, requestId: string): void {
+  // The function's answer: only the CORS headers it set itself, as with a Lambda proxy integration.
+  for (const name of ['Access-Control-Allow-Origin', 'Access-Control-Expose-Headers', 'Vary']) res.removeHeader(name);
   for (const [name, value] of Object.entries(result.multiValueHeaders ?? {})) res.setHeader(name, value.map(String));
   for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
   res.setHeader('x-amzn-RequestId', requestId);

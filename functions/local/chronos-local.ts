@@ -27,11 +27,12 @@ import { functionEnvironment, setEnvironment } from './function-environment.ts';
 import { type HandlerOverrides, loadHandlers, needsRealHandlers } from './handler-modules.ts';
 import { LOCAL_ACCOUNT_ID } from './lambda-context.ts';
 import { ensureDevTenant, type LocalTenants, localTenants } from './local-tenants.ts';
-import { provisionLocalResources, type QueueInfo } from './provision.ts';
+import { type ProvisionedResources, provisionLocalResources } from './provision.ts';
 import { type RestoredRuns, resendRestoredRuns } from './restored-runs.ts';
 import { type RunningScannerTimer, startScannerTimer } from './scanner-timer.ts';
 import { type RunningSqsPoller, startSqsPoller } from './sqs-poller.ts';
 import { fileCheckpoints } from './stream-checkpoints.ts';
+import { sendStreamFailure } from './stream-failure-destination.ts';
 import { type RunningStreamPoller, type StreamCheckpoints, startStreamPoller } from './stream-poller.ts';
 
 /** The parts of Chronos a local instance can run; see `LocalChronosOptions.components`. */
@@ -56,6 +57,8 @@ export interface LocalChronosOptions {
   namePrefix?: string;
   /** Scanner schedule (default 10 000 ms); 0 runs the scanner only through invokeScanner(). */
   scannerIntervalMs?: number;
+  /** Origins answered with CORS, as a stage's corsAllowOrigins (default none: no CORS). */
+  corsAllowOrigins?: readonly string[];
   /** Executor concurrency: most parallel SQS pollers (default 8; the poller scales up from 8 to it). */
   sqsConcurrency?: number;
   /**
@@ -135,7 +138,7 @@ export interface LocalChronos {
   tables: { jobs: string; runs: string; metrics: string; tenants: string };
   /** Creates tenants and tokens as `npm run admin` does (tests use it for a second tenant). */
   tenants: LocalTenants;
-  queues: { dispatch: QueueInfo; deadLetter: QueueInfo; notices: QueueInfo; noticeDeadLetter: QueueInfo };
+  queues: ProvisionedResources['queues'];
   runsStreamArn: string;
   /** Runs the scanner now (after any scan in progress) and resolves with its result. */
   invokeScanner(): Promise<unknown>;
@@ -233,6 +236,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     // A local Chronos already running in this process (the other half of a split setup) shares
     // this environment: the ports it refuses stay refused.
     const sharedPorts = (process.env[ENV.chronosLocalPorts] ?? '').split(',').filter(Boolean).map(Number);
+    const cors = options.corsAllowOrigins ?? [];
     const environment = functionEnvironment({
       endpoints,
       ...(apiPort === undefined ? {} : { apiPort }),
@@ -256,7 +260,10 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       targetDnsServers: options.targetDnsServers,
       releaseSpread: options.releaseSpread,
     });
-    if (needsRealHandlers(ROUTES, options.handlers)) {
+    // As CDK sets it on the API functions when the stage has CORS origins.
+    if (cors.length > 0) environment[ENV.corsAllowOrigins] = cors.join(',');
+    const effectiveHandlers = withoutUnusedHandlers(options.handlers, runs, log);
+    if (needsRealHandlers(ROUTES, effectiveHandlers)) {
       // The own ports differ per instance (each its API port) and are merged, not compared.
       const signature = JSON.stringify({ ...environment, [ENV.chronosLocalPorts]: undefined });
       if (realHandlersEnvironment !== undefined && realHandlersEnvironment !== signature) {
@@ -279,7 +286,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       );
       cleanups.push(iam.stop);
     }
-    const handlers = await loadHandlers(ROUTES, withoutUnusedHandlers(options.handlers, runs));
+    const handlers = await loadHandlers(ROUTES, effectiveHandlers);
 
     // Before any poller or scan: the runs kept on disk get their messages back first.
     const restoredRuns =
@@ -300,6 +307,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           port: apiPort ?? 0,
           host: options.host,
           functionTimeoutSeconds: API_TIMEOUT_SECONDS,
+          corsAllowOrigins: cors,
           log,
         })
       : undefined;
@@ -367,14 +375,31 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
             : keptData !== undefined
               ? { checkpoints: fileCheckpoints(join(keptData, RUNS_STREAM_CHECKPOINTS)) }
               : {}),
+          // As the deployed mapping's on-failure destination: the batch's coordinates go to the
+          // stream-failures queue, whose handler reads the records back and completes their runs.
           onFailure: (failure) =>
-            log(
-              `completion: ${failure.records.length} record(s) of ${failure.shardId} dropped after ${failure.attempts} attempts`,
+            sendStreamFailure(clients.sqs, resources.queues.streamFailures.url, resources.runsStreamArn, failure).catch(
+              (error) => log(`completion: failed batch of ${failure.shardId} not queued`, error),
             ),
           log,
         })
       : undefined;
     if (completion) cleanups.push(() => completion.stop());
+
+    const streamFailures: RunningSqsPoller | undefined = runs('completion')
+      ? startSqsPoller({
+          sqs: clients.sqs,
+          queueUrl: resources.queues.streamFailures.url,
+          queueArn: resources.queues.streamFailures.arn,
+          handler: handlers.streamFailures,
+          functionName: 'stream-failures',
+          timeoutSeconds: DEAD_LETTER_TIMEOUT_SECONDS,
+          concurrency: 1,
+          batchSize: 1,
+          log,
+        })
+      : undefined;
+    if (streamFailures) cleanups.push(() => streamFailures.stop());
 
     const scanner: RunningScannerTimer | undefined = runs('scanner')
       ? startScannerTimer({
@@ -416,6 +441,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
 function withoutUnusedHandlers(
   overrides: HandlerOverrides = {},
   runs: (component: LocalComponent) => boolean,
+  log: (message: string) => void,
 ): HandlerOverrides {
   const notRun = (name: string) => async () => {
     throw new Error(`${name} is not run by this local Chronos`);
@@ -430,7 +456,16 @@ function withoutUnusedHandlers(
         }),
     ...(runs('scanner') ? {} : { scanner: notRun('scanner') }),
     ...(runs('executor') ? {} : { executor: notRun('executor') }),
-    ...(runs('completion') ? {} : { completion: notRun('completion') }),
+    ...(runs('completion') ? {} : { completion: notRun('completion'), streamFailures: notRun('streamFailures') }),
+    // A stand-in completion handler's failed batches are not the real one's to complete again.
+    ...(overrides.completion && !overrides.streamFailures
+      ? {
+          streamFailures: async (event: { Records: unknown[] }) => {
+            log(`stream-failures: ${event.Records.length} failed batch(es) of a stand-in completion handler dropped`);
+            return { batchItemFailures: [] };
+          },
+        }
+      : {}),
     ...(runs('deadLetters') ? {} : { deadLetter: notRun('deadLetter') }),
     ...(runs('notifier') ? {} : { notifier: notRun('notifier') }),
   };

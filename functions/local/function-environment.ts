@@ -72,6 +72,8 @@ export function functionEnvironment(settings: FunctionSettings): Record<string, 
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: settings.endpoints.dynamodb,
+    // DynamoDB Local serves the streams API on its own endpoint.
+    AWS_ENDPOINT_URL_DYNAMODB_STREAMS: settings.endpoints.dynamodb,
     AWS_ENDPOINT_URL_SQS: settings.endpoints.sqs,
     ...(settings.endpoints.cloudwatch === undefined
       ? {}
@@ -80,6 +82,7 @@ export function functionEnvironment(settings: FunctionSettings): Record<string, 
     [MAX_CONCURRENCY_ENV]: String(settings.concurrency),
     [ENV.jobsTable]: settings.resources.tables.jobs,
     [ENV.runsTable]: settings.resources.tables.runs,
+    [ENV.runsStreamArn]: settings.resources.runsStreamArn,
     [ENV.dispatchQueueUrl]: settings.resources.queues.dispatch.url,
     [ENV.failureNoticeQueueUrl]: settings.resources.queues.notices.url,
     ...optional(ENV.notifyTimeoutSeconds, settings.notifyTimeoutSeconds),

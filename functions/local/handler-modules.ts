@@ -20,6 +20,8 @@ export interface ChronosHandlers {
   deadLetter: SqsHandler;
   /** Consumes the failure-notice queue: calls onFailure URLs. */
   notifier: SqsHandler;
+  /** Consumes the runs-stream batches the completion poller gave up on. */
+  streamFailures: SqsHandler;
 }
 
 export interface HandlerOverrides {
@@ -30,6 +32,7 @@ export interface HandlerOverrides {
   completion?: StreamHandler;
   deadLetter?: SqsHandler;
   notifier?: SqsHandler;
+  streamFailures?: SqsHandler;
 }
 
 /** Returns the overrides where given and the real `handler` export of each module otherwise. */
@@ -49,6 +52,7 @@ export async function loadHandlers(
     completion: overrides.completion ?? (await importHandler<StreamHandler>('completion')),
     deadLetter: overrides.deadLetter ?? (await importHandler<SqsHandler>('dead-letter')),
     notifier: overrides.notifier ?? (await importHandler<SqsHandler>('notifier')),
+    streamFailures: overrides.streamFailures ?? (await importHandler<SqsHandler>('stream-failures')),
   };
 }
 
@@ -57,7 +61,7 @@ export function needsRealHandlers(routes: readonly Route[], overrides: HandlerOv
   const { api, ...others } = overrides;
   return (
     routes.some((route) => !api?.[route.handler]) ||
-    (['authorizer', 'scanner', 'executor', 'completion', 'deadLetter', 'notifier'] as const).some(
+    (['authorizer', 'scanner', 'executor', 'completion', 'deadLetter', 'notifier', 'streamFailures'] as const).some(
       (name) => !others[name],
     )
   );

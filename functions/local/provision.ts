@@ -51,8 +51,18 @@ export interface QueueInfo {
 export interface ProvisionedResources {
   tables: { jobs: string; runs: string; metrics: string; tenants: string };
   runsStreamArn: string;
-  /** `notices`: failure notices for onFailure URLs (the notifier's); `noticeDeadLetter`: those never delivered. */
-  queues: { dispatch: QueueInfo; deadLetter: QueueInfo; notices: QueueInfo; noticeDeadLetter: QueueInfo };
+  /**
+   * `notices`: failure notices for onFailure URLs (the notifier's); `noticeDeadLetter`: those never
+   * delivered; `streamFailures`: runs-stream batches the completion poller gave up on (the
+   * completion mapping's on-failure destination, lib/constructs/completion-handler.ts).
+   */
+  queues: {
+    dispatch: QueueInfo;
+    deadLetter: QueueInfo;
+    notices: QueueInfo;
+    noticeDeadLetter: QueueInfo;
+    streamFailures: QueueInfo;
+  };
 }
 
 export const DEFAULT_NAME_PREFIX = 'chronos-local-';
@@ -97,10 +107,13 @@ export async function provisionLocalResources(options: ProvisionOptions): Promis
       maxReceiveCount: options.notifierMaxReceiveCount ?? DEFAULT_NOTIFIER_MAX_RECEIVE_COUNT,
     }),
   });
+  const streamFailures = await ensureQueue(options, `${prefix}stream-failures`, {
+    MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS),
+  });
   return {
     tables: { jobs, runs, metrics, tenants },
     runsStreamArn,
-    queues: { dispatch, deadLetter, notices, noticeDeadLetter },
+    queues: { dispatch, deadLetter, notices, noticeDeadLetter, streamFailures },
   };
 }
 

@@ -18,9 +18,9 @@ import {
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { toDynamoDbRecord } from '#adapters/dynamodb/stream-records';
 import { type FilterPattern, matchesAnyPattern } from './event-filter.ts';
 import { invokeLambda, type LambdaHandler } from './lambda-context.ts';
-import { toDynamoDbRecord } from './stream-event.ts';
 
 export type StreamHandler = LambdaHandler<DynamoDBStreamEvent, DynamoDBBatchResponse | undefined>;
 

@@ -29,6 +29,9 @@ export interface ChronosFunctionProps {
   /** Keep the log group when the stack is deleted. */
   retainLogs: boolean;
   reservedConcurrentExecutions?: number;
+  /** Default nodejs24.x on arm64; the stage config may say otherwise (LocalStack: lib/config.ts). */
+  runtime?: lambda.Runtime;
+  architecture?: lambda.Architecture;
 }
 
 export type TableAccess = 'read' | 'readWrite';
@@ -89,8 +92,8 @@ export class ChronosFunction extends NodejsFunction {
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
       description: props.description,
-      runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
+      runtime: props.runtime ?? lambda.Runtime.NODEJS_24_X,
+      architecture: props.architecture ?? lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 256,
       timeout: props.timeout,
       tracing: lambda.Tracing.ACTIVE,
@@ -107,7 +110,8 @@ export class ChronosFunction extends NodejsFunction {
         format: OutputFormat.ESM,
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_SHIM,
-        target: 'node24',
+        // The bundle's syntax level follows the runtime it runs on (`nodejs22.x` → `node22`).
+        target: (props.runtime ?? lambda.Runtime.NODEJS_24_X).name.replace(/^nodejs(\d+)\.x$/, 'node$1'),
         minify: true,
         sourceMap: true,
         sourceMapMode: SourceMapMode.DEFAULT,
@@ -185,4 +189,7 @@ export class ChronosFunction extends NodejsFunction {
 }
 
 /** What every function of a stage shares: log settings and the scheduling environment. */
-export type SharedFunctionProps = Pick<ChronosFunctionProps, 'logRetention' | 'retainLogs' | 'environment'>;
+export type SharedFunctionProps = Pick<
+  ChronosFunctionProps,
+  'logRetention' | 'retainLogs' | 'environment' | 'runtime' | 'architecture'
+>;

@@ -14,6 +14,8 @@ export const CHRONOS_METRICS = {
   namespace: 'Chronos',
   service: 'chronos',
   outcomes: ['RunsSucceeded', 'RunsFailed', 'RunsRetried', 'RunsDeadLettered', 'RunsSkipped'],
+  /** One per run the dead-letter handler records (functions/handlers/dead-letter.ts). */
+  deadLettered: 'RunsDeadLettered',
   startLag: 'StartLagMs',
   httpDuration: 'HttpDurationMs',
   scannerDuration: 'ScannerDurationMs',
@@ -27,12 +29,23 @@ export const CHRONOS_METRICS = {
   scannerJobFailures: 'ScannerJobFailures',
   /** Stream and dead-letter records that could never succeed, logged and skipped (functions/handlers/set-aside.ts). */
   recordsSetAside: 'RecordsSetAside',
+  /** Runs whose completion the stream-failure handler did again (functions/handlers/stream-failures.ts). */
+  streamRunsRedriven: 'StreamRunsRedriven',
+  /** Stream records a failed batch named that were gone from the stream when read back. */
+  streamRecordsLost: 'StreamRecordsLost',
 } as const;
 
 export interface ObservabilityProps {
   stage: string;
   /** Subscribed to the alarm topic when given. */
   alarmEmail?: string;
+  /** An existing topic every alarm notifies instead of one of this construct's own. */
+  alarmTopicArn?: string;
+  /**
+   * Terminal failure queues by a readable name (the completion mapping's on-failure destination,
+   * the scanner's failed ticks): each alarms on any message sent to it.
+   */
+  failureQueues: ReadonlyMap<string, sqs.IQueue>;
   /** Every Chronos function, by a readable name (dashboard legends and alarm names). */
   functions: ReadonlyMap<string, lambda.IFunction>;
   /** The stream consumer whose iterator age is watched. */
@@ -53,7 +66,8 @@ export interface ObservabilityProps {
  * on any occurrence: each one names something an operator must look at.
  */
 export class Observability extends Construct {
-  public readonly topic: sns.Topic;
+  /** Where every alarm goes: the stage's own topic, or the one alarmTopicArn names. */
+  public readonly topic: sns.ITopic;
   public readonly dashboard: cloudwatch.Dashboard;
   public readonly alarms: {
     deadLetters: cloudwatch.Alarm;
@@ -64,17 +78,19 @@ export class Observability extends Construct {
     jobsQuarantined: cloudwatch.Alarm;
     scannerJobFailures: cloudwatch.Alarm;
     recordsSetAside: cloudwatch.Alarm;
+    streamRecordsLost: cloudwatch.Alarm;
     iteratorAge: cloudwatch.Alarm;
+    failureQueues: ReadonlyMap<string, cloudwatch.Alarm>;
     functionErrors: ReadonlyMap<string, cloudwatch.Alarm>;
   };
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
     const thresholds = props.thresholds;
-    this.topic = new sns.Topic(this, 'Alarms', {
-      displayName: `Chronos ${props.stage} alarms`,
-      enforceSSL: true,
-    });
+    this.topic =
+      props.alarmTopicArn === undefined
+        ? new sns.Topic(this, 'Alarms', { displayName: `Chronos ${props.stage} alarms`, enforceSSL: true })
+        : sns.Topic.fromTopicArn(this, 'Alarms', props.alarmTopicArn);
     if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
     const notify = new actions.SnsAction(this.topic);
     const custom = (metricName: string, statistic: string, period = Duration.minutes(1)) =>
@@ -92,15 +108,16 @@ export class Observability extends Construct {
       return created;
     };
 
+    // Not the DLQ's depth: the dead-letter handler drains it within seconds, so a one-minute
+    // maximum of visible messages almost never sees one. Each run it records as dead-lettered is
+    // counted (RunsDeadLettered); SQS's own NumberOfMessagesSent does not count messages moved
+    // there by a redrive policy (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-available-cloudwatch-metrics.html).
     const deadLetters = alarm('DeadLetters', {
-      metric: props.dispatchDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: 'Maximum',
-      }),
+      metric: custom(CHRONOS_METRICS.deadLettered, 'Sum'),
       alarmDescription:
         thresholds.deadLetterMessages === 0
-          ? 'A dispatch message was dead-lettered: GET /v1/dead-letters, then re-drive or fix the target'
-          : `More than ${thresholds.deadLetterMessages} dispatch messages were dead-lettered: GET /v1/dead-letters, then re-drive or fix the target`,
+          ? 'A run was dead-lettered: GET /v1/dead-letters, then re-drive or fix the target'
+          : `More than ${thresholds.deadLetterMessages} runs were dead-lettered in a minute: GET /v1/dead-letters, then re-drive or fix the target`,
       threshold: thresholds.deadLetterMessages,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 1,
@@ -178,6 +195,32 @@ export class Observability extends Construct {
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    const streamRecordsLost = alarm('StreamRecordsLost', {
+      metric: custom(CHRONOS_METRICS.streamRecordsLost, 'Sum'),
+      alarmDescription:
+        "A failed runs-stream batch could not be read back (past the stream's 24 h): its runs' retries or job updates were not made. The stream-failures log ('stream records lost') names the range",
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    // Lambda (the stream mapping's on-failure destination, asynchronous invocations) and
+    // EventBridge Scheduler (its dead-letter queue) put failures there with SendMessage, which
+    // NumberOfMessagesSent counts; the depth would not do, as the stream failures are consumed.
+    const failureQueues = new Map<string, cloudwatch.Alarm>();
+    for (const [name, queue] of props.failureQueues) {
+      failureQueues.set(
+        name,
+        alarm(`${name}FailureQueue`, {
+          metric: queue.metricNumberOfMessagesSent({ period: Duration.minutes(1), statistic: 'Sum' }),
+          alarmDescription: `Something failed for good and was sent to the ${name} failure queue: its handler's log says what`,
+          threshold: 0,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
     const iteratorAge = alarm('StreamIteratorAge', {
       metric: props.completionFunction.metric('IteratorAge', { period: Duration.minutes(1), statistic: 'Maximum' }),
       alarmDescription:
@@ -221,7 +264,9 @@ export class Observability extends Construct {
       jobsQuarantined,
       scannerJobFailures,
       recordsSetAside,
+      streamRecordsLost,
       iteratorAge,
+      failureQueues,
       functionErrors,
     };
     this.dashboard = this.buildDashboard(props, custom);
@@ -266,7 +311,8 @@ export class Observability extends Construct {
       graph('Oldest dispatch message (s)', [
         props.dispatchQueue.metricApproximateAgeOfOldestMessage({ period: minute, statistic: 'Maximum' }),
       ]),
-      graph('Dead-letter queue depth', [
+      graph('Dead-letter queue depth and runs dead-lettered', [
+        custom(CHRONOS_METRICS.deadLettered, 'Sum'),
         props.dispatchDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
           period: minute,
           statistic: 'Maximum',
@@ -283,6 +329,11 @@ export class Observability extends Construct {
         custom(CHRONOS_METRICS.scannerShardFailures, 'Sum'),
         custom(CHRONOS_METRICS.jobsQuarantined, 'Sum'),
         custom(CHRONOS_METRICS.recordsSetAside, 'Sum'),
+        custom(CHRONOS_METRICS.streamRunsRedriven, 'Sum'),
+        custom(CHRONOS_METRICS.streamRecordsLost, 'Sum'),
+        ...[...props.failureQueues.entries()].map(([name, queue]) =>
+          queue.metricNumberOfMessagesSent({ period: minute, statistic: 'Sum', label: `${name} failures` }),
+        ),
       ]),
       graph('Completion stream iterator age (ms)', [
         props.completionFunction.metric('IteratorAge', { period: minute, statistic: 'Maximum' }),

@@ -24,6 +24,8 @@ export interface SchedulerApiProps {
   waf: WafConfig;
   /** Empty: no CORS preflight at all. */
   corsAllowOrigins: readonly string[];
+  /** Per-method CloudWatch metrics (billed per metric, read by no alarm or widget): off unless asked for. */
+  detailedMetrics: boolean;
   logRetention: logs.RetentionDays;
   retainLogs: boolean;
 }
@@ -33,10 +35,20 @@ export interface SchedulerApiProps {
  * a Lambda REQUEST authorizer on authorized routes, stage throttling, JSON access logs, X-Ray,
  * and gateway responses in the Chronos error shape.
  */
+/** Request headers the API reads: a browser's preflight must allow each. */
+export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match'] as const;
+/** Response headers a browser script may read: the job's version and when to come back. */
+export const CORS_EXPOSE_HEADERS = ['ETag', 'Retry-After'] as const;
+
 export class SchedulerApi extends Construct {
   public readonly api: apigateway.RestApi;
   public readonly authorizer: apigateway.RequestAuthorizer;
   public readonly accessLogs: logs.LogGroup;
+  /**
+   * The stage's execution log group, which API Gateway would otherwise create itself on first
+   * use, without retention: created here, under the name API Gateway writes to, with the stage's.
+   */
+  public readonly executionLogs: logs.LogGroup;
   /** Undefined when the stage's config turns WAF off. */
   public readonly waf: ApiWaf | undefined;
   /** Methods by `<METHOD> <path>`. */
@@ -58,7 +70,7 @@ export class SchedulerApi extends Construct {
       deployOptions: {
         stageName: props.stage,
         tracingEnabled: true,
-        metricsEnabled: true,
+        metricsEnabled: props.detailedMetrics,
         loggingLevel: apigateway.MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         throttlingRateLimit: props.throttle.rateLimit,
@@ -71,12 +83,20 @@ export class SchedulerApi extends Construct {
             defaultCorsPreflightOptions: {
               allowOrigins: [...props.corsAllowOrigins],
               allowMethods: [...new Set(props.routes.map((r) => r.method))],
-              allowHeaders: ['Authorization', 'Content-Type'],
+              allowHeaders: [...CORS_ALLOW_HEADERS],
+              exposeHeaders: [...CORS_EXPOSE_HEADERS],
               maxAge: Duration.hours(1),
             },
           }
         : {}),
     });
+    this.executionLogs = new logs.LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${props.stage}`,
+      retention: props.logRetention,
+      removalPolicy: props.retainLogs ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    // Before the stage exists, so no request can make API Gateway create the group first.
+    this.api.deploymentStage.node.addDependency(this.executionLogs);
     if (props.waf.enabled) {
       this.waf = new ApiWaf(this, 'Waf', {
         stage: props.stage,
@@ -105,7 +125,7 @@ export class SchedulerApi extends Construct {
         type: response.type,
         ...(response.statusCode ? { statusCode: response.statusCode } : {}),
         templates: { 'application/json': errorTemplate(response) },
-        ...(cors ? { responseHeaders: { 'Access-Control-Allow-Origin': `'${props.corsAllowOrigins[0]}'` } } : {}),
+        ...(cors ? { responseHeaders: gatewayCorsHeaders(props.corsAllowOrigins) } : {}),
       });
     }
     this.authorizer = new apigateway.RequestAuthorizer(this, 'Authorizer', {
@@ -167,6 +187,21 @@ export class SchedulerApi extends Construct {
     this.models.set(schemaFile, model);
     return model;
   }
+}
+
+/**
+ * CORS headers of the answers API Gateway makes itself (401, 403, 404, 429, validation). One origin
+ * is named as is. With several, a gateway response cannot choose among them (its headers are
+ * static or copied from the request), so it echoes the request's Origin: these answers carry only
+ * the Chronos error shape, never a tenant's data; the Lambda answers check the origin against the
+ * list (functions/handlers/api/cors.ts).
+ */
+function gatewayCorsHeaders(origins: readonly string[]): Record<string, string> {
+  return {
+    'Access-Control-Allow-Origin': origins.length === 1 ? `'${origins[0]}'` : 'method.request.header.Origin',
+    'Access-Control-Expose-Headers': `'${CORS_EXPOSE_HEADERS.join(',')}'`,
+    Vary: "'Origin'",
+  };
 }
 
 /** `{id}` placeholders become required path parameters, so the validator checks them too. */

@@ -1,4 +1,4 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -51,5 +51,14 @@ export class StatefulStack extends Stack {
     const notices = new FailureNoticeQueue(this, 'FailureNotices', { retainData });
     this.failureNoticeQueue = notices.queue;
     this.failureNoticeDeadLetterQueue = notices.deadLetterQueue;
+    // What `npm run admin` needs against this stage (docs/deploy.md): the table and the key.
+    new CfnOutput(this, 'TenantsTableName', {
+      value: this.tenantsTable.tableName,
+      description: 'CHRONOS_TENANTS_TABLE for npm run admin',
+    });
+    new CfnOutput(this, 'SecretsKeyArn', {
+      value: this.secretsKey.keyArn,
+      description: 'SECRETS_KMS_KEY_ID for npm run admin (seals signing secrets)',
+    });
   }
 }

@@ -2,6 +2,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -20,6 +21,7 @@ import { FailureNotifier } from '../constructs/failure-notifier.ts';
 import { Observability } from '../constructs/observability.ts';
 import { Scanner } from '../constructs/scanner.ts';
 import { SchedulerApi } from '../constructs/scheduler-api.ts';
+import { StreamFailureHandler } from '../constructs/stream-failure-handler.ts';
 
 export interface StatelessStackProps extends StackProps {
   config: ChronosConfig;
@@ -49,6 +51,7 @@ export class StatelessStack extends Stack {
   public readonly completion: CompletionHandler;
   public readonly deadLetters: DeadLetterHandler;
   public readonly notifier: FailureNotifier;
+  public readonly streamFailures: StreamFailureHandler;
   public readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
@@ -57,6 +60,8 @@ export class StatelessStack extends Stack {
     const shared: SharedFunctionProps = {
       logRetention: config.logRetentionDays as RetentionDays,
       retainLogs: config.retainData,
+      runtime: config.lambdaRuntime === 'nodejs22.x' ? lambda.Runtime.NODEJS_22_X : lambda.Runtime.NODEJS_24_X,
+      architecture: config.lambdaArchitecture === 'x86_64' ? lambda.Architecture.X86_64 : lambda.Architecture.ARM_64,
       environment: {
         [ENV.dueShardCount]: String(config.dueShardCount),
         [ENV.scanHorizonSeconds]: String(config.scanHorizonSeconds),
@@ -101,6 +106,7 @@ export class StatelessStack extends Stack {
       throttle: config.apiThrottle,
       waf: config.waf,
       corsAllowOrigins: config.corsAllowOrigins,
+      detailedMetrics: config.apiDetailedMetrics,
       logRetention: shared.logRetention,
       retainLogs: retainData,
     });
@@ -145,9 +151,23 @@ export class StatelessStack extends Stack {
       deadLetterQueue: props.dispatchDeadLetterQueue,
       shared,
     });
+    this.streamFailures = new StreamFailureHandler(this, 'StreamFailures', {
+      failureQueue: this.completion.failureQueue,
+      runsTable,
+      jobsTable,
+      metricsTable,
+      dispatchQueue,
+      failureNoticeQueue: props.failureNoticeQueue,
+      shared,
+    });
     this.observability = new Observability(this, 'Observability', {
       stage: config.stage,
       ...(config.alarmEmail === undefined ? {} : { alarmEmail: config.alarmEmail }),
+      ...(config.alarmTopicArn === undefined ? {} : { alarmTopicArn: config.alarmTopicArn }),
+      failureQueues: new Map([
+        ['CompletionStream', this.completion.failureQueue],
+        ['Scanner', this.scanner.failureQueue],
+      ]),
       functions: new Map([
         ...[...this.apiHandlers.functions.entries()].map(([name, fn]) => [`Api-${name}`, fn] as const),
         ['Authorizer', this.authorizer.function],
@@ -156,6 +176,7 @@ export class StatelessStack extends Stack {
         ['Completion', this.completion.function],
         ['DeadLetters', this.deadLetters.function],
         ['Notifier', this.notifier.function],
+        ['StreamFailures', this.streamFailures.function],
       ]),
       completionFunction: this.completion.function,
       dispatchQueue,
@@ -181,10 +202,25 @@ export class StatelessStack extends Stack {
       ...this.apiHandlers.functions.values(),
       this.executor.function,
       this.completion.function,
+      this.streamFailures.function,
       this.notifier.function,
     ]) {
       fn.addEnvironment(ENV.chronosApiHosts, apiHosts.join(','));
     }
+    // API answers carry CORS headers for the stage's origins (functions/handlers/api/cors.ts).
+    if (config.corsAllowOrigins.length > 0) {
+      for (const fn of this.apiHandlers.functions.values()) {
+        fn.addEnvironment(ENV.corsAllowOrigins, config.corsAllowOrigins.join(','));
+      }
+    }
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the Chronos API stage' });
+    new CfnOutput(this, 'DashboardName', {
+      value: this.observability.dashboard.dashboardName,
+      description: 'CloudWatch dashboard of this stage',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.observability.topic.topicArn,
+      description: 'Where every alarm of this stage notifies',
+    });
   }
 }

@@ -100,8 +100,8 @@ describe('bundled handlers', () => {
   it('are ESM with the require shim and a source map, one per function', () => {
     const assets = readdirSync(assembly.directory).filter((name) => name.startsWith('asset.'));
     const bundles = assets.filter((dir) => readdirSync(join(assembly.directory, dir)).includes('index.mjs'));
-    // One bundle per API route, plus authorizer, scanner, executor, completion, dead-letter handler and notifier.
-    expect(bundles).toHaveLength(ROUTES.length + 6);
+    // One bundle per API route, plus authorizer, scanner, executor, completion, dead-letter and stream-failure handlers and notifier.
+    expect(bundles).toHaveLength(ROUTES.length + 7);
     for (const dir of bundles) {
       const files = readdirSync(join(assembly.directory, dir));
       expect(files).toContain('index.mjs.map');

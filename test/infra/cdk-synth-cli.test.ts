@@ -64,7 +64,7 @@ describe('npx cdk synth', () => {
     )
       .filter((r) => r.Type === 'AWS::Lambda::Function')
       .map((r) => r.Properties.Runtime);
-    expect(runtimes.length).toBe(ROUTES.length + 6); // + authorizer, scanner, executor, completion, dead letters, notifier
+    expect(runtimes.length).toBe(ROUTES.length + 7); // + authorizer, scanner, executor, completion, dead letters, stream failures, notifier
     expect(new Set(runtimes)).toEqual(new Set(['nodejs24.x']));
   });
 

@@ -30,8 +30,8 @@ function target(ref: unknown): string | undefined {
 }
 
 describe('every Lambda function', () => {
-  it('exists for each API handler, the authorizer, scanner, executor, completion and dead-letter handler, and the notifier', () => {
-    expect(functions).toHaveLength(chronos.stateless.apiHandlers.functions.size + 6);
+  it('exists for each API handler, the authorizer, scanner, executor, completion, dead-letter and stream-failure handler, and the notifier', () => {
+    expect(functions).toHaveLength(chronos.stateless.apiHandlers.functions.size + 7);
   });
 
   it('runs Node.js 24 on arm64 with active tracing, explicit memory and timeout, and source maps', () => {
@@ -84,6 +84,13 @@ describe('every Lambda function', () => {
           // SQS: the source queue must redrive to a dead-letter queue (it lives in the stateful stack),
           // unless the source IS the end of the failure path: the dispatch DLQ, whose consumer records dead letters.
           const queueArn = JSON.stringify(mapping.Properties.EventSourceArn);
+          // The completion mapping's on-failure queue is the end of its failure path too: its
+          // consumer reads each failed batch back and sets aside what it cannot finish.
+          if (queueArn.includes(`"${logicalIdOf(chronos.stateless.completion.failureQueue)}"`)) {
+            expect(id).toBe(logicalIdOf(chronos.stateless.streamFailures.function));
+            expect(mapping.Properties.FunctionResponseTypes, id).toEqual(['ReportBatchItemFailures']);
+            continue;
+          }
           const statefulQueues = Template.fromStack(chronos.stateful).findResources('AWS::SQS::Queue');
           const source = Object.entries(statefulQueues).find(([queueId]) => queueArn.includes(`${queueId}Arn`));
           expect(source, id).toBeDefined();

@@ -34,11 +34,11 @@ describe('the environment of every deployed function', () => {
       );
 
       // Premise: every Chronos function (each API handler, the authorizer, scanner, executor,
-      // completion and dead-letter handlers, the notifier) was looked at, with the environment CDK gives it.
+      // completion, dead-letter and stream-failure handlers, the notifier) was looked at, with the environment CDK gives it.
       const chronosFunctions = functions.filter(
         ([, fn]) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME,
       );
-      expect(chronosFunctions).toHaveLength(chronos.stateless.apiHandlers.functions.size + 6);
+      expect(chronosFunctions).toHaveLength(chronos.stateless.apiHandlers.functions.size + 7);
       for (const [id, fn] of functions) {
         const variables = Object.keys(fn.Properties.Environment?.Variables ?? {});
         for (const name of LOCAL_ONLY) expect(variables, `${stage} ${id}`).not.toContain(name);

@@ -95,17 +95,23 @@ describe('alarms', () => {
     for (const [id, alarm] of Object.entries(alarms)) expect(alarm.Properties.AlarmActions, id).toEqual([topicRef()]);
   });
 
-  it('fires when the dispatch dead-letter queue is not empty', () => {
-    const dlq = logicalIdOf(chronos.stateful.dispatchDeadLetterQueue);
+  it('fires on any run dead-lettered (a metric that moves: the DLQ is drained within seconds)', () => {
     const props = alarmOf(chronos.stateless.observability.alarms.deadLetters);
     expect(props).toMatchObject({
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Namespace: 'AWS/SQS',
-      Statistic: 'Maximum',
+      MetricName: 'RunsDeadLettered',
+      Namespace: 'Chronos',
+      Statistic: 'Sum',
       Threshold: 0,
       ComparisonOperator: 'GreaterThanThreshold',
     });
-    expect(JSON.stringify(props.Dimensions)).toContain(dlq);
+    expect(props.Dimensions).toEqual(
+      expect.arrayContaining([
+        { Name: 'service', Value: 'chronos' },
+        { Name: 'stage', Value: 'dev' },
+      ]),
+    );
+    // Not the queue depth, which the dead-letter handler empties before a one-minute maximum sees it.
+    expect(props.MetricName).not.toBe('ApproximateNumberOfMessagesVisible');
   });
 
   it('fires when the oldest dispatch message is older than the SLA', () => {
@@ -197,7 +203,7 @@ describe('alarms', () => {
       (id) => !id.startsWith('LogRetention') && !id.startsWith('AWS'),
     );
     const errorAlarms = chronos.stateless.observability.alarms.functionErrors;
-    expect(errorAlarms.size).toBe(chronos.stateless.apiHandlers.functions.size + 6);
+    expect(errorAlarms.size).toBe(chronos.stateless.apiHandlers.functions.size + 7);
     expect(errorAlarms.size).toBe(functions.length);
     for (const alarm of errorAlarms.values()) {
       const props = alarmOf(alarm);

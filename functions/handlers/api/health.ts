@@ -25,6 +25,7 @@ import { headerOf } from '../header-of.ts';
 import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
 import { monitoredQueueStats, scannerHeartbeats, tableProbes } from '../wiring.ts';
+import { corsHeaders } from './cors.ts';
 import { type Probe, runChecks } from './health-checks.ts';
 import { heartbeatStateOf } from './health-heartbeats.ts';
 import { errorResponse, json } from './responses.ts';
@@ -102,4 +103,4 @@ async function fullCheck(): Promise<FullCheck> {
   };
 }
 
-export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(health);
+export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(health).use(corsHeaders());

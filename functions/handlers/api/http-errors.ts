@@ -7,6 +7,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ConflictError, IdempotencyKeyReusedError, NotFoundError, ValidationError } from '#core/errors';
 import { logger } from '../logger.ts';
 import { type AjvError, problemsOf } from './ajv-problems.ts';
+import { corsHeaders } from './cors.ts';
 import { errorResponse } from './responses.ts';
 
 interface MiddyHttpError extends Error {
@@ -43,10 +44,14 @@ export function responseForError(error: unknown): APIGatewayProxyResult {
   return errorResponse(500, 'INTERNAL', 'Internal error');
 }
 
+/** Every answer leaves through here, mapped or not: it also carries the CORS headers (cors.ts). */
 export function httpErrors(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  const cors = corsHeaders();
   return {
+    after: cors.after,
     onError: async (request) => {
       request.response = responseForError(request.error);
+      await cors.onError?.(request);
     },
   };
 }
