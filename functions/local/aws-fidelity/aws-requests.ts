@@ -5,7 +5,7 @@
  */
 import type { RequestContext } from './iam-policy.ts';
 
-export type AwsService = 'DynamoDB' | 'SQS' | 'CloudWatch';
+export type AwsService = 'DynamoDB' | 'DynamoDBStreams' | 'SQS' | 'CloudWatch';
 
 export interface AuthorizationRequest {
   action: string;
@@ -49,12 +49,26 @@ export function authorizationRequests(
   switch (service) {
     case 'DynamoDB':
       return dynamoDbRequests(operation, input, arns);
+    case 'DynamoDBStreams':
+      return [{ action: `dynamodb:${operation}`, resource: streamArnOf(operation, input) }];
     case 'SQS':
       return sqsRequests(operation, input, arns);
     case 'CloudWatch':
       // The metric APIs Chronos calls support no resource-level permissions.
       return [{ action: `cloudwatch:${operation}`, resource: '*' }];
   }
+}
+
+/**
+ * The stream a DynamoDB Streams call reads: named by `StreamArn`, or for GetRecords carried by the
+ * shard iterator, which begins with it (`<stream arn>|…`, on AWS as in DynamoDB Local).
+ */
+function streamArnOf(operation: string, input: Input): string {
+  if (operation === 'ListStreams') return '*';
+  if (typeof input.StreamArn === 'string') return input.StreamArn;
+  const iterator = typeof input.ShardIterator === 'string' ? input.ShardIterator : '';
+  const arn = iterator.split('|')[0] ?? '';
+  return arn.startsWith('arn:') ? arn : '*';
 }
 
 function dynamoDbRequests(operation: string, input: Input, arns: ResourceArns): AuthorizationRequest[] {

@@ -36,7 +36,14 @@ export interface SynthesizedStacks {
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** What CDK builds the templates from (routes and schemas: the API's routes and models). */
-const SOURCES = ['lib', 'cdk.json', 'schemas', 'functions/handlers/api/routes.ts'];
+/** This file too: which function maps to which role and resource is decided here. */
+const SOURCES = [
+  'lib',
+  'cdk.json',
+  'schemas',
+  'functions/handlers/api/routes.ts',
+  'functions/local/aws-fidelity/synthesized-stacks.ts',
+];
 const CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'chronos');
 /** Bumped when the cached shape changes. */
 const CACHE_FORMAT = 1;
@@ -113,6 +120,7 @@ async function synthesize(sourceHash: string): Promise<SynthesizedStacks> {
   add('completion', stateless.completion.function);
   add('dead-letter', stateless.deadLetters.function);
   add('notifier', stateless.notifier.function);
+  add('stream-failures', stateless.streamFailures.function);
   const resources: Record<string, LocalResourceRef> = {
     [logicalId(stateful.jobsTable)]: { kind: 'table', table: 'jobs' },
     [logicalId(stateful.runsTable)]: { kind: 'table', table: 'runs' },

@@ -6,8 +6,11 @@ const arns: ResourceArns = {
   queueOfUrl: (url) => `arn:queue/${url.split('/').pop()}`,
   queueOfName: (name) => `arn:queue/${name}`,
 };
-const pairs = (service: 'DynamoDB' | 'SQS' | 'CloudWatch', command: string, input: Record<string, unknown>) =>
-  authorizationRequests(service, command, input, arns).map((r) => `${r.action} ${r.resource}`);
+const pairs = (
+  service: 'DynamoDB' | 'DynamoDBStreams' | 'SQS' | 'CloudWatch',
+  command: string,
+  input: Record<string, unknown>,
+) => authorizationRequests(service, command, input, arns).map((r) => `${r.action} ${r.resource}`);
 
 describe('what IAM checks for a command', () => {
   it('names the table, or its index, of a single-table DynamoDB call', () => {
@@ -16,6 +19,20 @@ describe('what IAM checks for a command', () => {
     ]);
     expect(pairs('DynamoDB', 'QueryCommand', { TableName: 'runs', IndexName: 'byJob' })).toEqual([
       'dynamodb:Query arn:table/runs/index/byJob',
+    ]);
+  });
+
+  it('names the stream a DynamoDB Streams call reads, for GetRecords from its shard iterator', () => {
+    const stream = 'arn:aws:dynamodb:ddblocal:000000000000:table/runs/stream/2026-11-24T15:39:19.691';
+    expect(pairs('DynamoDBStreams', 'GetShardIteratorCommand', { StreamArn: stream, ShardId: 's' })).toEqual([
+      `dynamodb:GetShardIterator ${stream}`,
+    ]);
+    expect(pairs('DynamoDBStreams', 'GetRecordsCommand', { ShardIterator: `${stream}|001|c2hhcmQ=` })).toEqual([
+      `dynamodb:GetRecords ${stream}`,
+    ]);
+    // An iterator that names no stream matches no stream grant.
+    expect(pairs('DynamoDBStreams', 'GetRecordsCommand', { ShardIterator: 'opaque' })).toEqual([
+      'dynamodb:GetRecords *',
     ]);
   });
 

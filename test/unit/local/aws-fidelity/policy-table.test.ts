@@ -40,6 +40,7 @@ describe('the policy table from the synthesized stacks', () => {
       'completion',
       'dead-letter',
       'notifier',
+      'stream-failures',
     ].sort();
     expect([...policies.functions.keys()].sort()).toEqual(local);
   });

@@ -19,11 +19,12 @@ beforeEach(() => {
   write('functions/handlers/api/routes.ts', 'export const ROUTES = [];\n');
   write('cdk.json', '{"context":{}}');
   write('schemas/create-job.json', '{}');
+  write('functions/local/aws-fidelity/synthesized-stacks.ts', "add('executor');\n");
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('the synthesized-template cache key', () => {
-  it('changes with lib/, cdk.json, schemas/, the route table, the modules lib/ imports and the CDK version', () => {
+  it('changes with lib/, cdk.json, schemas/, the route table, the modules lib/ imports, the role mapping and the CDK version', () => {
     const edits: Array<[string, string]> = [
       ['lib/app.ts', "import { X } from '#adapters/dynamodb/table-definitions';\n// changed\n"],
       ['cdk.json', '{"context":{"chronos:stage":"prod"}}'],
@@ -31,6 +32,8 @@ describe('the synthesized-template cache key', () => {
       ['functions/handlers/api/routes.ts', 'export const ROUTES = [1];\n'],
       ['functions/adapters/dynamodb/table-definitions.ts', "export const X = 'due-index-2';\n"],
       ['lib/constructs/new.ts', 'export {};\n'],
+      // Which function maps to which role is decided there: a function added must show.
+      ['functions/local/aws-fidelity/synthesized-stacks.ts', "add('executor');\nadd('stream-failures');\n"],
       ['node_modules/aws-cdk-lib/package.json', '{"version":"2.0.1"}'],
     ];
     const seen = new Set([hashSources(root)]);
