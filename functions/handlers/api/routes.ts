@@ -146,6 +146,16 @@ export const ROUTES: readonly Route[] = [
     authorized: true,
     access: { tenants: 'read' },
   },
+  // A schedule's occurrences before any job exists (the CLI and the console preview with it): pure
+  // computation, no table, no queue.
+  {
+    method: 'POST',
+    path: '/v1/schedules/preview',
+    handler: 'preview-schedule',
+    bodySchema: 'preview-schedule.json',
+    authorized: true,
+    access: {},
+  },
   // Monitoring: tenant-scoped stats (the admin scope sees all), the system view for the admin scope.
   {
     method: 'GET',
