@@ -1,2 +1,2 @@
 // The client package's public surface (filled in by the clients issue, #18).
-export {};
+export * from './webhooks.ts';
