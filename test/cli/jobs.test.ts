@@ -130,6 +130,47 @@ describe('chronos jobs', () => {
     expect((await api()('GET', `/v1/jobs/${id}`)).body.status).toBe('CANCELLED');
   }, 60_000);
 
+  it('edits the target of a job with secret headers only when they are given again', async () => {
+    const made = await chronosCli(
+      'jobs',
+      'create',
+      '--every',
+      '1d',
+      '--url',
+      target.url('/sealed'),
+      '--secret-header',
+      'Authorization: Bearer s3cret',
+      '--json',
+    );
+    const id = JSON.parse(made.stdout).jobId as string;
+
+    const refused = await chronosCli('jobs', 'edit', id, '--url', target.url('/sealed-2'));
+    const renamed = await chronosCli('jobs', 'edit', id, '--name', 'kept-secret', '--json');
+    const moved = await chronosCli(
+      'jobs',
+      'edit',
+      id,
+      '--url',
+      target.url('/sealed-2'),
+      '--secret-header',
+      'Authorization: Bearer n3w',
+      '--json',
+    );
+
+    expect(made.stdout).not.toContain('s3cret');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--secret-header');
+    expect(JSON.parse(renamed.stdout)).toMatchObject({
+      name: 'kept-secret',
+      target: { secretHeaders: { Authorization: '***' } },
+    });
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(JSON.parse(moved.stdout).target).toMatchObject({
+      url: target.url('/sealed-2'),
+      secretHeaders: { Authorization: '***' },
+    });
+  });
+
   it('exits 1 naming the field the API named, and prints the API error as JSON with --json', async () => {
     const badZone = await chronosCli(
       'jobs',
