@@ -6,12 +6,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openApiDocument } from '../../functions/handlers/api/openapi/document.ts';
+import { biomeFormatted, ROOT } from './biome-format.ts';
 
-export const OPENAPI_FILE = join(import.meta.dirname, '..', 'openapi.json');
+export const OPENAPI_FILE = join(ROOT, 'client', 'openapi.json');
 
-/** The file's text: formatted as biome formats JSON, so `biome check` leaves it alone. */
+/** The file's text for the current document. */
 export function openApiFileText(): string {
-  return `${JSON.stringify(openApiDocument(), null, 2)}\n`;
+  return biomeFormatted(JSON.stringify(openApiDocument()), 'client/openapi.json');
 }
 
 if (process.argv[1] === import.meta.filename) {

@@ -11,7 +11,7 @@ import { COMPLETION_BATCH_SIZE, EXECUTOR_BATCH_SIZE, MAX_TIMEOUT_SECONDS } from 
 import { DEFAULT_QUOTAS, type TenantQuotas } from '#core/tenants/quotas';
 import { ROUTES } from '#handlers/api/routes';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
-import { type RunningApiGateway, startApiGateway } from './api-gateway.ts';
+import { type GatewayExchange, type RunningApiGateway, startApiGateway } from './api-gateway.ts';
 import { startCloudWatchMetrics } from './emulators/cloudwatch-metrics.ts';
 import { type RunningEmulator, startDynamoDbLocal } from './emulators/dynamodb-local.ts';
 import { startSqsEmulator } from './emulators/fauxqs.ts';
@@ -101,6 +101,11 @@ export interface LocalChronosOptions {
    */
   completionCheckpoints?: StreamCheckpoints;
   log?: (message: string, error?: unknown) => void;
+  /**
+   * Sees every answer of the API as the client gets it. The tests check each against the OpenAPI
+   * document (test/support/openapi-conformance-setup.ts); nothing else needs it.
+   */
+  onApiResponse?: (exchange: GatewayExchange) => void;
 }
 
 export interface LocalChronos {
@@ -271,6 +276,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           host: options.host,
           functionTimeoutSeconds: API_TIMEOUT_SECONDS,
           log,
+          ...(options.onApiResponse ? { onResponse: options.onApiResponse } : {}),
         })
       : undefined;
     if (api) cleanups.push(() => api.stop());

@@ -72,7 +72,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[] = ROUTES): Op
       license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
     },
     servers: [
-      { url: 'http://localhost:3000', description: 'The local runtime (`npm start`)' },
+      { url: 'http://127.0.0.1:3000', description: 'The local runtime (`npm start`; its default port)' },
       {
         url: 'https://{apiId}.execute-api.{region}.amazonaws.com/{stage}',
         description: 'A deployed stage',

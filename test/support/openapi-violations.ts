@@ -1,0 +1,28 @@
+/**
+ * The answers off the OpenAPI document seen in this test file since the last look
+ * (openapi-conformance-setup.ts fails the test that caused them).
+ */
+
+import { ROUTES } from '#handlers/api/routes';
+import type { GatewayExchange } from '#local/api-gateway';
+import { ResponseConformance } from './openapi-conformance.ts';
+
+let conformance: ResponseConformance | undefined;
+const violations: string[] = [];
+
+/** Records what is off the document in this answer (the document is built on first use). */
+export function checkAgainstDocument(exchange: GatewayExchange): void {
+  conformance ??= new ResponseConformance(ROUTES);
+  violations.push(...conformance.violations(exchange));
+}
+
+/** The violations recorded since the last call, forgotten. */
+export function takeViolations(): string[] {
+  return violations.splice(0, violations.length);
+}
+
+/** Throws, naming them, when answers off the document were recorded since the last look. */
+export function failOnViolations(): void {
+  const seen = takeViolations();
+  if (seen.length > 0) throw new Error(`API answers off the OpenAPI document:\n${seen.slice(0, 20).join('\n')}`);
+}
