@@ -97,6 +97,22 @@ describe('POST /v1/schedules/preview', () => {
     expect(once.body.occurrences).toEqual(['2036-01-01T00:00:00.000Z']);
   });
 
+  it('lists what the job created with the same schedule shows as its upcoming occurrences', async () => {
+    const schedules = [
+      { type: 'cron', expression: '30 2 * * *', timezone: 'Europe/Berlin', startAt: '2036-10-24T00:00:00+02:00' },
+      { type: 'cron', expression: '*/20 1-3 * * 0', timezone: 'America/New_York', startAt: '2036-11-01T00:00:00Z' },
+      { type: 'interval', everySeconds: 5400, startAt: '2036-03-30T00:15:00+01:00', maxRuns: 4 },
+    ];
+    for (const schedule of schedules) {
+      const created = await api('POST', '/v1/jobs', { target: { url: 'https://example.com/hook' }, schedule });
+      const job = await api('GET', `/v1/jobs/${created.body.jobId}`);
+      const previewed = await preview({ schedule, count: 5 });
+
+      expect(job.body.upcoming.length, JSON.stringify(schedule)).toBeGreaterThan(0);
+      expect(previewed.body.occurrences, JSON.stringify(schedule)).toEqual(job.body.upcoming);
+    }
+  });
+
   it('answers a bad schedule with the same 400, fields and reasons as job creation', async () => {
     const bad = [
       { type: 'cron', expression: '0 9 * *', timezone: 'Europe/Berlim' },
@@ -163,8 +179,16 @@ describe('POST /v1/schedules/preview', () => {
         arbitrary: fc.record(
           {
             schedule: fc.oneof({ weight: 4, arbitrary: schedules }, { weight: 1, arbitrary: fc.anything() }),
-            count: fc.oneof(numberNear(1, 100), fc.anything()),
-            from: fc.oneof(instantText, unicodeText, fc.anything()),
+            count: fc.oneof(
+              { weight: 4, arbitrary: fc.integer({ min: 1, max: 100 }) },
+              { weight: 1, arbitrary: numberNear(1, 100) },
+              { weight: 1, arbitrary: fc.anything() },
+            ),
+            from: fc.oneof(
+              { weight: 4, arbitrary: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()) },
+              { weight: 1, arbitrary: instantText },
+              { weight: 1, arbitrary: fc.oneof(unicodeText, fc.anything()) },
+            ),
           },
           { requiredKeys: [] },
         ),
@@ -176,10 +200,12 @@ describe('POST /v1/schedules/preview', () => {
       { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
     );
 
+    const statuses = new Map<number, number>();
     await assertSeeded(
       'schedule preview bodies',
       fc.asyncProperty(raw, async (text) => {
         const answer = await preview(text);
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         expect(answer.status, `${text.slice(0, 300)} → ${JSON.stringify(answer.body)}`).toBeLessThan(500);
         if (answer.status === 200) {
           const times = (answer.body.occurrences as string[]).map((at) => Date.parse(at));
@@ -193,5 +219,8 @@ describe('POST /v1/schedules/preview', () => {
       }),
       { numRuns: 300 },
     );
+    // The premise: bodies reached the schedule code (200s), not only the validators (400s).
+    expect(statuses.get(200) ?? 0, JSON.stringify([...statuses])).toBeGreaterThan(20);
+    expect(statuses.get(400) ?? 0, JSON.stringify([...statuses])).toBeGreaterThan(20);
   }, 60_000);
 });
