@@ -4,6 +4,7 @@
  * API refusal included: its message names the fields the API named), 2 a usage error.
  */
 import { Command, CommanderError } from 'commander';
+import cliPackage from '../package.json' with { type: 'json' };
 import { CliError, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './cli-error.ts';
 import { registerDeadLetters } from './commands/dead-letters.ts';
 import { registerJobs } from './commands/jobs.ts';
@@ -12,12 +13,10 @@ import { registerSchedules } from './commands/schedules.ts';
 import { registerStats } from './commands/stats.ts';
 import { registerWatch } from './commands/watch.ts';
 
-/** Commander's own "errors" that are not: help and version asked for. */
-const NOT_ERRORS = new Set(['commander.helpDisplayed', 'commander.version', 'commander.help']);
-
 export function buildProgram(): Command {
   const program = new Command('chronos')
     .description('Schedule HTTP calls with Chronos: jobs, runs, dead letters, stats')
+    .version(cliPackage.version)
     .option('--json', 'print the API answer as JSON (for scripts)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
@@ -43,7 +42,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     await program.parseAsync([...argv], { from: 'user' });
     return EXIT_OK;
   } catch (error) {
-    if (error instanceof CommanderError) return NOT_ERRORS.has(error.code) ? error.exitCode : EXIT_USAGE;
+    // Help or the version asked for exit 0; any other complaint of commander's is about the command line.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
     if (error instanceof CliError) {
       const json = argv.includes('--json');
       if (json && error.apiError) process.stderr.write(`${JSON.stringify({ error: error.apiError })}\n`);

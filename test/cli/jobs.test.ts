@@ -209,12 +209,17 @@ describe('chronos jobs', () => {
       chronosCli('jobs', 'frobnicate'),
       chronosCli('jobs', 'get'),
       chronosCli('jobs', 'edit', '01M8000000000000000000000Z'),
+      chronosCli('jobs'),
+      chronosCli(),
     ]);
+    const help = await chronosCli('jobs', 'create', '--help');
 
     for (const run of runs) expect(run.code, run.stderr).toBe(2);
     expect(runs[0]?.stderr).toContain('a schedule is required');
     expect(runs[1]?.stderr).toContain('must be a duration');
     expect(target.callsTo('/x')).toHaveLength(0);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--cron <expression>');
   });
 });
 
