@@ -585,6 +585,9 @@ class Monitoring implements Command {
     expectThat(system.status === 403, 'a tenant reached the system view', system);
     const health = await world.call('GET', `/v1/health${this.query}`, { route: '/v1/health', shape: 'health' });
     expectThat([200, 400, 401].includes(health.status), 'health', health);
+    // Public and the same whatever the query: the OpenAPI document.
+    const document = await world.call('GET', `/v1/openapi.json${this.query}`, { route: '/v1/openapi.json' });
+    expectThat(document.status === 200 && document.body.openapi === '3.1.0', 'the OpenAPI document', document);
   }
   toString = () => `monitoring ${this.query}`;
 }

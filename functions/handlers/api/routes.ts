@@ -67,6 +67,8 @@ export interface DocumentedRoute extends Route {
   summary: string;
   /** Groups routes in the OpenAPI document. */
   tag: 'Jobs' | 'Runs' | 'Signing secrets' | 'Monitoring';
+  /** On a public route: a bearer token changes the answer (health: the admin token gets the full check). */
+  tokenOptional?: boolean;
   /** The query parameters the handler accepts (query-schemas.ts); it refuses any other. */
   query?: readonly QueryParameter[];
   /** The request headers the handler reads. */
@@ -139,6 +141,7 @@ export const ROUTES: readonly DocumentedRoute[] = [
     authorized: false,
     summary: 'Liveness; the full check with the admin token',
     tag: 'Monitoring',
+    tokenOptional: true,
     query: HEALTH_QUERY,
     answers: [
       { status: 200, schema: 'health.json', description: 'Up (liveness), or every check passed' },

@@ -33,8 +33,8 @@ function operationOf(route: DocumentedRoute): Record<string, unknown> {
     operationId: operationId(route.handler),
     summary: route.summary,
     tags: [route.tag],
-    // Health takes the admin token optionally (the full check); the document none at all.
-    security: route.authorized ? [{ bearerAuth: [] }] : route.handler === 'health' ? [{}, { bearerAuth: [] }] : [],
+    // `{}` among the requirements: a call without a token is allowed too.
+    security: route.authorized ? [{ bearerAuth: [] }] : route.tokenOptional ? [{}, { bearerAuth: [] }] : [],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.bodySchema
       ? {
