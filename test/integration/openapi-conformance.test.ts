@@ -8,7 +8,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import jobSchema from '#schemas/job.json' with { type: 'json' };
-import { takeViolations } from '../support/openapi-violations.ts';
+import { checkAgainstDocument, takeViolations } from '../support/openapi-violations.ts';
 
 const JOB_ID = '01JD2Q8Z4W6X7Y8Z9A0B1C2D3E';
 let chronos: LocalChronos;
@@ -24,7 +24,12 @@ async function driftedGetJob(): Promise<APIGatewayProxyResult> {
 }
 
 beforeAll(async () => {
-  chronos = await startLocalChronos({ scannerIntervalMs: 0, handlers: { api: { 'get-job': driftedGetJob } } });
+  // The setup leaves test doubles unchecked: this test asks for the check on its double explicitly.
+  chronos = await startLocalChronos({
+    scannerIntervalMs: 0,
+    handlers: { api: { 'get-job': driftedGetJob } },
+    onApiResponse: checkAgainstDocument,
+  });
 });
 
 afterAll(async () => {
