@@ -6,6 +6,7 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApiDocument } from '#handlers/api/openapi/document';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import jobSchema from '#schemas/job.json' with { type: 'json' };
 import { checkAgainstDocument, takeViolations } from '../support/openapi-violations.ts';
@@ -52,5 +53,12 @@ describe('the answers of a local Chronos in the tests', () => {
     expect((await get('/v1/jobs?limit=0', chronos.token)).status).toBe(400);
     expect((await get('/v1/openapi.json')).status).toBe(200);
     expect(takeViolations()).toEqual([]);
+  });
+
+  it('include the document itself, served without a token as the generator builds it', async () => {
+    const served = await get('/v1/openapi.json');
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('application/json');
+    expect(await served.json()).toEqual(openApiDocument());
   });
 });
