@@ -6,9 +6,10 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApiDocument } from '#handlers/api/openapi/document';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import jobSchema from '#schemas/job.json' with { type: 'json' };
-import { takeViolations } from '../support/openapi-violations.ts';
+import { checkAgainstDocument, takeViolations } from '../support/openapi-violations.ts';
 
 const JOB_ID = '01JD2Q8Z4W6X7Y8Z9A0B1C2D3E';
 let chronos: LocalChronos;
@@ -24,7 +25,12 @@ async function driftedGetJob(): Promise<APIGatewayProxyResult> {
 }
 
 beforeAll(async () => {
-  chronos = await startLocalChronos({ scannerIntervalMs: 0, handlers: { api: { 'get-job': driftedGetJob } } });
+  // The setup leaves test doubles unchecked: this test asks for the check on its double explicitly.
+  chronos = await startLocalChronos({
+    scannerIntervalMs: 0,
+    handlers: { api: { 'get-job': driftedGetJob } },
+    onApiResponse: checkAgainstDocument,
+  });
 });
 
 afterAll(async () => {
@@ -47,5 +53,12 @@ describe('the answers of a local Chronos in the tests', () => {
     expect((await get('/v1/jobs?limit=0', chronos.token)).status).toBe(400);
     expect((await get('/v1/openapi.json')).status).toBe(200);
     expect(takeViolations()).toEqual([]);
+  });
+
+  it('include the document itself, served without a token as the generator builds it', async () => {
+    const served = await get('/v1/openapi.json');
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('application/json');
+    expect(await served.json()).toEqual(openApiDocument());
   });
 });
