@@ -11,5 +11,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Handlers log JSON at INFO in production; tests keep warnings and errors only.
     env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+    // Every local Chronos a test starts checks its API's answers against the OpenAPI document.
+    setupFiles: ['test/support/openapi-conformance-setup.ts'],
   },
 });

@@ -1,2 +1,7 @@
-// The client package's public surface (filled in by the clients issue, #18).
-export {};
+// The client package's public surface: the typed API client (OpenAPI document → schema.ts) and its errors.
+export * from './client.ts';
+export { type ApiError, ChronosError, type ChronosResult, type ErrorDetail, unwrap } from './errors.ts';
+export { type Page, pages } from './pages.ts';
+export { type RetryPolicy, retryDelayMs, retryingFetch } from './retry.ts';
+export type { components, operations, paths } from './schema.ts';
+export * from './webhooks.ts';

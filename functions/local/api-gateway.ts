@@ -39,6 +39,18 @@ export interface ApiGatewayOptions {
   /** The stage's corsAllowOrigins: preflights answered and gateway answers given CORS headers; empty: none. */
   corsAllowOrigins?: readonly string[];
   log?: (message: string, error?: unknown) => void;
+  /** Sees every answer as the client gets it (the e2e tests check each against the OpenAPI document). */
+  onResponse?: (exchange: GatewayExchange) => void;
+}
+
+/** One request's method and path (no query string) and the answer the gateway gave it. */
+export interface GatewayExchange {
+  method: string;
+  path: string;
+  status: number;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  body: string;
 }
 
 export interface RunningApiGateway {
@@ -74,6 +86,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Runni
 
   let stage: ApiStage;
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (options.onResponse) observeAnswer(req, res, options.onResponse);
     const requestId = randomUUID();
     const receivedAt = new Date();
     const body = await readBody(req, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
@@ -181,6 +194,20 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Runni
         server.closeAllConnections();
       }),
   };
+}
+
+/** Calls `onResponse` with the answer once it is written: what was set on `res` and the body passed to end(). */
+function observeAnswer(req: IncomingMessage, res: ServerResponse, onResponse: (exchange: GatewayExchange) => void) {
+  const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+  res.end = ((chunk?: unknown) => {
+    const headers = Object.fromEntries(
+      Object.entries(res.getHeaders()).map(([name, value]) => [name.toLowerCase(), String(value)]),
+    );
+    const body = chunk === undefined ? '' : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk);
+    const path = new URL(req.url ?? '/', 'http://local').pathname;
+    onResponse({ method: req.method ?? 'GET', path, status: res.statusCode, headers, body });
+    return end(chunk);
+  }) as ServerResponse['end'];
 }
 
 /** Reads the whole body; past the limit it keeps draining (so the client reads our 413) but stops storing. */

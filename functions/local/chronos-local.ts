@@ -15,7 +15,7 @@ import type { ReleaseSpreadOptions } from '#core/release-spread';
 import { DEFAULT_QUOTAS, type TenantQuotas } from '#core/tenants/quotas';
 import { ROUTES } from '#handlers/api/routes';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
-import { type RunningApiGateway, startApiGateway } from './api-gateway.ts';
+import { type GatewayExchange, type RunningApiGateway, startApiGateway } from './api-gateway.ts';
 import { installIamHook } from './aws-fidelity/iam-enforcement.ts';
 import { type LocalIamOptions, startLocalIam } from './aws-fidelity/local-iam.ts';
 import { startCloudWatchMetrics } from './emulators/cloudwatch-metrics.ts';
@@ -123,6 +123,11 @@ export interface LocalChronosOptions {
    */
   iam?: false | LocalIamOptions;
   log?: (message: string, error?: unknown) => void;
+  /**
+   * Sees every answer of the API as the client gets it. The tests check each against the OpenAPI
+   * document (test/support/openapi-conformance-setup.ts); nothing else needs it.
+   */
+  onApiResponse?: (exchange: GatewayExchange) => void;
 }
 
 export interface LocalChronos {
@@ -309,6 +314,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           functionTimeoutSeconds: API_TIMEOUT_SECONDS,
           corsAllowOrigins: cors,
           log,
+          ...(options.onApiResponse ? { onResponse: options.onApiResponse } : {}),
         })
       : undefined;
     if (api) cleanups.push(() => api.stop());

@@ -1,7 +1,8 @@
 /**
  * API Gateway models are JSON Schema draft-04, while the schemas under schemas/ are written for
- * the handlers' validator (a later draft). This converts one into the other: local `$ref`s are
- * inlined (API Gateway refs must be model URLs), draft-06+ forms are rewritten to their draft-04
+ * the handlers' validator (a later draft). This converts one into the other: local `$ref`s, and
+ * refs into a sibling schema file (`create-job.json#/properties/schedule`, read with `loadSibling`),
+ * are inlined (API Gateway refs must be model URLs), draft-06+ forms are rewritten to their draft-04
  * equivalents, and keywords draft-04 does not know are dropped (the handler still validates them).
  */
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
@@ -42,27 +43,48 @@ export class SchemaConversionError extends Error {
   override readonly name = 'SchemaConversionError';
 }
 
+/** Reads a sibling schema file by its name (`create-job.json`); the document, parsed. */
+export type SiblingLoader = (file: string) => unknown;
+
+const noSiblings: SiblingLoader = (file) => {
+  throw new SchemaConversionError(`No loader for the sibling schema "${file}"`);
+};
+
+/** A ref into another schema file of the same folder: `<name>.json#/pointer` (no scheme, no path). */
+const SIBLING_REF = /^([\w-]+\.json)(#.*)?$/;
+
 /** Converts a JSON Schema document into an API Gateway (draft-04) model schema. */
-export function toDraft4Model(document: unknown): apigateway.JsonSchema {
+export function toDraft4Model(document: unknown, loadSibling: SiblingLoader = noSiblings): apigateway.JsonSchema {
   if (!isObject(document)) throw new SchemaConversionError('A JSON Schema document must be an object');
-  const converted = convert(document, document, []);
+  const converted = convert(document, document, [], loadSibling);
   return { schema: apigateway.JsonSchemaVersion.DRAFT4, ...converted } as apigateway.JsonSchema;
 }
 
-function convert(schema: JsonObject, root: JsonObject, refStack: string[]): JsonObject {
+function convert(schema: JsonObject, root: JsonObject, refStack: string[], load: SiblingLoader): JsonObject {
   const ref = schema.$ref;
-  if (typeof ref === 'string') return convert(resolveLocalRef(ref, root, refStack), root, [...refStack, ref]);
+  if (typeof ref === 'string') {
+    const sibling = SIBLING_REF.exec(ref);
+    if (sibling) {
+      if (refStack.includes(ref)) throw new SchemaConversionError(`Recursive $ref "${ref}" cannot be inlined`);
+      // The target's own local refs resolve against its file: it becomes the root.
+      const [, file = '', pointer = '#'] = sibling;
+      const siblingRoot = asObject(load(file), file);
+      const target = pointer === '#' ? siblingRoot : resolveLocalRef(pointer, siblingRoot, refStack);
+      return convert(target, siblingRoot, [...refStack, ref], load);
+    }
+    return convert(resolveLocalRef(ref, root, refStack), root, [...refStack, ref], load);
+  }
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(schema)) {
     if (PLAIN_KEYWORDS.has(key)) out[key] = value;
     else if (key === 'additionalProperties') {
-      out[key] = isObject(value) ? convert(value, root, refStack) : value;
-    } else if (SUBSCHEMA_KEYWORDS.has(key) && isObject(value)) out[key] = convert(value, root, refStack);
+      out[key] = isObject(value) ? convert(value, root, refStack, load) : value;
+    } else if (SUBSCHEMA_KEYWORDS.has(key) && isObject(value)) out[key] = convert(value, root, refStack, load);
     else if (SUBSCHEMA_LIST_KEYWORDS.has(key) && Array.isArray(value)) {
-      out[key] = value.map((item) => convert(asObject(item, key), root, refStack));
+      out[key] = value.map((item) => convert(asObject(item, key), root, refStack, load));
     } else if (SUBSCHEMA_MAP_KEYWORDS.has(key) && isObject(value)) {
       out[key] = Object.fromEntries(
-        Object.entries(value).map(([n, s]) => [n, convert(asObject(s, n), root, refStack)]),
+        Object.entries(value).map(([n, s]) => [n, convert(asObject(s, n), root, refStack, load)]),
       );
     } else if (key === 'const') out.enum = [value];
     else if (key === 'exclusiveMinimum' || key === 'exclusiveMaximum') {

@@ -178,11 +178,11 @@ export class SchedulerApi extends Construct {
     const existing = this.models.get(schemaFile);
     if (existing) return existing;
     const name = pascalCase(schemaFile.replace(/\.json$/, ''));
-    const document: unknown = JSON.parse(readFileSync(`${PROJECT_ROOT}schemas/${schemaFile}`, 'utf8'));
+    const read = (file: string): unknown => JSON.parse(readFileSync(`${PROJECT_ROOT}schemas/${file}`, 'utf8'));
     const model = this.api.addModel(`${name}Model`, {
       modelName: name,
       contentType: 'application/json',
-      schema: toDraft4Model(document),
+      schema: toDraft4Model(read(schemaFile), read),
     });
     this.models.set(schemaFile, model);
     return model;

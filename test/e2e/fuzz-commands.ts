@@ -545,6 +545,32 @@ class SigningSecrets implements Command {
   toString = () => `signing secrets ${JSON.stringify(this.rotate)}`;
 }
 
+/** A schedule's preview: 200 with at most `count` ascending occurrences, or a 400 naming fields; nothing written. */
+class PreviewSchedule implements Command {
+  constructor(readonly body: Record<string, unknown>) {}
+  check = () => true;
+  async run(world: World) {
+    const before = await world.jobCount();
+    const answer = await world.call('POST', '/v1/schedules/preview', {
+      route: '/v1/schedules/preview',
+      shape: 'preview',
+      body: this.body,
+    });
+    expectThat([200, 400].includes(answer.status), 'preview', answer);
+    expectThat((await world.jobCount()) === before, 'a preview wrote a job', answer);
+    if (answer.status !== 200) return;
+    const times = (answer.body.occurrences as string[]).map((at) => Date.parse(at));
+    const count = typeof this.body.count === 'number' ? this.body.count : 10;
+    expectThat(times.length <= count, 'more occurrences than asked for', answer);
+    expectThat(
+      times.every((at, i) => i === 0 || at > (times[i - 1] as number)),
+      'occurrences out of order',
+      answer,
+    );
+  }
+  toString = () => `preview ${JSON.stringify(this.body).slice(0, 300)}`;
+}
+
 class Monitoring implements Command {
   constructor(readonly query: string) {}
   check = () => true;
@@ -559,6 +585,9 @@ class Monitoring implements Command {
     expectThat(system.status === 403, 'a tenant reached the system view', system);
     const health = await world.call('GET', `/v1/health${this.query}`, { route: '/v1/health', shape: 'health' });
     expectThat([200, 400, 401].includes(health.status), 'health', health);
+    // Public and the same whatever the query: the OpenAPI document.
+    const document = await world.call('GET', `/v1/openapi.json${this.query}`, { route: '/v1/openapi.json' });
+    expectThat(document.status === 200 && document.body.openapi === '3.1.0', 'the OpenAPI document', document);
   }
   toString = () => `monitoring ${this.query}`;
 }
@@ -710,6 +739,11 @@ export function commandsFor(baseUrl: string) {
         { nil: undefined },
       )
       .map((rotate) => new SigningSecrets(rotate)),
+    fc
+      .tuple(creates, fc.option(numberNear(1, 100), { nil: undefined }))
+      .map(
+        ([body, count]) => new PreviewSchedule({ schedule: body.schedule, ...(count === undefined ? {} : { count }) }),
+      ),
     fc
       .constantFrom('', '?window=5m', '?window=24h', '?window=7d', '?tenantId=other', '?deep=true', '?window=%E2%82%AC')
       .map((q) => new Monitoring(q)),

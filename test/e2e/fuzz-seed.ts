@@ -5,11 +5,15 @@
 import fc from 'fast-check';
 
 /**
- * Any seed is as good as another; this one reaches the defect the fuzzer found (a jobs cursor
- * widened to 1,098 bytes of UTF-8, accepted though DynamoDB refuses it), so the pinned run keeps
- * checking it. Generators that change shift what a seed draws: re-check this when they do.
+ * Any seed is as good as another, as long as the pinned run reaches every premise the fuzz tests
+ * check (a 2xx from every route, runs to check). Seed 7 reached the defect the fuzzer found (a jobs
+ * cursor widened to 1,098 bytes of UTF-8, accepted though DynamoDB refuses it; now pinned by
+ * test/unit/adapters/cursor-key-bytes.test.ts and fuzz-checks.test.ts), until POST
+ * /v1/schedules/preview and GET /v1/openapi.json joined the route table and the commands: with
+ * them it no longer reached a 2xx from POST /v1/runs/{runId}/retry. Generators that change shift
+ * what a seed draws: re-check this when they do.
  */
-const PINNED_SEED = 7;
+const PINNED_SEED = 1;
 
 export function fuzzSeed(): number {
   const given = process.env.FUZZ_SEED;

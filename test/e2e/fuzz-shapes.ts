@@ -173,6 +173,7 @@ export const SHAPES = {
   secrets: closed({ items: { type: 'array', minItems: 1, items: SECRET_SCHEMA } }),
   stats: STATS_SCHEMA,
   health: closed({ status: { const: 'ok' } }),
+  preview: closed({ occurrences: { type: 'array', maxItems: 100, items: instant } }),
 } as const;
 
 export type Shape = keyof typeof SHAPES;

@@ -203,7 +203,12 @@ describe('fuzzing the API', () => {
           created.add(JSON.parse(text).jobId);
         }
       }),
-      { numRuns: RUNS },
+      {
+        numRuns: RUNS,
+        // One create due now, checked before the random draws: the run premise below must not hang
+        // on what the pinned seed happens to draw (adding a route to ROUTES shifts every draw).
+        examples: [[['POST', '/v1/jobs'], { authorization: 'valid' }, JSON.stringify(validCreate(true))]],
+      },
     );
 
     expect(failures).toEqual([]);

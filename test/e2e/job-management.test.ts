@@ -5,12 +5,15 @@
 import type { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
+import { type ChronosClient, createChronosClient, unwrap } from '../../client/src/index.ts';
 import { eventually, type HttpTarget, type RecordedCall, startHttpTarget } from '../support/http-target.ts';
 import { localDocuments } from '../support/local-documents.ts';
 
 let chronos: LocalChronos;
 let target: HttpTarget;
 let documents: DynamoDBDocument;
+/** The typed client (client/), for the reads that are plain uses of the API. */
+let client: ChronosClient;
 
 beforeAll(async () => {
   target = await startHttpTarget();
@@ -21,6 +24,7 @@ beforeAll(async () => {
     log: () => undefined,
   });
   documents = localDocuments(chronos.endpoints.dynamodb);
+  client = createChronosClient({ baseUrl: chronos.apiUrl, token: chronos.token });
 });
 afterAll(async () => {
   documents?.destroy();
@@ -74,16 +78,16 @@ describe('listing jobs', () => {
     });
     expect((await api('POST', `/v1/jobs/${b.jobId}/pause`)).status).toBe(200);
 
-    const intervals = await api('GET', `/v1/jobs?name=${prefix}&type=interval`);
-    const paused = await api('GET', `/v1/jobs?name=${prefix}&status=PAUSED`);
-    const first = await api('GET', `/v1/jobs?name=${prefix}&limit=2`);
-    const second = await api('GET', `/v1/jobs?name=${prefix}&limit=2&cursor=${first.body.cursor}`);
+    const intervals = unwrap(await client.jobs.listPage({ name: prefix, type: 'interval' }));
+    const paused = unwrap(await client.jobs.listPage({ name: prefix, status: 'PAUSED' }));
+    const first = unwrap(await client.jobs.listPage({ name: prefix, limit: 2 }));
+    const second = unwrap(await client.jobs.listPage({ name: prefix, limit: 2, cursor: first.cursor ?? '' }));
 
-    expect(intervals.body.items.map((j: { jobId: string }) => j.jobId)).toEqual([a.jobId, b.jobId]);
-    expect(paused.body.items.map((j: { jobId: string }) => j.jobId)).toEqual([b.jobId]);
-    expect(first.body.items.map((j: { jobId: string }) => j.jobId)).toEqual([a.jobId, b.jobId]);
-    expect(typeof first.body.cursor).toBe('string');
-    expect(second.body.items.map((j: { jobId: string }) => j.jobId)).toEqual([c.jobId]);
+    expect(intervals.items.map((j) => j.jobId)).toEqual([a.jobId, b.jobId]);
+    expect(paused.items.map((j) => j.jobId)).toEqual([b.jobId]);
+    expect(first.items.map((j) => j.jobId)).toEqual([a.jobId, b.jobId]);
+    expect(typeof first.cursor).toBe('string');
+    expect(second.items.map((j) => j.jobId)).toEqual([c.jobId]);
   });
 
   it('answers invalid query parameters with 400 naming each', async () => {
@@ -119,10 +123,10 @@ describe('reading a job', () => {
       schedule: { type: 'interval', everySeconds: 5, startAt: iso(startAt) },
     });
 
-    const read = await api('GET', `/v1/jobs/${job.jobId}`);
+    const read = await client.jobs.get(job.jobId);
 
-    expect(read.body.upcoming).toEqual([0, 5, 10, 15, 20].map((s) => iso(startAt + s * 1000)));
-    expect(read.headers.get('etag')).toBe(`"${read.body.version}"`);
+    expect(read.data?.upcoming).toEqual([0, 5, 10, 15, 20].map((s) => iso(startAt + s * 1000)));
+    expect(read.response?.headers.get('etag')).toBe(`"${read.data?.version}"`);
   });
 });
 

@@ -119,6 +119,7 @@ describe('tenant isolation of every route', () => {
     const bodies: Record<string, unknown> = {
       'update-job': { name: 'taken over', target: { url: target.url('/attacker') } },
       'create-job': { target: { url: target.url('/attacker') }, schedule: later() },
+      'preview-schedule': { schedule: later() },
     };
     const checked: string[] = [];
     const withIds: Array<{ route: (typeof ROUTES)[number]; path: string }> = [];

@@ -65,18 +65,41 @@ describe('toDraft4Model', () => {
     expect(() => toDraft4Model({ $ref: 'https://example.com/schema.json' })).toThrow(/Only local \$refs/);
   });
 
+  it("inlines a ref into a sibling schema file, resolving that file's own local refs against it", () => {
+    const siblings: Record<string, unknown> = {
+      'base.json': {
+        $defs: { zone: { type: 'string', maxLength: 64 } },
+        properties: { schedule: { type: 'object', properties: { timezone: { $ref: '#/$defs/zone' } } } },
+      },
+    };
+    const model = toDraft4Model(
+      { properties: { schedule: { $ref: 'base.json#/properties/schedule' } } },
+      (file) => siblings[file],
+    );
+
+    expect(model.properties).toEqual({
+      schedule: { type: 'object', properties: { timezone: { type: 'string', maxLength: 64 } } },
+    });
+    expect(() => toDraft4Model({ $ref: 'base.json#/properties/schedule' })).toThrow(/No loader/);
+    expect(() =>
+      toDraft4Model({ $ref: 'loop.json' }, () => ({ properties: { again: { $ref: 'loop.json' } } })),
+    ).toThrow(/Recursive/);
+  });
+
   it('converts every schema a route names without losing its top-level constraints', () => {
     const schemaFiles = ROUTES.flatMap((route) => (route.bodySchema ? [route.bodySchema] : []));
     expect(schemaFiles.length).toBeGreaterThan(0);
 
+    const read = (file: string) => JSON.parse(readFileSync(new URL(`../../schemas/${file}`, import.meta.url), 'utf8'));
     for (const file of schemaFiles) {
-      const document = JSON.parse(readFileSync(new URL(`../../schemas/${file}`, import.meta.url), 'utf8'));
-      const model = toDraft4Model(document);
+      const document = read(file);
+      const model = toDraft4Model(document, read);
       expect(model.schema).toBe(DRAFT4);
       expect(model.type).toBe(document.type);
       expect(model.required).toEqual(document.required);
       expect(model.additionalProperties).toEqual(document.additionalProperties);
       expect(Object.keys(model.properties ?? {})).toEqual(Object.keys(document.properties));
+      expect(JSON.stringify(model), `${file}: every $ref inlined`).not.toContain('$ref');
     }
   });
 });

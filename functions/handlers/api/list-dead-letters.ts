@@ -5,12 +5,13 @@ import { instrumented } from '../observability.ts';
 import { runRepository } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { QueryReader } from './query-params.ts';
+import { DEAD_LETTER_QUERY, queryNames } from './query-schemas.ts';
 import { json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
 
 /** `limit` and `cursor`, nothing else; 400 naming every bad one. */
 export function deadLetterQueryOf(event: APIGatewayProxyEvent): { limit: number; cursor?: string } {
-  const query = new QueryReader(event, ['limit', 'cursor']);
+  const query = new QueryReader(event, queryNames(DEAD_LETTER_QUERY));
   const page = query.page();
   query.done();
   return page;

@@ -8,6 +8,7 @@ import { instrumented } from '../observability.ts';
 import { jobRepository } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { QueryReader } from './query-params.ts';
+import { JOB_LIST_QUERY, NAME_PREFIX_MAX_LENGTH, queryNames } from './query-schemas.ts';
 import { json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
 
@@ -15,10 +16,10 @@ const SCHEDULE_TYPES = ['once', 'interval', 'cron'] as const;
 
 /** The listing's parameters, validated (400 naming every bad one). */
 export function jobListQueryOf(event: APIGatewayProxyEvent): JobListQuery {
-  const query = new QueryReader(event, ['status', 'type', 'name', 'limit', 'cursor']);
+  const query = new QueryReader(event, queryNames(JOB_LIST_QUERY));
   const status = query.oneOf('status', JOB_STATUSES);
   const type = query.oneOf('type', SCHEDULE_TYPES);
-  const name = query.text('name', 200);
+  const name = query.text('name', NAME_PREFIX_MAX_LENGTH);
   const page = query.page();
   query.done();
   return {

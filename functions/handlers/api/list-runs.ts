@@ -9,12 +9,13 @@ import { jobRepository, runRepository } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { jobIdOf } from './path-id.ts';
 import { QueryReader } from './query-params.ts';
+import { queryNames, RUN_LIST_QUERY } from './query-schemas.ts';
 import { json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
 
 /** `status`, `from`, `to` (scheduled time, inclusive, zoned ISO-8601), `limit`, `cursor`; 400 naming every bad one. */
 export function runListQueryOf(event: APIGatewayProxyEvent): RunListQuery {
-  const query = new QueryReader(event, ['status', 'from', 'to', 'limit', 'cursor']);
+  const query = new QueryReader(event, queryNames(RUN_LIST_QUERY));
   const status = query.oneOf('status', RUN_STATUSES);
   const from = query.instant('from');
   const to = query.instant('to');

@@ -11,6 +11,7 @@ import { instrumented } from '../observability.ts';
 import { jobStatusCounts, runAggregates } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { QueryReader } from './query-params.ts';
+import { queryNames, STATS_QUERY, TENANT_ID_MAX_LENGTH } from './query-schemas.ts';
 import { json } from './responses.ts';
 import { scopeOf } from './scope.ts';
 
@@ -18,9 +19,9 @@ const WINDOWS = Object.keys(STATS_WINDOWS) as StatsWindow[];
 
 export async function getMonitoringStats(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const caller = scopeOf(event);
-  const query = new QueryReader(event, caller.admin ? ['window', 'tenantId'] : ['window']);
+  const query = new QueryReader(event, queryNames(STATS_QUERY, caller.admin));
   const window = query.oneOf('window', WINDOWS) ?? '1h';
-  const tenant = caller.admin ? query.text('tenantId', 128) : undefined;
+  const tenant = caller.admin ? query.text('tenantId', TENANT_ID_MAX_LENGTH) : undefined;
   query.done();
   const scope = caller.admin ? (tenant ?? ALL_TENANTS) : caller.tenantId;
   const stats = await monitoringStats(

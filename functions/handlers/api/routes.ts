@@ -2,7 +2,33 @@
  * The HTTP API as data: API Gateway resources (CDK) and the local runtime's router are both built
  * from this table, and each route names the handler module under functions/handlers/api/.
  */
+import {
+  DEAD_LETTER_QUERY,
+  HEALTH_QUERY,
+  JOB_LIST_QUERY,
+  type QueryParameter,
+  RUN_LIST_QUERY,
+  STATS_QUERY,
+} from './query-schemas.ts';
+
 export type TableAccess = 'read' | 'readWrite';
+
+/** Request headers a handler reads (described in openapi/headers.ts). */
+export type RequestHeader = 'Idempotency-Key' | 'If-Match';
+/** Response headers a handler sets (described in openapi/headers.ts). */
+export type ResponseHeader = 'ETag' | 'Location' | 'Idempotent-Replayed' | 'Cache-Control';
+
+/** One answer a route gives that is not an error. */
+export interface RouteAnswer {
+  status: 200 | 201 | 202 | 503;
+  /** JSON Schema under schemas/ the body matches. */
+  schema: string;
+  description: string;
+  /** Headers this answer always carries. */
+  headers?: readonly ResponseHeader[];
+  /** Headers it carries only sometimes (e.g. on a replay). */
+  optionalHeaders?: readonly ResponseHeader[];
+}
 
 export interface Route {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -12,7 +38,7 @@ export interface Route {
   handler: string;
   /** JSON Schema under schemas/ that API Gateway and the handler validate the body with. */
   bodySchema?: string;
-  /** False only for endpoints that must answer without a token (health checks). */
+  /** False only for endpoints that must answer without a token (health checks, the OpenAPI document). */
   authorized: boolean;
   /** What the handler touches; CDK grants exactly this. */
   access: {
@@ -40,13 +66,47 @@ export interface Route {
   };
 }
 
-export const ROUTES: readonly Route[] = [
+/** A route of the public API, with what the OpenAPI document (openapi/) says about it. */
+export interface DocumentedRoute extends Route {
+  /** One line for the OpenAPI document; docs/api.md has the rest. */
+  summary: string;
+  /** Groups routes in the OpenAPI document. */
+  tag: 'Jobs' | 'Runs' | 'Signing secrets' | 'Monitoring';
+  /** On a public route: a bearer token changes the answer (health: the admin token gets the full check). */
+  tokenOptional?: boolean;
+  /** The query parameters the handler accepts (query-schemas.ts); it refuses any other. */
+  query?: readonly QueryParameter[];
+  /** The request headers the handler reads. */
+  requestHeaders?: readonly RequestHeader[];
+  /** What the handler answers when it succeeds. */
+  answers: readonly RouteAnswer[];
+  /**
+   * The error statuses (the Chronos error shape, schemas/error.json) the handler answers with; the
+   * gateway's 401 and 403 of authorized routes are added by the document, 5xx fall under `default`.
+   */
+  errors: readonly (400 | 401 | 403 | 404 | 409 | 422 | 428 | 429)[];
+}
+
+export const ROUTES: readonly DocumentedRoute[] = [
   {
     method: 'POST',
     path: '/v1/jobs',
     handler: 'create-job',
     bodySchema: 'create-job.json',
     authorized: true,
+    summary: 'Create a job',
+    tag: 'Jobs',
+    requestHeaders: ['Idempotency-Key'],
+    answers: [
+      {
+        status: 201,
+        schema: 'job.json',
+        description: 'The new job (or, replayed, the one the same Idempotency-Key created)',
+        headers: ['Location'],
+        optionalHeaders: ['Idempotent-Replayed'],
+      },
+    ],
+    errors: [400, 409, 422, 429],
     access: {
       jobs: 'readWrite',
       runs: 'readWrite',
@@ -61,6 +121,10 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/jobs/{id}',
     handler: 'get-job',
     authorized: true,
+    summary: 'Get a job, its next occurrences and its latest run',
+    tag: 'Jobs',
+    answers: [{ status: 200, schema: 'job.json', description: 'The job, with `upcoming`', headers: ['ETag'] }],
+    errors: [404],
     access: { jobs: 'read', runs: 'read' },
   },
   {
@@ -68,6 +132,11 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/jobs/{id}/runs',
     handler: 'list-runs',
     authorized: true,
+    summary: "List a job's runs, newest first",
+    tag: 'Runs',
+    query: RUN_LIST_QUERY,
+    answers: [{ status: 200, schema: 'run-page.json', description: 'A page of runs' }],
+    errors: [400, 404],
     access: { jobs: 'read', runs: 'read' },
   },
   {
@@ -75,6 +144,15 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/health',
     handler: 'health',
     authorized: false,
+    summary: 'Liveness; the full check with the admin token',
+    tag: 'Monitoring',
+    tokenOptional: true,
+    query: HEALTH_QUERY,
+    answers: [
+      { status: 200, schema: 'health.json', description: 'Up (liveness), or every check passed' },
+      { status: 503, schema: 'health.json', description: 'The full check found a failing dependency' },
+    ],
+    errors: [401],
     // Probes every table the executor and the scanner use, the dispatch queue's attributes and
     // the scanner heartbeats (metrics table).
     access: { jobs: 'read', runs: 'read', tenants: 'read', metrics: 'read', readQueueAttributes: true },
@@ -84,6 +162,11 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/dead-letters',
     handler: 'list-dead-letters',
     authorized: true,
+    summary: "List the tenant's dead-lettered runs, newest first",
+    tag: 'Runs',
+    query: DEAD_LETTER_QUERY,
+    answers: [{ status: 200, schema: 'run-page.json', description: 'A page of dead-lettered runs' }],
+    errors: [400],
     access: { runs: 'read' },
   },
   {
@@ -91,6 +174,10 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/runs/{runId}/retry',
     handler: 'retry-run',
     authorized: true,
+    summary: 'Re-drive a dead-lettered run as a new attempt, now',
+    tag: 'Runs',
+    answers: [{ status: 202, schema: 'run.json', description: 'The new attempt' }],
+    errors: [404, 409, 429],
     access: { jobs: 'read', runs: 'readWrite', sendToDispatchQueue: true, tenants: 'readWrite' },
   },
   // Job management (routes that change a job's status also move its tenant's job-status counters:
@@ -99,13 +186,29 @@ export const ROUTES: readonly Route[] = [
   // cancels its queued runs when their messages arrive). Runs created outside the schedule
   // (trigger, PATCH due at once, resume catch-up, re-drive) take from the tenant's trigger bucket
   // after reading its quotas: tenants readWrite.
-  { method: 'GET', path: '/v1/jobs', handler: 'list-jobs', authorized: true, access: { jobs: 'read' } },
+  {
+    method: 'GET',
+    path: '/v1/jobs',
+    handler: 'list-jobs',
+    authorized: true,
+    access: { jobs: 'read' },
+    summary: "List the tenant's jobs",
+    tag: 'Jobs',
+    query: JOB_LIST_QUERY,
+    answers: [{ status: 200, schema: 'job-page.json', description: 'A page of jobs' }],
+    errors: [400],
+  },
   {
     method: 'PATCH',
     path: '/v1/jobs/{id}',
     handler: 'update-job',
     bodySchema: 'update-job.json',
     authorized: true,
+    summary: "Change a job's name, target, schedule, policies or timeout",
+    tag: 'Jobs',
+    requestHeaders: ['If-Match'],
+    answers: [{ status: 200, schema: 'job.json', description: 'The changed job', headers: ['ETag'] }],
+    errors: [400, 404, 409, 428, 429],
     access: {
       jobs: 'readWrite',
       runs: 'readWrite',
@@ -119,6 +222,10 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/jobs/{id}',
     handler: 'cancel-job',
     authorized: true,
+    summary: 'Cancel a job (kept as history)',
+    tag: 'Jobs',
+    answers: [{ status: 200, schema: 'job.json', description: 'The CANCELLED job', headers: ['ETag'] }],
+    errors: [404, 409],
     access: { jobs: 'readWrite', metrics: 'readWrite' },
   },
   {
@@ -126,6 +233,10 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/jobs/{id}/pause',
     handler: 'pause-job',
     authorized: true,
+    summary: 'Pause an ACTIVE job',
+    tag: 'Jobs',
+    answers: [{ status: 200, schema: 'job.json', description: 'The PAUSED job', headers: ['ETag'] }],
+    errors: [404, 409],
     access: { jobs: 'readWrite', runs: 'readWrite', metrics: 'readWrite' },
   },
   {
@@ -133,6 +244,10 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/jobs/{id}/resume',
     handler: 'resume-job',
     authorized: true,
+    summary: 'Resume a PAUSED job',
+    tag: 'Jobs',
+    answers: [{ status: 200, schema: 'job.json', description: 'The ACTIVE job', headers: ['ETag'] }],
+    errors: [404, 409, 429],
     access: {
       jobs: 'readWrite',
       runs: 'readWrite',
@@ -146,6 +261,18 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/jobs/{id}/trigger',
     handler: 'trigger-job',
     authorized: true,
+    summary: 'Run a job now, once, outside its schedule',
+    tag: 'Jobs',
+    requestHeaders: ['Idempotency-Key'],
+    answers: [
+      {
+        status: 202,
+        schema: 'run.json',
+        description: 'The new run (or, replayed, the one the same Idempotency-Key created)',
+        optionalHeaders: ['Idempotent-Replayed'],
+      },
+    ],
+    errors: [400, 404, 409, 429],
     access: { jobs: 'read', runs: 'readWrite', sendToDispatchQueue: true, tenants: 'readWrite' },
   },
   // Signing secrets: the calling tenant's own (core/tenants/signing-secrets.ts). Rotation seals the
@@ -156,6 +283,17 @@ export const ROUTES: readonly Route[] = [
     handler: 'rotate-signing-secret',
     bodySchema: 'rotate-signing-secret.json',
     authorized: true,
+    summary: 'Issue a new signing secret (its value is shown once)',
+    tag: 'Signing secrets',
+    answers: [
+      {
+        status: 201,
+        schema: 'signing-secret.json',
+        description: 'The new secret, with its value',
+        headers: ['Cache-Control'],
+      },
+    ],
+    errors: [400],
     access: { tenants: 'readWrite', sealSecrets: true },
   },
   {
@@ -163,7 +301,25 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/signing-secrets',
     handler: 'list-signing-secrets',
     authorized: true,
+    summary: 'List the secrets that sign now (never a value)',
+    tag: 'Signing secrets',
+    answers: [{ status: 200, schema: 'signing-secret-list.json', description: 'The secrets signing now' }],
+    errors: [],
     access: { tenants: 'read' },
+  },
+  // A schedule's occurrences before any job exists (the CLI and the console preview with it): pure
+  // computation, no table, no queue.
+  {
+    method: 'POST',
+    path: '/v1/schedules/preview',
+    handler: 'preview-schedule',
+    bodySchema: 'preview-schedule.json',
+    authorized: true,
+    summary: "List a schedule's next occurrences, before any job exists",
+    tag: 'Jobs',
+    answers: [{ status: 200, schema: 'schedule-occurrences.json', description: 'The occurrences, ascending' }],
+    errors: [400],
+    access: {},
   },
   // Monitoring: tenant-scoped stats (the admin scope sees all), the system view for the admin scope.
   {
@@ -171,6 +327,11 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/monitoring/stats',
     handler: 'monitoring-stats',
     authorized: true,
+    summary: "The caller's counts, rates and latency percentiles over a window",
+    tag: 'Monitoring',
+    query: STATS_QUERY,
+    answers: [{ status: 200, schema: 'monitoring-stats.json', description: 'The stats' }],
+    errors: [400],
     // The tenants' ids (a key-only Scan of the tenants table) name the job counters the admin view sums.
     access: { metrics: 'read', listTenantIds: true },
   },
@@ -179,6 +340,22 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/monitoring/system',
     handler: 'monitoring-system',
     authorized: true,
+    summary: 'Queues, scanner and executors (admin scope)',
+    tag: 'Monitoring',
+    answers: [{ status: 200, schema: 'monitoring-system.json', description: 'The system view' }],
+    errors: [403],
     access: { metrics: 'read', readQueueAttributes: true, readQueueAgeMetric: true },
+  },
+  {
+    method: 'GET',
+    path: '/v1/openapi.json',
+    handler: 'get-openapi',
+    // The description of the API, for tools and code generators: public like the health route.
+    authorized: false,
+    summary: 'This OpenAPI 3.1 document',
+    tag: 'Monitoring',
+    answers: [{ status: 200, schema: 'openapi-document.json', description: 'The OpenAPI document' }],
+    errors: [],
+    access: {},
   },
 ];

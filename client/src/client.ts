@@ -1,0 +1,179 @@
+/**
+ * The Chronos API client: a thin layer on openapi-fetch over the types generated from the OpenAPI
+ * document (schema.ts). The token on every call, bounded retries of refused calls (retry.ts),
+ * listings as async iterators (pages.ts) and errors as values (errors.ts). Fetch only: Node ≥ 20
+ * and browsers.
+ */
+import createClient, { type Client } from 'openapi-fetch';
+import { type ApiError, apiErrorOf, type ChronosResult, networkError } from './errors.ts';
+import { type Page, pages } from './pages.ts';
+import { type RetryPolicy, retryingFetch } from './retry.ts';
+import type { components, operations, paths } from './schema.ts';
+
+type Schemas = components['schemas'];
+export type Job = Schemas['Job'];
+export type Run = Schemas['Run'];
+export type JobPage = Schemas['JobPage'];
+export type RunPage = Schemas['RunPage'];
+export type CreateJob = Schemas['CreateJob'];
+export type UpdateJob = Schemas['UpdateJob'];
+export type SigningSecret = Schemas['SigningSecret'];
+export type MonitoringStats = Schemas['MonitoringStats'];
+export type MonitoringSystem = Schemas['MonitoringSystem'];
+export type Health = Schemas['Health'];
+
+type QueryOf<K extends keyof operations> = operations[K]['parameters']['query'];
+export type JobListQuery = NonNullable<QueryOf<'listJobs'>>;
+export type RunListQuery = NonNullable<QueryOf<'listRuns'>>;
+export type DeadLetterQuery = NonNullable<QueryOf<'listDeadLetters'>>;
+export type StatsQuery = NonNullable<QueryOf<'monitoringStats'>>;
+
+export interface ChronosClientOptions {
+  /** The API's base URL, e.g. `http://localhost:3000` or `https://<api>.execute-api.<region>.amazonaws.com/dev`. */
+  baseUrl: string;
+  /** A tenant's API token (or the admin token); sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  retry?: RetryPolicy;
+  /** The fetch to call (default globalThis.fetch): a test double, a proxy-aware fetch. */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Extra headers on every call (e.g. a User-Agent). */
+  headers?: Record<string, string>;
+}
+
+/** Optional on creating calls: a retry with the same key is answered with what the first created. */
+export interface IdempotencyOptions {
+  idempotencyKey?: string;
+}
+
+type Answer<T> = { data?: T; error?: unknown; response: Response };
+
+/** openapi-fetch's answer as a ChronosResult; a call that got no answer becomes a NETWORK error. */
+async function settle<T>(call: () => Promise<Answer<T>>): Promise<ChronosResult<T>> {
+  let answer: Answer<T>;
+  try {
+    answer = await call();
+  } catch (cause) {
+    return { error: networkError(cause) };
+  }
+  if (answer.response.ok) return { data: answer.data as T, response: answer.response };
+  return { error: apiErrorOf(answer.response, answer.error), response: answer.response };
+}
+
+/** `If-Match` from a version (3) or an ETag as the API gave it (`"3"`). */
+function ifMatch(version: number | string): string {
+  return typeof version === 'number' ? `"${version}"` : version;
+}
+
+export function createChronosClient(options: ChronosClientOptions) {
+  const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const http: Client<paths> = createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    fetch: retryingFetch(baseFetch, options.retry),
+    headers: {
+      ...options.headers,
+      ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
+    },
+  });
+  const path = (id: string) => ({ path: { id } });
+
+  const listJobsPage = (query: JobListQuery = {}) => settle(() => http.GET('/v1/jobs', { params: { query } }));
+  const listRunsPage = (jobId: string, query: RunListQuery = {}) =>
+    settle(() => http.GET('/v1/jobs/{id}/runs', { params: { ...path(jobId), query } }));
+  const listDeadLettersPage = (query: DeadLetterQuery = {}) =>
+    settle(() => http.GET('/v1/dead-letters', { params: { query } }));
+  const retryRun = (runId: string) =>
+    settle(() => http.POST('/v1/runs/{runId}/retry', { params: { path: { runId } } }));
+
+  return {
+    /** The openapi-fetch client underneath, typed by the document, for anything not wrapped here. */
+    http,
+    jobs: {
+      create: (body: CreateJob, opts: IdempotencyOptions = {}) =>
+        settle(() =>
+          http.POST('/v1/jobs', {
+            body,
+            params: {
+              header: opts.idempotencyKey === undefined ? undefined : { 'Idempotency-Key': opts.idempotencyKey },
+            },
+          }),
+        ),
+      /** Every job matching `query`, page after page: `for await (const job of client.jobs.list())`. */
+      list: (query: Omit<JobListQuery, 'cursor'> & { cursor?: string } = {}): AsyncGenerator<Job> =>
+        pages<Job>(
+          (cursor) => listJobsPage({ ...query, ...(cursor ? { cursor } : {}) }) as Promise<ChronosResult<Page<Job>>>,
+          query.cursor,
+        ),
+      /** One page: `{ items, cursor }`. */
+      listPage: listJobsPage,
+      get: (id: string) => settle(() => http.GET('/v1/jobs/{id}', { params: path(id) })),
+      /** `version`: the job's version or ETag, sent as If-Match (409 when the job changed since). */
+      update: (id: string, body: UpdateJob, version: number | string) =>
+        settle(() =>
+          http.PATCH('/v1/jobs/{id}', { params: { ...path(id), header: { 'If-Match': ifMatch(version) } }, body }),
+        ),
+      pause: (id: string) => settle(() => http.POST('/v1/jobs/{id}/pause', { params: path(id) })),
+      resume: (id: string) => settle(() => http.POST('/v1/jobs/{id}/resume', { params: path(id) })),
+      trigger: (id: string, opts: IdempotencyOptions = {}) =>
+        settle(() =>
+          http.POST('/v1/jobs/{id}/trigger', {
+            params: {
+              ...path(id),
+              header: opts.idempotencyKey === undefined ? undefined : { 'Idempotency-Key': opts.idempotencyKey },
+            },
+          }),
+        ),
+      cancel: (id: string) => settle(() => http.DELETE('/v1/jobs/{id}', { params: path(id) })),
+      /** Every run of the job matching `query`, newest first, page after page. */
+      runs: (jobId: string, query: RunListQuery = {}): AsyncGenerator<Run> =>
+        pages<Run>(
+          (cursor) =>
+            listRunsPage(jobId, { ...query, ...(cursor ? { cursor } : {}) }) as Promise<ChronosResult<Page<Run>>>,
+          query.cursor,
+        ),
+      runsPage: listRunsPage,
+    },
+    runs: {
+      /** Re-drive a dead-lettered run as a new attempt. */
+      retry: retryRun,
+    },
+    deadLetters: {
+      list: (query: DeadLetterQuery = {}): AsyncGenerator<Run> =>
+        pages<Run>(
+          (cursor) =>
+            listDeadLettersPage({ ...query, ...(cursor ? { cursor } : {}) }) as Promise<ChronosResult<Page<Run>>>,
+          query.cursor,
+        ),
+      listPage: listDeadLettersPage,
+      redrive: retryRun,
+    },
+    signingSecrets: {
+      rotate: (body: { overlapHours?: number } = {}) => settle(() => http.POST('/v1/signing-secrets', { body })),
+      list: () => settle(() => http.GET('/v1/signing-secrets')),
+    },
+    monitoring: {
+      stats: (query: StatsQuery = {}) => settle(() => http.GET('/v1/monitoring/stats', { params: { query } })),
+      system: () => settle(() => http.GET('/v1/monitoring/system')),
+    },
+    /**
+     * Liveness, or with the admin token the full check; a failing check answers 503 with the
+     * Health body, returned as `data` (it is an answer about health, not a failed call).
+     */
+    health: async (query: { deep?: 'true' | 'false' } = {}): Promise<ChronosResult<Health>> => {
+      // Not retried: a 503 here is the answer (a failing check), not a refusal.
+      const call = () => http.GET('/v1/health', { params: { query }, fetch: baseFetch });
+      let answer: Awaited<ReturnType<typeof call>>;
+      try {
+        answer = await call();
+      } catch (cause) {
+        return { error: networkError(cause) };
+      }
+      if (answer.response.status === 503) return { data: answer.error as Health, response: answer.response };
+      if (answer.response.ok) return { data: answer.data as Health, response: answer.response };
+      return { error: apiErrorOf(answer.response, answer.error), response: answer.response };
+    },
+    openapi: () => settle(() => http.GET('/v1/openapi.json')),
+  };
+}
+
+export type ChronosClient = ReturnType<typeof createChronosClient>;
+export type { ApiError };

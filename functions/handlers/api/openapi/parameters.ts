@@ -1,0 +1,34 @@
+/** The parameters of an operation: its path placeholders, its query string, the headers it reads. */
+import type { DocumentedRoute } from '../routes.ts';
+import { REQUEST_HEADER_PARAMETERS } from './headers.ts';
+
+/** What each path placeholder of the route table holds (path-id.ts: anything else is a 404). */
+const PATH_PARAMETERS: Record<string, Record<string, unknown>> = {
+  id: {
+    description: 'The job id (a ULID)',
+    schema: { type: 'string', pattern: '^[0-9A-HJKMNP-TV-Z]{26}$' },
+    example: '01JD2Q8Z4W6X7Y8Z9A0B1C2D3E',
+  },
+  runId: {
+    description: 'The run id: `<jobId>_<scheduledFor epoch ms>_<attempt>`',
+    schema: { type: 'string', pattern: '^[0-9A-Za-z]+_\\d{1,16}_\\d{1,3}$' },
+    example: '01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1795507200000_1',
+  },
+};
+
+export function parametersOf(route: DocumentedRoute): Record<string, unknown>[] {
+  const path = [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name = '']) => {
+    const known = PATH_PARAMETERS[name];
+    if (!known) throw new Error(`${route.method} ${route.path}: no description of the path parameter "${name}"`);
+    return { name, in: 'path', required: true, ...known };
+  });
+  const query = (route.query ?? []).map((parameter) => ({
+    name: parameter.name,
+    in: 'query',
+    required: false,
+    description: parameter.description,
+    schema: parameter.schema,
+  }));
+  const headers = (route.requestHeaders ?? []).map((name) => REQUEST_HEADER_PARAMETERS[name]);
+  return [...path, ...query, ...headers];
+}

@@ -1,0 +1,41 @@
+/**
+ * Every JSON Schema under schemas/, by file name: imported statically so the API function's bundle
+ * carries them (the handler reads no file). A test fails when a file there is missing here.
+ */
+import createJob from '#schemas/create-job.json' with { type: 'json' };
+import error from '#schemas/error.json' with { type: 'json' };
+import health from '#schemas/health.json' with { type: 'json' };
+import job from '#schemas/job.json' with { type: 'json' };
+import jobPage from '#schemas/job-page.json' with { type: 'json' };
+import monitoringStats from '#schemas/monitoring-stats.json' with { type: 'json' };
+import monitoringSystem from '#schemas/monitoring-system.json' with { type: 'json' };
+import openApiDocument from '#schemas/openapi-document.json' with { type: 'json' };
+import previewSchedule from '#schemas/preview-schedule.json' with { type: 'json' };
+import rotateSigningSecret from '#schemas/rotate-signing-secret.json' with { type: 'json' };
+import run from '#schemas/run.json' with { type: 'json' };
+import runPage from '#schemas/run-page.json' with { type: 'json' };
+import scheduleOccurrences from '#schemas/schedule-occurrences.json' with { type: 'json' };
+import signingSecret from '#schemas/signing-secret.json' with { type: 'json' };
+import signingSecretList from '#schemas/signing-secret-list.json' with { type: 'json' };
+import updateJob from '#schemas/update-job.json' with { type: 'json' };
+
+export type JsonSchema = Record<string, unknown>;
+
+export const SCHEMA_FILES: Readonly<Record<string, JsonSchema>> = {
+  'create-job.json': createJob,
+  'error.json': error,
+  'health.json': health,
+  'job.json': job,
+  'job-page.json': jobPage,
+  'monitoring-stats.json': monitoringStats,
+  'monitoring-system.json': monitoringSystem,
+  'openapi-document.json': openApiDocument,
+  'preview-schedule.json': previewSchedule,
+  'rotate-signing-secret.json': rotateSigningSecret,
+  'run.json': run,
+  'run-page.json': runPage,
+  'schedule-occurrences.json': scheduleOccurrences,
+  'signing-secret.json': signingSecret,
+  'signing-secret-list.json': signingSecretList,
+  'update-job.json': updateJob,
+};

@@ -1,0 +1,144 @@
+/**
+ * The typed client against the local runtime: every route through its method, listings walked
+ * across pages with `for await`, and failures as typed values naming the field.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
+import { type ChronosClient, ChronosError, createChronosClient, type Job, unwrap } from '../../client/src/index.ts';
+
+const ADMIN_TOKEN = 'client-test-admin-token';
+let chronos: LocalChronos;
+let client: ChronosClient;
+/** Requests the client sent, as `METHOD path?query`. */
+const sent: string[] = [];
+
+beforeAll(async () => {
+  chronos = await startLocalChronos({ scannerIntervalMs: 0, adminToken: ADMIN_TOKEN, log: () => undefined });
+  client = createChronosClient({
+    baseUrl: chronos.apiUrl,
+    token: chronos.token,
+    fetch: (request) => {
+      const url = new URL(request.url);
+      sent.push(`${request.method} ${url.pathname}${url.search}`);
+      return fetch(request);
+    },
+  });
+});
+
+afterAll(async () => {
+  await chronos?.stop();
+});
+
+/** Hourly, so nothing runs during the test unless triggered; the target is never reached. */
+const hourly = (name: string) => ({
+  name,
+  target: { url: 'http://127.0.0.1:9/never', method: 'POST' as const },
+  schedule: { type: 'interval' as const, everySeconds: 3600 },
+});
+
+describe('jobs through the client', () => {
+  it('creates, reads, changes with If-Match, pauses, resumes and cancels a job', async () => {
+    const created = unwrap(await client.jobs.create(hourly('client-life')));
+    expect(created.status).toBe('ACTIVE');
+    const read = await client.jobs.get(created.jobId);
+    expect(read.data?.upcoming?.length).toBeGreaterThan(0);
+    expect(read.response?.headers.get('etag')).toBe(`"${created.version}"`);
+
+    const renamed = unwrap(await client.jobs.update(created.jobId, { name: 'client-life-2' }, created.version));
+    expect(renamed.name).toBe('client-life-2');
+    // The ETag as the API gave it works too.
+    const etag = read.response?.headers.get('etag') as string;
+    const stale = await client.jobs.update(created.jobId, { name: 'late' }, etag);
+    expect(stale.error).toMatchObject({ status: 409, code: 'CONFLICT' });
+
+    expect(unwrap(await client.jobs.pause(created.jobId)).status).toBe('PAUSED');
+    expect(unwrap(await client.jobs.resume(created.jobId)).status).toBe('ACTIVE');
+    expect(unwrap(await client.jobs.cancel(created.jobId)).status).toBe('CANCELLED');
+  });
+
+  it('replays a create sent again with the same Idempotency-Key', async () => {
+    const first = unwrap(await client.jobs.create(hourly('client-keyed'), { idempotencyKey: 'client-key-1' }));
+    const again = await client.jobs.create(hourly('client-keyed'), { idempotencyKey: 'client-key-1' });
+    expect(again.data?.jobId).toBe(first.jobId);
+    expect(again.response?.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('walks every page of a listing with for await, asking for each page once', async () => {
+    const names = ['client-page-a', 'client-page-b', 'client-page-c', 'client-page-d', 'client-page-e'];
+    const ids = [];
+    for (const name of names) ids.push(unwrap(await client.jobs.create(hourly(name))).jobId);
+    sent.length = 0;
+    const listed: Job[] = [];
+    for await (const job of client.jobs.list({ name: 'client-page-', limit: 2 })) listed.push(job);
+    expect(listed.map((job) => job.jobId).sort()).toEqual(ids.sort());
+    // 2 + 2 + 1: three pages, the later ones asked with the cursor the previous one gave.
+    const pages = sent.filter((s) => s.startsWith('GET /v1/jobs?'));
+    expect(pages).toHaveLength(3);
+    expect(pages[0]).not.toContain('cursor=');
+    expect(pages[1]).toContain('cursor=');
+    expect(pages[2]).toContain('cursor=');
+  });
+
+  it("triggers runs and walks the job's runs across pages; dead letters list (none here)", async () => {
+    const job = unwrap(await client.jobs.create(hourly('client-runs')));
+    const triggered = [];
+    for (const key of ['t-1', 't-2', 't-3']) {
+      triggered.push(unwrap(await client.jobs.trigger(job.jobId, { idempotencyKey: key })).runId);
+    }
+    const runs = [];
+    for await (const run of client.jobs.runs(job.jobId, { limit: 1 })) runs.push(run.runId);
+    expect(runs).toEqual(expect.arrayContaining(triggered));
+    const deadLetters = [];
+    for await (const run of client.deadLetters.list({ limit: 5 })) deadLetters.push(run);
+    expect(deadLetters).toEqual([]);
+  });
+});
+
+describe('failures as typed values', () => {
+  it('answers an unknown job as NOT_FOUND and a bad body as VALIDATION_FAILED naming the field', async () => {
+    const missing = await client.jobs.get('01JD2Q8Z4W6X7Y8Z9A0B1C2D3E');
+    expect(missing.error).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    const invalid = await client.jobs.create({ target: {} as never, schedule: { type: 'interval', everySeconds: 60 } });
+    expect(invalid.error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', field: 'target.url' });
+    expect(() => unwrap(invalid)).toThrow(ChronosError);
+  });
+
+  it('throws ChronosError from a listing whose page fails', async () => {
+    const walk = async () => {
+      for await (const _ of client.jobs.list({ limit: 0 })) break;
+    };
+    await expect(walk()).rejects.toMatchObject({ error: { code: 'VALIDATION_FAILED', field: 'limit' } });
+  });
+
+  it('answers without a token as UNAUTHORIZED', async () => {
+    const anonymous = createChronosClient({ baseUrl: chronos.apiUrl });
+    expect((await anonymous.jobs.listPage()).error).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+  });
+});
+
+describe('signing secrets, monitoring, health and the document', () => {
+  it('rotates and lists signing secrets', async () => {
+    const issued = unwrap(await client.signingSecrets.rotate({ overlapHours: 1 }));
+    expect(issued.secret).toMatch(/^whsec_/);
+    const listed = unwrap(await client.signingSecrets.list());
+    expect(listed.items.map((s) => s.secretId)).toContain(issued.secretId);
+    expect(listed.items.every((s) => s.secret === undefined)).toBe(true);
+  });
+
+  it('reads the stats, and the system view with the admin token only', async () => {
+    expect(unwrap(await client.monitoring.stats({ window: '5m' })).scope).toBe(chronos.tenantId);
+    expect((await client.monitoring.system()).error).toMatchObject({ status: 403 });
+    const admin = createChronosClient({ baseUrl: chronos.apiUrl, token: ADMIN_TOKEN });
+    expect(unwrap(await admin.monitoring.system()).executor.inFlight).toBeGreaterThanOrEqual(0);
+    const deep = unwrap(await admin.health({ deep: 'true' }));
+    expect(deep.checks?.jobsTable).toBe('ok');
+  });
+
+  it('reads health and the OpenAPI document without a token', async () => {
+    const anonymous = createChronosClient({ baseUrl: chronos.apiUrl });
+    expect(unwrap(await anonymous.health())).toEqual({ status: 'ok' });
+    const document = unwrap(await anonymous.openapi());
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths)).toContain('/v1/openapi.json');
+  });
+});
