@@ -40,7 +40,7 @@ export const ON_TIME_MS = 1_000;
 export const PRECISION_CONFIG: HarnessConfig = {
   scannerIntervalMs: 5_000,
   scanHorizonSeconds: 30,
-  sqsConcurrency: 100,
+  sqsConcurrency: 200,
   releaseSpread: { baseLeadMs: 1_000, readyPerSecond: 150, maxLeadMs: 8_000 },
 };
 
