@@ -35,7 +35,8 @@ export const ON_TIME_MS = 1_000;
  * Scanner every 5 s with a 30 s horizon. Runs are released early and a burst spread over the
  * seconds before it (core/release-spread.ts) at about the rate this machine's executors claim
  * runs, so each is claimed before its due second and only the call is made at it; executor pollers
- * scale up to 100, so that runs waiting for their second do not keep the rest from being received.
+ * scale up to 200, so that runs waiting for their second (batches are not always full) do not keep
+ * the rest from being received.
  */
 export const PRECISION_CONFIG: HarnessConfig = {
   scannerIntervalMs: 5_000,
