@@ -21,6 +21,8 @@ export type SigningSecret = Schemas['SigningSecret'];
 export type MonitoringStats = Schemas['MonitoringStats'];
 export type MonitoringSystem = Schemas['MonitoringSystem'];
 export type Health = Schemas['Health'];
+export type PreviewScheduleBody = Schemas['PreviewSchedule'];
+export type ScheduleOccurrences = Schemas['ScheduleOccurrences'];
 
 type QueryOf<K extends keyof operations> = operations[K]['parameters']['query'];
 export type JobListQuery = NonNullable<QueryOf<'listJobs'>>;
@@ -149,6 +151,10 @@ export function createChronosClient(options: ChronosClientOptions) {
     signingSecrets: {
       rotate: (body: { overlapHours?: number } = {}) => settle(() => http.POST('/v1/signing-secrets', { body })),
       list: () => settle(() => http.GET('/v1/signing-secrets')),
+    },
+    schedules: {
+      /** A schedule's next occurrences, computed by the server as the scanner would, before any job exists. */
+      preview: (body: PreviewScheduleBody) => settle(() => http.POST('/v1/schedules/preview', { body })),
     },
     monitoring: {
       stats: (query: StatsQuery = {}) => settle(() => http.GET('/v1/monitoring/stats', { params: { query } })),

@@ -204,6 +204,7 @@ const deadLetter: SqsHandler = async (event, context) => {
 const API_MODULES: Record<string, () => Promise<{ handler: unknown }>> = {
   'cancel-job': () => import('#handlers/api/cancel-job'),
   'get-job': () => import('#handlers/api/get-job'),
+  'get-openapi': () => import('#handlers/api/get-openapi'),
   health: () => import('#handlers/api/health'),
   'list-dead-letters': () => import('#handlers/api/list-dead-letters'),
   'list-jobs': () => import('#handlers/api/list-jobs'),
@@ -212,6 +213,7 @@ const API_MODULES: Record<string, () => Promise<{ handler: unknown }>> = {
   'monitoring-stats': () => import('#handlers/api/monitoring-stats'),
   'monitoring-system': () => import('#handlers/api/monitoring-system'),
   'pause-job': () => import('#handlers/api/pause-job'),
+  'preview-schedule': () => import('#handlers/api/preview-schedule'),
   'resume-job': () => import('#handlers/api/resume-job'),
   'retry-run': () => import('#handlers/api/retry-run'),
   'rotate-signing-secret': () => import('#handlers/api/rotate-signing-secret'),

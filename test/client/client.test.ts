@@ -134,6 +134,18 @@ describe('signing secrets, monitoring, health and the document', () => {
     expect(deep.checks?.jobsTable).toBe('ok');
   });
 
+  it("previews a schedule's occurrences as the job would have them, and names a bad field", async () => {
+    const cron = { type: 'cron' as const, expression: '0 9 * * 1-5', timezone: 'Europe/Berlin' };
+    const preview = unwrap(await client.schedules.preview({ schedule: cron, count: 3 }));
+    expect(preview.occurrences).toHaveLength(3);
+    const job = unwrap(await client.jobs.create({ ...hourly('client-preview'), schedule: cron }));
+    const read = unwrap(await client.jobs.get(job.jobId));
+    expect(read.upcoming?.slice(0, 3)).toEqual(preview.occurrences);
+    const bad = await client.schedules.preview({ schedule: { ...cron, timezone: 'Mars/Olympus' } });
+    expect(bad.error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(bad.error?.details?.map((d) => d.field)).toContain('schedule.timezone');
+  });
+
   it('reads health and the OpenAPI document without a token', async () => {
     const anonymous = createChronosClient({ baseUrl: chronos.apiUrl });
     expect(unwrap(await anonymous.health())).toEqual({ status: 'ok' });

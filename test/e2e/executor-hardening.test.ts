@@ -124,7 +124,8 @@ describe('an error before the call', () => {
       });
     };
     if (pick === 'job read') {
-      const jobs = wiring.jobRepository();
+      // The executor's own repository: its job reads are coalesced (coalesced-job-reads.ts).
+      const jobs = wiring.executorJobRepository();
       const get = jobs.get.bind(jobs);
       jobs.get = async (tenantId, id) => (id === jobId && !failed ? throttled() : get(tenantId, id));
     } else {

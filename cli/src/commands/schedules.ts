@@ -1,6 +1,6 @@
 /** `chronos schedules preview --cron … --tz …`: a schedule's next occurrences, before creating a job. */
 import type { Command } from 'commander';
-import { apiErrorOf, networkError } from '../../../client/src/errors.ts';
+import type { PreviewScheduleBody } from '../../../client/src/client.ts';
 import { integer } from '../arguments.ts';
 import { dataOf } from '../output.ts';
 import { localTime } from '../time.ts';
@@ -19,29 +19,15 @@ export function registerSchedules(program: Command): void {
     const { out, client } = contextOf(command);
     const schedule = scheduleOf(flags, true) as Schedule;
     const api = await client();
-    const answer = await settled(() =>
-      api.http.POST('/v1/schedules/preview', {
-        body: {
-          schedule,
-          ...(flags.count === undefined ? {} : { count: flags.count }),
-          ...(flags.from === undefined ? {} : { from: flags.from }),
-        },
-      }),
+    const answer = dataOf(
+      await api.schedules.preview({
+        schedule,
+        ...(flags.count === undefined ? {} : { count: flags.count }),
+        ...(flags.from === undefined ? {} : { from: flags.from }),
+      } as PreviewScheduleBody),
     );
     out.result(answer, () =>
       answer.occurrences.length === 0 ? 'No occurrences.' : answer.occurrences.map((at) => localTime(at)).join('\n'),
     );
   });
-}
-
-/** The typed client has no wrapper for this route yet: its openapi-fetch client, errors as in dataOf. */
-async function settled<T>(call: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-  let answer: Awaited<ReturnType<typeof call>>;
-  try {
-    answer = await call();
-  } catch (cause) {
-    return dataOf<T>({ error: networkError(cause) });
-  }
-  if (answer.response.ok) return answer.data as T;
-  return dataOf<T>({ error: apiErrorOf(answer.response, answer.error), response: answer.response });
 }

@@ -62,15 +62,14 @@ export class CoalescedJobReads {
   }
 }
 
-/** A job repository whose `get` is coalesced; every other method is the repository's own. */
+/**
+ * A job repository whose `get` is coalesced; every other method is the repository's own (its
+ * prototype is the repository, so `this` inside them still reaches the repository's client).
+ */
 export function withCoalescedGets<T extends JobRepository>(jobs: T, reads: CoalescedJobReads): T {
-  return new Proxy(jobs, {
-    get(target, property, receiver) {
-      if (property === 'get') return (tenantId: string, jobId: string) => reads.get(tenantId, jobId);
-      const value = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  const coalesced = Object.create(jobs) as T;
+  coalesced.get = (tenantId: string, jobId: string) => reads.get(tenantId, jobId);
+  return coalesced;
 }
 
 function keyOf(tenantId: string, jobId: string): string {
