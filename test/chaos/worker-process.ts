@@ -22,6 +22,7 @@
  * message of a poison job's first attempt (the poison case): it comes back a second later, until
  * SQS moves it to the dead-letter queue.
  */
+
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { registerClientMiddleware } from '#adapters/aws-clients';
@@ -32,6 +33,7 @@ import { runInInvocationScope } from '#local/invoke-store';
 import type { ScannerHandler } from '#local/scanner-timer';
 import type { SqsHandler } from '#local/sqs-poller';
 import type { StreamHandler } from '#local/stream-poller';
+import { API_MODULES } from './api-modules.ts';
 import type { ArmMode, CoordinatorMessage, HoldMode, WorkerMessage, WorkerSettings } from './shared-options.ts';
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as WorkerSettings;
@@ -195,30 +197,6 @@ const deadLetter: SqsHandler = async (event, context) => {
   } finally {
     report({ type: 'batch-end', id: context.awsRequestId });
   }
-};
-
-/**
- * The API's modules, named literally so that esbuild bundles them (the local runtime imports them
- * by a computed name, which a bundle cannot resolve). A route missing here fails the API's start.
- */
-const API_MODULES: Record<string, () => Promise<{ handler: unknown }>> = {
-  'cancel-job': () => import('#handlers/api/cancel-job'),
-  'get-job': () => import('#handlers/api/get-job'),
-  'get-openapi': () => import('#handlers/api/get-openapi'),
-  health: () => import('#handlers/api/health'),
-  'list-dead-letters': () => import('#handlers/api/list-dead-letters'),
-  'list-jobs': () => import('#handlers/api/list-jobs'),
-  'list-runs': () => import('#handlers/api/list-runs'),
-  'list-signing-secrets': () => import('#handlers/api/list-signing-secrets'),
-  'monitoring-stats': () => import('#handlers/api/monitoring-stats'),
-  'monitoring-system': () => import('#handlers/api/monitoring-system'),
-  'pause-job': () => import('#handlers/api/pause-job'),
-  'preview-schedule': () => import('#handlers/api/preview-schedule'),
-  'resume-job': () => import('#handlers/api/resume-job'),
-  'retry-run': () => import('#handlers/api/retry-run'),
-  'rotate-signing-secret': () => import('#handlers/api/rotate-signing-secret'),
-  'trigger-job': () => import('#handlers/api/trigger-job'),
-  'update-job': () => import('#handlers/api/update-job'),
 };
 
 /**

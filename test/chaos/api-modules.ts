@@ -1,0 +1,24 @@
+/**
+ * The API's modules, named literally so that esbuild bundles them (the local runtime imports them
+ * by a computed name, which a bundle cannot resolve). A route missing here fails the API's start;
+ * api-modules.test.ts checks that every route is here.
+ */
+export const API_MODULES: Record<string, () => Promise<{ handler: unknown }>> = {
+  'cancel-job': () => import('#handlers/api/cancel-job'),
+  'get-job': () => import('#handlers/api/get-job'),
+  'get-openapi': () => import('#handlers/api/get-openapi'),
+  health: () => import('#handlers/api/health'),
+  'list-dead-letters': () => import('#handlers/api/list-dead-letters'),
+  'list-jobs': () => import('#handlers/api/list-jobs'),
+  'list-runs': () => import('#handlers/api/list-runs'),
+  'list-signing-secrets': () => import('#handlers/api/list-signing-secrets'),
+  'monitoring-stats': () => import('#handlers/api/monitoring-stats'),
+  'monitoring-system': () => import('#handlers/api/monitoring-system'),
+  'pause-job': () => import('#handlers/api/pause-job'),
+  'preview-schedule': () => import('#handlers/api/preview-schedule'),
+  'resume-job': () => import('#handlers/api/resume-job'),
+  'retry-run': () => import('#handlers/api/retry-run'),
+  'rotate-signing-secret': () => import('#handlers/api/rotate-signing-secret'),
+  'trigger-job': () => import('#handlers/api/trigger-job'),
+  'update-job': () => import('#handlers/api/update-job'),
+};
