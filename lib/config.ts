@@ -99,6 +99,13 @@ export interface ChronosConfig {
    */
   alarmTopicArn?: string;
   /**
+   * Early release of dispatch messages (functions/core/release-spread.ts): unset, runs are
+   * released in the second before they are due. Set, every run is released `baseLeadMs` early and
+   * a burst spread at `readyPerSecond` runs a second, at most `maxLeadMs` early, so each is claimed
+   * before its second; each executor invocation then waits (and is billed) for its runs' due time.
+   */
+  earlyRelease?: { baseLeadMs: number; readyPerSecond: number; maxLeadMs: number };
+  /**
    * API Gateway detailed (per-method) CloudWatch metrics: billed per metric and read by no alarm
    * or widget, so off unless a stage wants them for an investigation.
    */
@@ -224,6 +231,7 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
     'stage',
     'alarmEmail',
     'alarmTopicArn',
+    'earlyRelease',
     'executorReservedConcurrency',
     'adminTokenSha256',
   ]);
@@ -304,6 +312,7 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
     retainData,
     ...(alarmEmail === undefined ? {} : { alarmEmail: alarmEmail as string }),
     ...(alarmTopicArn === undefined ? {} : { alarmTopicArn: alarmTopicArn as string }),
+    ...(raw.earlyRelease === undefined ? {} : { earlyRelease: requireEarlyRelease(raw.earlyRelease) }),
     apiDetailedMetrics: raw.apiDetailedMetrics,
     lambdaRuntime,
     lambdaArchitecture,
@@ -384,6 +393,23 @@ function requireAlarmThresholds(raw: Record<string, unknown>): AlarmThresholds {
     scannerSilenceMinutes: requireInt(merged, 'scannerSilenceMinutes', 1, 60, p),
     functionErrorRatePercent: requireInt(merged, 'functionErrorRatePercent', 0, 99, p),
     streamIteratorAgeMs: requireInt(merged, 'streamIteratorAgeMs', 1_000, 86_400_000, p),
+  };
+}
+
+/** Leads up to a minute: a run is materialized at least a scanner interval before it is due. */
+function requireEarlyRelease(value: unknown): NonNullable<ChronosConfig['earlyRelease']> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ConfigError('earlyRelease must be an object { baseLeadMs, readyPerSecond, maxLeadMs }');
+  const raw = value as Record<string, unknown>;
+  for (const key of Object.keys(raw)) {
+    if (!['baseLeadMs', 'readyPerSecond', 'maxLeadMs'].includes(key))
+      throw new ConfigError(`Unknown configuration key "earlyRelease.${key}"`);
+  }
+  const baseLeadMs = requireInt(raw, 'baseLeadMs', 1, 60_000, 'earlyRelease.');
+  return {
+    baseLeadMs,
+    readyPerSecond: requireInt(raw, 'readyPerSecond', 1, 100_000, 'earlyRelease.'),
+    maxLeadMs: requireInt(raw, 'maxLeadMs', baseLeadMs, 60_000, 'earlyRelease.'),
   };
 }
 

@@ -68,6 +68,14 @@ export class StatelessStack extends Stack {
         [ENV.runRetentionDays]: String(config.runRetentionDays),
         [ENV.responseExcerptBytes]: String(config.responseExcerptBytes),
         [ENV.leaseMarginSeconds]: String(config.leaseMarginSeconds),
+        // Every function that sends runs (API, scanner, completion) releases them the same way.
+        ...(config.earlyRelease
+          ? {
+              [ENV.dispatchLeadMs]: String(config.earlyRelease.baseLeadMs),
+              [ENV.dispatchReadyPerSecond]: String(config.earlyRelease.readyPerSecond),
+              [ENV.dispatchMaxLeadMs]: String(config.earlyRelease.maxLeadMs),
+            }
+          : {}),
         [OBSERVABILITY_ENV.stage]: config.stage,
         [OBSERVABILITY_ENV.metricsTenantDimension]: String(config.metricsTenantDimension),
         // Default per-tenant quotas; a tenant item may override them (lib/config.ts `quotas`).

@@ -26,6 +26,17 @@ describe('loadConfig', () => {
     expect(config.retainData).toBe(true);
   });
 
+  it('takes early release as an object of three bounded integers, and refuses anything else', () => {
+    const early = { baseLeadMs: 1_000, readyPerSecond: 500, maxLeadMs: 5_000 };
+    expect(loadConfig(stageContext({ earlyRelease: early })).earlyRelease).toEqual(early);
+    expect(loadConfig(stageContext({})).earlyRelease).toBeUndefined();
+    expect(() => loadConfig(stageContext({ earlyRelease: { ...early, maxLeadMs: 500 } }))).toThrow(
+      /earlyRelease.maxLeadMs must be an integer from 1000 to 60000/,
+    );
+    expect(() => loadConfig(stageContext({ earlyRelease: { ...early, lead: 1 } }))).toThrow(ConfigError);
+    expect(() => loadConfig(stageContext({ earlyRelease: 3 }))).toThrow(/earlyRelease must be an object/);
+  });
+
   it('takes single-value overrides from chronos:<key> context', () => {
     const config = loadConfig(stageContext({}, { 'chronos:alarmEmail': 'ops@example.com' }));
 

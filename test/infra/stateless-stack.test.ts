@@ -316,6 +316,37 @@ describe('executor', () => {
   }, 60_000);
 });
 
+describe('early release (stage config earlyRelease)', () => {
+  const LEAD = [ENV.dispatchLeadMs, ENV.dispatchReadyPerSecond, ENV.dispatchMaxLeadMs];
+
+  it('is off by default: no function is told to release runs early', () => {
+    type Resource = { Type: string; Properties: { Environment?: { Variables?: Record<string, unknown> } } };
+    for (const resource of Object.values(template.toJSON().Resources) as Resource[]) {
+      if (resource.Type !== 'AWS::Lambda::Function') continue;
+      for (const name of LEAD) expect(resource.Properties.Environment?.Variables?.[name]).toBeUndefined();
+    }
+  });
+
+  it('when set, tells every function that sends runs — the scanner, the completion handler, the API — the same lead', () => {
+    const devBlock = (CDK_JSON_CONTEXT['chronos:stages'] as Record<string, object>).dev;
+    const early = buildChronosAppForProperties({
+      'chronos:stages': {
+        dev: { ...devBlock, earlyRelease: { baseLeadMs: 1_000, readyPerSecond: 500, maxLeadMs: 5_000 } },
+      },
+    });
+    const earlyTemplate = Template.fromStack(early.stateless).toJSON().Resources;
+    const { scanner, completion, apiHandlers } = early.stateless;
+    for (const fn of [scanner.function, completion.function, apiHandlers.functions.get('create-job')]) {
+      const env = earlyTemplate[logicalIdOf(fn as IConstruct)].Properties.Environment.Variables;
+      expect([env[ENV.dispatchLeadMs], env[ENV.dispatchReadyPerSecond], env[ENV.dispatchMaxLeadMs]]).toEqual([
+        '1000',
+        '500',
+        '5000',
+      ]);
+    }
+  }, 60_000);
+});
+
 describe("Chronos' own API host", () => {
   it('is known to every function that checks or calls a target URL: the API handlers, the executor, the completion', () => {
     const { apiHandlers, executor, completion, api } = chronos.stateless;

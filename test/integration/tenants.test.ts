@@ -5,11 +5,13 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoActiveJobLimiter } from '#adapters/dynamodb/active-job-limiter';
 import { DynamoCreateRateLimiter } from '#adapters/dynamodb/create-rate-limiter';
 import { DynamoRunSlots } from '#adapters/dynamodb/run-slots';
+import { tenantKeys } from '#adapters/dynamodb/tenant-keys';
 import { DynamoTenantRepository } from '#adapters/dynamodb/tenant-repository';
 import { LocalSecretCipher } from '#adapters/secrets/local-cipher';
 import { ulidIds } from '#adapters/ulid-ids';
@@ -139,6 +141,37 @@ describe('executor slots', () => {
     expect(await slots.acquire('slot-tenant', 'r7', 2, now + 200_000, now + 120_000)).toBe(true);
     expect(await slots.acquire('slot-tenant', 'r8', 2, now + 200_000, now + 120_000)).toBe(true);
     expect(await slots.acquire('slot-tenant', 'r9', 2, now + 200_000, now + 120_000)).toBe(false);
+  });
+});
+
+describe('executor slots, a tenant first run racing another', () => {
+  it("takes a slot when its first take found no item and the read after it finds the other run's new empty item", async () => {
+    // Its own client, so that the race can be staged between the take and the read that follows it.
+    const endpoint = await aws.dynamodb.config.endpoint?.();
+    const raw = new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: `http://${endpoint?.hostname}:${endpoint?.port}`,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const documents = DynamoDBDocumentClient.from(raw);
+    let staged = false;
+    raw.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'GetItemCommand' && !staged) {
+          // The concurrent first run creates the empty slots item just before this read.
+          staged = true;
+          await aws.documents.send(
+            new PutCommand({ TableName: table, Item: { ...tenantKeys.runSlots('first-race'), slots: {} } }),
+          );
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'stageRace' },
+    );
+    const now = Date.now();
+    expect(await new DynamoRunSlots(documents, table).acquire('first-race', 'r1', 2, now + 60_000, now)).toBe(true);
+    expect(staged).toBe(true);
+    raw.destroy();
   });
 });
 

@@ -26,7 +26,12 @@ export class DynamoRunSlots implements RunSlots {
         continue;
       }
       const expired = Object.entries(held).filter(([, slotExpiry]) => slotExpiry <= now);
-      if (expired.length === 0) return false;
+      if (expired.length === 0) {
+        // Refused with room left: the item did not exist yet when this take ran (the read that
+        // followed found it just created by a concurrent first run), or a slot was freed meanwhile.
+        if (Object.keys(held).length < cap) continue;
+        return false;
+      }
       await this.removeExpired(tenantId, expired);
     }
     return false;
