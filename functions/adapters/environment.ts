@@ -73,13 +73,15 @@ export function requiredEnv(name: string): string {
   return value;
 }
 
-/** Reads an optional positive integer variable, falling back to a documented default. */
-export function intEnv(name: string, fallback: number): number {
+/** Reads an optional integer variable of at least `min` (default 1), falling back to a documented default. */
+export function intEnv(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`Environment variable ${name} must be a positive integer, got "${raw}"`);
+  if (!Number.isInteger(value) || value < min) {
+    const wanted = min === 1 ? 'a positive integer' : `an integer of at least ${min}`;
+    throw new Error(`Environment variable ${name} must be ${wanted}, got "${raw}"`);
+  }
   return value;
 }
 

@@ -6,6 +6,7 @@
 
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
+import { releaseSpreadEnvironment } from '#adapters/release-spread-from-env';
 import { quotaEnvironment } from '#adapters/tenant-quotas';
 import { EXECUTOR_BATCH_SIZE } from '#core/limits';
 import type { ReleaseSpreadOptions } from '#core/release-spread';
@@ -130,14 +131,5 @@ export function setEnvironment(variables: Record<string, string>): () => void {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
-  };
-}
-
-function releaseSpreadEnvironment(spread: ReleaseSpreadOptions | undefined): Record<string, string> {
-  if (!spread) return {};
-  return {
-    [ENV.dispatchLeadMs]: String(spread.baseLeadMs),
-    ...(Number.isFinite(spread.readyPerSecond) ? { [ENV.dispatchReadyPerSecond]: String(spread.readyPerSecond) } : {}),
-    [ENV.dispatchMaxLeadMs]: String(spread.maxLeadMs),
   };
 }

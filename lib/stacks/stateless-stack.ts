@@ -8,6 +8,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
+import { releaseSpreadEnvironment } from '#adapters/release-spread-from-env';
 import { quotaEnvironment } from '#adapters/tenant-quotas';
 import { ROUTES } from '#handlers/api/routes';
 import type { ChronosConfig } from '../config.ts';
@@ -69,13 +70,7 @@ export class StatelessStack extends Stack {
         [ENV.responseExcerptBytes]: String(config.responseExcerptBytes),
         [ENV.leaseMarginSeconds]: String(config.leaseMarginSeconds),
         // Every function that sends runs (API, scanner, completion) releases them the same way.
-        ...(config.earlyRelease
-          ? {
-              [ENV.dispatchLeadMs]: String(config.earlyRelease.baseLeadMs),
-              [ENV.dispatchReadyPerSecond]: String(config.earlyRelease.readyPerSecond),
-              [ENV.dispatchMaxLeadMs]: String(config.earlyRelease.maxLeadMs),
-            }
-          : {}),
+        ...releaseSpreadEnvironment(config.earlyRelease),
         [OBSERVABILITY_ENV.stage]: config.stage,
         [OBSERVABILITY_ENV.metricsTenantDimension]: String(config.metricsTenantDimension),
         // Default per-tenant quotas; a tenant item may override them (lib/config.ts `quotas`).
