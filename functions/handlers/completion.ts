@@ -21,15 +21,7 @@ import {
   sequenceNumberOf,
   terminalTransitionOf,
 } from './stream-aggregates.ts';
-import {
-  failureNotices,
-  jobCountsUpdater,
-  jobRepository,
-  runAggregates,
-  runDispatcher,
-  runRepository,
-  schedulingConfig,
-} from './wiring.ts';
+import { completeRunDeps, jobCountsUpdater, runAggregates } from './wiring.ts';
 
 export { terminalTransitionOf } from './stream-aggregates.ts';
 
@@ -51,18 +43,7 @@ function recordHandlerFor(jobCounts: JobStatusCounts) {
     if (!run) return;
     const ids = { tenantId: run.tenantId, jobId: run.jobId, runId: run.runId, attempt: run.attempt };
     await orSetAside('completion', { ...position, ...ids }, async () => {
-      const change = await completeRun(
-        {
-          jobs: jobRepository(),
-          runs: runRepository(),
-          dispatcher: runDispatcher(),
-          notices: failureNotices(),
-          config: schedulingConfig(),
-          jobCounts,
-        },
-        run,
-        Date.now(),
-      );
+      const change = await completeRun(completeRunDeps(jobCounts), run, Date.now());
       logger.createChild({ persistentKeys: ids }).info('run completed', { status: run.status, change });
     });
   };

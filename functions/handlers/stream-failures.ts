@@ -25,14 +25,7 @@ import { instrumentedWithMetrics, MetricUnit, metrics } from './observability.ts
 import { receiveCountOf } from './run-metrics.ts';
 import { readOrSetAside, setAside } from './set-aside.ts';
 import { terminalTransitionOf } from './stream-aggregates.ts';
-import {
-  failureNotices,
-  jobCountsUpdater,
-  jobRepository,
-  runDispatcher,
-  runRepository,
-  schedulingConfig,
-} from './wiring.ts';
+import { completeRunDeps, jobCountsUpdater } from './wiring.ts';
 
 export const STREAM_FAILURE_METRICS = { redriven: 'StreamRunsRedriven', lost: 'StreamRecordsLost' } as const;
 /**
@@ -89,14 +82,7 @@ async function redrive(batch: FailedStreamBatch): Promise<StreamBatchRedrive> {
   const client = streamsClient;
   // As the completion handler: the jobs these runs finish move their tenants' job-status counters.
   const jobCounts = jobCountBatch(jobCountsUpdater());
-  const deps = {
-    jobs: jobRepository(),
-    runs: runRepository(),
-    dispatcher: runDispatcher(),
-    notices: failureNotices(),
-    config: schedulingConfig(),
-    jobCounts: jobCounts.counts,
-  };
+  const deps = completeRunDeps(jobCounts.counts);
   const result = await redriveStreamBatch<DynamoDBRecord>(
     {
       readRange: (range) => readStreamRange(client, range, process.env.AWS_REGION ?? 'us-east-1'),

@@ -40,6 +40,7 @@ import { ReleaseSpread } from '#core/release-spread';
 import { DEFAULT_SWEEP_GRACE_MS } from '#core/runs/send-runs';
 import type { AdmissionDeps } from '#core/tenants/admit-job';
 import { effectiveQuotas, type TenantQuotas } from '#core/tenants/quotas';
+import type { CompleteRunDeps } from '#core/use-cases/complete-run';
 import type { MaterializeDeps } from '#core/use-cases/materialize-occurrences';
 import { logger } from './logger.ts';
 
@@ -118,6 +119,20 @@ export const schedulingConfig = once(() => ({
   shardCount: intEnv(ENV.dueShardCount, 16),
   sweepGraceMs: intEnv(ENV.sweepGraceSeconds, DEFAULT_SWEEP_GRACE_MS / 1000) * 1000,
 }));
+
+/**
+ * What completing a run needs (the completion handler, and the stream-failure handler that
+ * completes the runs of a batch the completion handler gave up on); `jobCounts` is the caller's
+ * batch of job-status counter moves.
+ */
+export const completeRunDeps = (jobCounts?: JobStatusCounts): CompleteRunDeps => ({
+  jobs: jobRepository(),
+  runs: runRepository(),
+  dispatcher: runDispatcher(),
+  notices: failureNotices(),
+  config: schedulingConfig(),
+  ...(jobCounts ? { jobCounts } : {}),
+});
 
 export const leaseMarginMs = once(() => intEnv(ENV.leaseMarginSeconds, DEFAULT_LEASE_MARGIN_SECONDS) * 1000);
 
