@@ -1,6 +1,6 @@
 /** Public API of the schedule core: parsing, occurrence arithmetic, misfire and overlap policies. */
 export { compileCron } from './cron-expression.ts';
-export { parseIsoInstant } from './iso-instant.ts';
+export { isoInstantField, parseIsoInstant } from './iso-instant.ts';
 export {
   DEFAULT_MISFIRE_CAP,
   DEFAULT_MISFIRE_GRACE_MS,

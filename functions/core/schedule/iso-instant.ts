@@ -11,6 +11,16 @@ import { INSTANT_RANGE_REASON, isRepresentableInstant } from '../bounds.ts';
 const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):(\d{2}))$/;
 
 /**
+ * The instant of a request field that must be a zoned ISO-8601 string, or undefined once `fail`
+ * was told why it is not one (any other type, a wrong format, outside the stored range).
+ */
+export function isoInstantField(value: unknown, fail: (reason: string) => void): number | undefined {
+  if (typeof value !== 'string') return void fail('must be an ISO-8601 date-time string');
+  const parsed = parseIsoInstant(value);
+  return parsed.ok ? parsed.at : void fail(parsed.reason);
+}
+
+/**
  * Epoch ms of a zoned ISO-8601 date-time (`2026-03-08T02:30:00-05:00`, `...Z`) inside the stored calendar
  * range; fractions beyond ms truncate.
  */

@@ -13,7 +13,7 @@
  */
 import { MAX_EVERY_SECONDS, MAX_RUNS } from '../bounds.ts';
 import { compileCron } from './cron-expression.ts';
-import { parseIsoInstant } from './iso-instant.ts';
+import { isoInstantField } from './iso-instant.ts';
 import { nextOccurrence } from './occurrences.ts';
 import { canonicalTimeZone } from './time-zone.ts';
 import type { FieldError, ScheduleSpec } from './types.ts';
@@ -47,9 +47,7 @@ export function parseSchedule(input: unknown, now: number): ParseScheduleResult 
   const instant = (field: string, fallback: number | undefined): number | undefined => {
     const value = raw[field];
     if (value === undefined) return fallback;
-    if (typeof value !== 'string') return void fail(field, 'must be an ISO-8601 date-time string');
-    const parsed = parseIsoInstant(value);
-    return parsed.ok ? parsed.at : void fail(field, parsed.reason);
+    return isoInstantField(value, (reason) => fail(field, reason));
   };
   const positiveInteger = (field: string, required: boolean, max: number): number | undefined => {
     const value = raw[field];

@@ -8,7 +8,7 @@
 import { isIntegerBetween } from '../bounds.ts';
 import { type FieldProblem, ValidationError } from '../errors.ts';
 import { requireFirstFireAt } from '../first-occurrence.ts';
-import { parseIsoInstant, parseSchedule, type ScheduleSpec, upcoming } from '../schedule/index.ts';
+import { isoInstantField, parseSchedule, type ScheduleSpec, upcoming } from '../schedule/index.ts';
 import { countSlots } from '../schedule/occurrences.ts';
 
 export const DEFAULT_PREVIEW_COUNT = 10;
@@ -38,7 +38,10 @@ export function previewSchedule(input: PreviewScheduleInput, now: number): numbe
   if (!isIntegerBetween(count, 1, MAX_PREVIEW_COUNT)) {
     problems.push({ field: 'count', reason: `must be an integer from 1 to ${MAX_PREVIEW_COUNT}` });
   }
-  const from = input.from === undefined ? undefined : instantOf('from', input.from, problems);
+  const from =
+    input.from === undefined
+      ? undefined
+      : isoInstantField(input.from, (reason) => problems.push({ field: 'from', reason }));
   if (problems.length > 0 || !parsed.ok) throw new ValidationError(problems);
   const first = requireFirstFireAt(parsed.schedule, now);
   return occurrencesOf(parsed.schedule, first, from ?? first, count);
@@ -67,15 +70,4 @@ function runsUsedBefore(schedule: Exclude<ScheduleSpec, { type: 'once' }>, first
     ]);
   }
   return used;
-}
-
-function instantOf(field: string, value: unknown, problems: FieldProblem[]): number | undefined {
-  if (typeof value !== 'string') {
-    problems.push({ field, reason: 'must be an ISO-8601 date-time string' });
-    return undefined;
-  }
-  const parsed = parseIsoInstant(value);
-  if (parsed.ok) return parsed.at;
-  problems.push({ field, reason: parsed.reason });
-  return undefined;
 }
