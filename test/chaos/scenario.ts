@@ -129,11 +129,7 @@ export async function runChaos(
       `${since()}: emulators, coordinator, ${config.executors} executors, ${scannerSlots.length} scanners, completion, dead-letter consumer and API ready`,
     );
 
-    /** Tells a scanner something, unless it is gone (killed, or dead before it was ready). */
-    const tell = (slot: number, message: CoordinatorMessage) => {
-      const child = fleet.workers.get(`scanner#${slot}`)?.process;
-      if (child?.connected) child.send(message);
-    };
+    const tell = (slot: number, message: CoordinatorMessage) => tellWorker(fleet, 'scanner', slot, message);
     let scannerHold: Evidence['scannerHold'];
     const catchUpHolds: ScannerHold[] = [];
     let poisonRefusals = 0;
@@ -322,10 +318,14 @@ function emptyEvidence(config: ChaosConfig): Evidence {
 /** The roles with a single process, each killed while holding its work. */
 const SINGLE_ROLES: WorkerRole[] = ['completion', 'dead-letter', 'api'];
 
-/** Tells a worker something, unless it is gone (killed, or dead before it was ready). */
+/**
+ * Tells a worker something, unless it is gone (killed, or dead before it was ready). A worker may
+ * also die while the message is being written (the chaos kills them at any moment): the failed
+ * write (EPIPE) then goes to the callback, not to an unhandled 'error' event of the child.
+ */
 function tellWorker(fleet: Fleet, role: WorkerRole, slot: number, message: CoordinatorMessage): void {
   const child = fleet.workers.get(`${role}#${slot}`)?.process;
-  if (child?.connected) child.send(message);
+  if (child?.connected) child.send(message, () => undefined);
 }
 
 /**
