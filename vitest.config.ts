@@ -2,9 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'console/test/**/*.test.ts'],
     // Local IAM reads the synthesized templates: synthesized once here, cached for every file.
-    globalSetup: ['test/support/warm-synth-cache.ts'],
+    // The browser tests serve console/dist: built once here when its sources changed.
+    globalSetup: ['test/support/warm-synth-cache.ts', 'test/support/build-console.ts'],
     // Integration and end-to-end files each start their own emulators; two cores run two files at once.
     maxWorkers: 2,
     testTimeout: 60_000,

@@ -67,5 +67,10 @@ const secrets = dataDir === undefined ? {} : prepareDataDir(dataDir, process.env
 console.log(`Starting Chronos locally (DynamoDB Local + fauxqs${dataDir ? `, data in ${dataDir}` : ''})...`);
 // Imported here, not above: `--help` and a port in use answer without loading the handlers.
 const { startLocalChronos } = await import('#local/chronos-local');
-chronos = await startLocalChronos({ port, host, ...(dataDir ? { dataDir } : {}), ...secrets }).catch(failToStart);
+const { ensureConsoleBuilt } = await import('#local/console-build');
+// Built only when console/ changed since the last build (a second start does not wait for Vite).
+const consoleDir = ensureConsoleBuilt((line) => console.log(line));
+chronos = await startLocalChronos({ port, host, consoleDir, ...(dataDir ? { dataDir } : {}), ...secrets }).catch(
+  failToStart,
+);
 console.log(startBanner(chronos, dataDir));

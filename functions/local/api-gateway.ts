@@ -15,6 +15,7 @@ import type {
 import { ROUTES, type Route } from '#handlers/api/routes';
 import { type ApiStage, buildAuthorizerEvent, buildProxyEvent, type IncomingApiRequest } from './api-gateway-events.ts';
 import { policyAllows } from './authorizer-policy.ts';
+import { isConsolePath, serveConsole } from './console-site.ts';
 import { gatewayResponseCorsHeaders, preflightHeaders } from './cors-preflight.ts';
 import { invokeLambda, type LambdaHandler } from './lambda-context.ts';
 import { matchRoute } from './route-matcher.ts';
@@ -39,6 +40,8 @@ export interface ApiGatewayOptions {
   /** The stage's corsAllowOrigins: preflights answered and gateway answers given CORS headers; empty: none. */
   corsAllowOrigins?: readonly string[];
   log?: (message: string, error?: unknown) => void;
+  /** The built console (console/dist), served outside `/v1` as CloudFront serves it on AWS. */
+  consoleDir?: string;
   /** Sees every answer as the client gets it (the e2e tests check each against the OpenAPI document). */
   onResponse?: (exchange: GatewayExchange) => void;
 }
@@ -113,6 +116,9 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Runni
         res.end();
         return;
       }
+    }
+    if (options.consoleDir && isConsolePath(target.pathname)) {
+      if (serveConsole(options.consoleDir, req, res, target.pathname)) return;
     }
     const match = matchRoute(routes, method, target.pathname);
     if (!match) return sendError(res, 404, 'NOT_FOUND', `No route for ${method} ${target.pathname}`, requestId);

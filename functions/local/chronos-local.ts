@@ -123,6 +123,8 @@ export interface LocalChronosOptions {
    */
   iam?: false | LocalIamOptions;
   log?: (message: string, error?: unknown) => void;
+  /** The built console to serve at the API's origin outside `/v1` (console-build.ts builds it). */
+  consoleDir?: string;
   /**
    * Sees every answer of the API as the client gets it. The tests check each against the OpenAPI
    * document (test/support/openapi-conformance-setup.ts); nothing else needs it.
@@ -314,6 +316,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           functionTimeoutSeconds: API_TIMEOUT_SECONDS,
           corsAllowOrigins: cors,
           log,
+          ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
           ...(options.onApiResponse ? { onResponse: options.onApiResponse } : {}),
         })
       : undefined;

@@ -1,0 +1,29 @@
+/** Monitoring: the scope's stats, and for the operator the system view. */
+
+import type { StatsQuery } from '@chronos/client';
+import { useQuery } from '@tanstack/react-query';
+import { useSession } from '../session.tsx';
+import { keys } from './keys.ts';
+import { data } from './result.ts';
+
+/** Refreshed every 15 s while the page is open: a health page shows the present. */
+const REFRESH_MS = 15_000;
+
+export function useStats(query: StatsQuery) {
+  const { client } = useSession();
+  return useQuery({
+    queryKey: keys.stats(query),
+    queryFn: () => data(client.monitoring.stats(query)),
+    refetchInterval: REFRESH_MS,
+  });
+}
+
+export function useSystem(enabled: boolean) {
+  const { client } = useSession();
+  return useQuery({
+    queryKey: keys.system,
+    queryFn: () => data(client.monitoring.system()),
+    refetchInterval: REFRESH_MS,
+    enabled,
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * The console's build for the local runtime: `npm start` and the browser tests serve console/dist,
+ * built again only when its sources (or the typed client it bundles) changed since the last build.
+ * The hash of those sources is kept beside the build, so a fresh clone builds once and a second
+ * start does not wait for Vite.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPOSITORY = fileURLToPath(new URL('../..', import.meta.url));
+export const CONSOLE_ROOT = join(REPOSITORY, 'console');
+export const CONSOLE_DIST = join(CONSOLE_ROOT, 'dist');
+const HASH_FILE = join(CONSOLE_DIST, '.source-hash');
+
+/** What the bundle is made of: the console's sources and config, and the client it imports. */
+const SOURCES = [
+  join(CONSOLE_ROOT, 'src'),
+  join(CONSOLE_ROOT, 'index.html'),
+  join(CONSOLE_ROOT, 'vite.config.ts'),
+  join(CONSOLE_ROOT, 'package.json'),
+  join(REPOSITORY, 'client', 'src'),
+];
+
+function filesUnder(path: string): string[] {
+  if (!existsSync(path)) return [];
+  if (statSync(path).isFile()) return [path];
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => filesUnder(join(path, name)));
+}
+
+/** A hash of every source file's path and content. */
+export function consoleSourceHash(): string {
+  const hash = createHash('sha256');
+  for (const file of SOURCES.flatMap(filesUnder)) {
+    hash.update(relative(REPOSITORY, file)).update('\0').update(readFileSync(file)).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/** True when console/dist was built from the sources as they are now. */
+export function consoleBuildIsCurrent(): boolean {
+  return existsSync(HASH_FILE) && readFileSync(HASH_FILE, 'utf8') === consoleSourceHash();
+}
+
+/**
+ * Builds the console when missing or stale and answers its folder. Throws with Vite's output when
+ * the build fails: a console that cannot be built must not be served from an older build.
+ */
+export function ensureConsoleBuilt(log: (line: string) => void = () => undefined): string {
+  if (consoleBuildIsCurrent()) return CONSOLE_DIST;
+  log('Building the console (console/ changed since its last build)...');
+  const vite = join(REPOSITORY, 'node_modules', 'vite', 'bin', 'vite.js');
+  const build = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
+    cwd: CONSOLE_ROOT,
+    encoding: 'utf8',
+  });
+  if (build.status !== 0) {
+    throw new Error(`The console's build failed (vite build in console/):\n${build.stdout}${build.stderr}`);
+  }
+  writeFileSync(HASH_FILE, consoleSourceHash());
+  return CONSOLE_DIST;
+}
