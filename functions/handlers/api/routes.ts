@@ -192,7 +192,8 @@ export const ROUTES: readonly DocumentedRoute[] = [
     path: '/v1/jobs',
     handler: 'list-jobs',
     authorized: true,
-    access: { jobs: 'read' },
+    // The runs: each listed job's latest (one Query of one item per job).
+    access: { jobs: 'read', runs: 'read' },
     summary: "List the tenant's jobs",
     tag: 'Jobs',
     query: JOB_LIST_QUERY,
