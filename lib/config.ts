@@ -35,6 +35,15 @@ export interface WafConfig {
   rateLimitPer5MinPerIpTotal: number;
 }
 
+/**
+ * The web console (lib/constructs/console-site.ts): the built `console/` workspace in a private S3
+ * bucket behind a CloudFront distribution that also routes `/v1/*` to this stage's API.
+ */
+export interface ConsoleConfig {
+  /** False deploys no bucket and no distribution (the API stays reachable at its own URL); on by default. */
+  enabled: boolean;
+}
+
 /** Where each CloudWatch alarm (lib/constructs/observability.ts) fires; see the `alarms` table in docs/deploy.md. */
 export interface AlarmThresholds {
   /** Dead letters visible in the dispatch DLQ above which it alarms (0: any dead letter). */
@@ -82,6 +91,8 @@ export interface ChronosConfig {
   apiThrottle: ApiThrottle;
   /** WAF on the API stage; a stage block may set any subset (`waf: { enabled: false }`). */
   waf: WafConfig;
+  /** The web console on CloudFront; a stage block may set `console: { enabled: false }`. */
+  console: ConsoleConfig;
   /** Origins allowed by CORS; empty means no CORS preflight is configured at all. */
   corsAllowOrigins: string[];
   /**
@@ -137,12 +148,14 @@ export type LambdaArchitectureName = (typeof LAMBDA_ARCHITECTURES)[number];
 
 /**
  * What `-c chronos:localstack=true` (npm run deploy:local) changes: LocalStack's community Lambda
- * runs neither nodejs24.x nor arm64 images everywhere, and it has no WAFv2 (a paid feature).
+ * runs neither nodejs24.x nor arm64 images everywhere, and it has neither WAFv2 nor CloudFront
+ * (paid features): no web ACL and no console distribution (`npm start` serves the console locally).
  */
 export const LOCALSTACK_OVERRIDES = {
   lambdaRuntime: 'nodejs22.x',
   lambdaArchitecture: 'x86_64',
   waf: { enabled: false },
+  console: { enabled: false },
 } as const;
 
 /** Raised for any invalid configuration value, naming the key and what is expected. */
@@ -169,6 +182,7 @@ export const DEFAULT_CONFIG: Omit<ChronosConfig, 'stage'> = {
     rateLimitPer5MinPerIp: 300,
     rateLimitPer5MinPerIpTotal: 15_000,
   },
+  console: { enabled: true },
   corsAllowOrigins: [],
   apiHostAliases: [],
   retainData: false,
@@ -219,7 +233,11 @@ export function loadConfig(readContext: ContextReader): ChronosConfig {
   const merged: Record<string, unknown> = { ...DEFAULT_CONFIG, ...block, ...overrides, stage };
   if (onLocalStack) {
     const waf = isRecord(merged.waf) ? merged.waf : {};
-    Object.assign(merged, LOCALSTACK_OVERRIDES, { waf: { ...waf, ...LOCALSTACK_OVERRIDES.waf } });
+    const consoleBlock = isRecord(merged.console) ? merged.console : {};
+    Object.assign(merged, LOCALSTACK_OVERRIDES, {
+      waf: { ...waf, ...LOCALSTACK_OVERRIDES.waf },
+      console: { ...consoleBlock, ...LOCALSTACK_OVERRIDES.console },
+    });
   }
   return validateConfig(merged);
 }
@@ -307,6 +325,7 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
       burstLimit: requireInt(apiThrottle, 'burstLimit', 1, 5_000, 'apiThrottle.'),
     },
     waf: requireWaf(raw),
+    console: requireConsole(raw),
     corsAllowOrigins: corsAllowOrigins as string[],
     apiHostAliases: (apiHostAliases as string[]).map((host) => host.toLowerCase()),
     retainData,
@@ -368,6 +387,20 @@ function requireWaf(raw: Record<string, unknown>): WafConfig {
       'waf.',
     ),
   };
+}
+
+/** `console`: any subset of its keys over the defaults. */
+function requireConsole(raw: Record<string, unknown>): ConsoleConfig {
+  const given = raw.console ?? {};
+  if (!isRecord(given)) throw new ConfigError('console must be an object of console settings ({ enabled })');
+  const defaults = DEFAULT_CONFIG.console;
+  for (const key of Object.keys(given)) {
+    if (!(key in defaults))
+      throw new ConfigError(`Unknown console key "${key}" (known: ${Object.keys(defaults).join(', ')})`);
+  }
+  const merged: Record<string, unknown> = { ...defaults, ...given };
+  if (typeof merged.enabled !== 'boolean') throw new ConfigError('console.enabled must be true or false');
+  return { enabled: merged.enabled };
 }
 
 /**

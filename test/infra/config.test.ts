@@ -43,6 +43,12 @@ describe('loadConfig', () => {
     expect(config.alarmEmail).toBe('ops@example.com');
   });
 
+  it('deploys no console to LocalStack (it has no CloudFront), whatever the stage block says', () => {
+    const block = { console: { enabled: true } };
+    expect(loadConfig(stageContext(block)).console.enabled).toBe(true);
+    expect(loadConfig(stageContext(block, { 'chronos:localstack': 'true' })).console.enabled).toBe(false);
+  });
+
   it('rejects a stage without a block, naming the stage', () => {
     expect(() => loadConfig(stageContext({}, { 'chronos:stage': 'qa' }))).toThrow(/Unknown stage "qa"/);
   });
@@ -128,6 +134,9 @@ describe('validateConfig', () => {
       { waf: { rateLimitPer5MinPerToken: 1000, rateLimitPer5MinPerIpTotal: 999 } },
       /waf.rateLimitPer5MinPerIpTotal must be an integer from 1000 to 2000000000, got 999/,
     ],
+    [{ console: false }, /console must be an object of console settings/],
+    [{ console: { enabled: 'no' } }, /console.enabled must be true or false/],
+    [{ console: { domain: 'x.example.com' } }, /Unknown console key "domain" \(known: enabled\)/],
   ])('rejects %o', (change, message) => {
     expect(() => validateConfig({ ...valid, ...change })).toThrow(ConfigError);
     expect(() => validateConfig({ ...valid, ...change })).toThrow(message);
@@ -166,6 +175,12 @@ describe('validateConfig', () => {
       ...DEFAULT_CONFIG.waf,
       enabled: false,
     });
+  });
+
+  it('turns the console on by default, and off when the stage says so', () => {
+    expect(validateConfig(valid).console).toEqual({ enabled: true });
+    expect(validateConfig({ ...valid, console: {} }).console).toEqual({ enabled: true });
+    expect(validateConfig({ ...valid, console: { enabled: false } }).console).toEqual({ enabled: false });
   });
 
   it('fills quotas the stage leaves out with the defaults', () => {
