@@ -42,6 +42,14 @@ export interface WafConfig {
 export interface ConsoleConfig {
   /** False deploys no bucket and no distribution (the API stays reachable at its own URL); on by default. */
   enabled: boolean;
+  /**
+   * A host name of your own for the console (console.example.com), served with the ACM certificate
+   * `certificateArn` (in us-east-1, as CloudFront requires) at TLS 1.2 or later. Both or neither;
+   * unset: the distribution's own *.cloudfront.net name. The DNS record (a CNAME or alias to the
+   * distribution) is yours to create.
+   */
+  domainName?: string;
+  certificateArn?: string;
 }
 
 /** Where each CloudWatch alarm (lib/constructs/observability.ts) fires; see the `alarms` table in docs/deploy.md. */
@@ -158,6 +166,9 @@ export const LOCALSTACK_OVERRIDES = {
   console: { enabled: false },
 } as const;
 
+/** A DNS host name of at least two labels, without scheme, port or trailing dot. */
+const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i;
+
 /** Raised for any invalid configuration value, naming the key and what is expected. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -270,10 +281,7 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
   const apiHostAliases = raw.apiHostAliases ?? [];
   if (
     !Array.isArray(apiHostAliases) ||
-    !apiHostAliases.every(
-      (host) =>
-        typeof host === 'string' && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(host),
-    )
+    !apiHostAliases.every((host) => typeof host === 'string' && HOST_NAME.test(host))
   ) {
     throw new ConfigError('apiHostAliases must be an array of host names (api.example.com), without scheme or port');
   }
@@ -389,18 +397,35 @@ function requireWaf(raw: Record<string, unknown>): WafConfig {
   };
 }
 
-/** `console`: any subset of its keys over the defaults. */
+const CONSOLE_KEYS = ['enabled', 'domainName', 'certificateArn'];
+
+/** `console`: any subset of its keys over the defaults; a custom domain comes with its certificate. */
 function requireConsole(raw: Record<string, unknown>): ConsoleConfig {
   const given = raw.console ?? {};
   if (!isRecord(given)) throw new ConfigError('console must be an object of console settings ({ enabled })');
-  const defaults = DEFAULT_CONFIG.console;
   for (const key of Object.keys(given)) {
-    if (!(key in defaults))
-      throw new ConfigError(`Unknown console key "${key}" (known: ${Object.keys(defaults).join(', ')})`);
+    if (!CONSOLE_KEYS.includes(key))
+      throw new ConfigError(`Unknown console key "${key}" (known: ${CONSOLE_KEYS.join(', ')})`);
   }
-  const merged: Record<string, unknown> = { ...defaults, ...given };
+  const merged: Record<string, unknown> = { ...DEFAULT_CONFIG.console, ...given };
   if (typeof merged.enabled !== 'boolean') throw new ConfigError('console.enabled must be true or false');
-  return { enabled: merged.enabled };
+  const { domainName, certificateArn } = merged;
+  if (domainName === undefined && certificateArn === undefined) return { enabled: merged.enabled };
+  if (typeof domainName !== 'string' || !HOST_NAME.test(domainName)) {
+    throw new ConfigError(
+      `console.domainName must be a host name (console.example.com) given with console.certificateArn, got ${JSON.stringify(domainName)}`,
+    );
+  }
+  // CloudFront takes certificates from us-east-1 only.
+  if (
+    typeof certificateArn !== 'string' ||
+    !/^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]{36}$/.test(certificateArn)
+  ) {
+    throw new ConfigError(
+      `console.certificateArn must be the ARN of an ACM certificate in us-east-1, given with console.domainName, got ${JSON.stringify(certificateArn)}`,
+    );
+  }
+  return { enabled: merged.enabled, domainName: domainName.toLowerCase(), certificateArn };
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   Token,
   Validations,
 } from 'aws-cdk-lib';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -30,6 +31,11 @@ export interface ConsoleSiteProps {
    * repository; tests pass a placeholder of their own.
    */
   sourceDir?: string;
+  /**
+   * A host name of the operator's own and its ACM certificate (us-east-1), served at TLS 1.2 or
+   * later; unset: the distribution's *.cloudfront.net name and CloudFront's default certificate.
+   */
+  domain?: { name: string; certificateArn: string };
   logRetention: logs.RetentionDays;
   /** Keep the access logs when the stack is deleted (the stage's retainData). */
   retainLogs: boolean;
@@ -90,7 +96,7 @@ export class ConsoleSite extends Construct {
   public readonly consoleHeaders: cloudfront.ResponseHeadersPolicy;
   public readonly apiHeaders: cloudfront.ResponseHeadersPolicy;
   public readonly deployment: s3deploy.BucketDeployment;
-  /** `https://<distribution domain>/`. */
+  /** `https://<custom domain or distribution domain>/`. */
   public readonly url: string;
 
   constructor(scope: Construct, id: string, props: ConsoleSiteProps) {
@@ -144,12 +150,22 @@ export class ConsoleSite extends Construct {
       comment: 'Chronos API behind the console: HSTS and nosniff',
       securityHeadersBehavior: { strictTransportSecurity: hsts, contentTypeOptions: { override: true } },
     });
+    const domain = props.domain;
+    const customDomain = domain
+      ? {
+          domainNames: [domain.name],
+          certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', domain.certificateArn),
+          sslSupportMethod: cloudfront.SSLMethod.SNI,
+          minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+        }
+      : {};
     const apiDomain = `${props.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}`;
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: `Chronos ${props.stageName} console and API`,
       defaultRootObject: 'index.html',
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
+      ...customDomain,
       defaultBehavior: {
         origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
@@ -181,7 +197,7 @@ export class ConsoleSite extends Construct {
       logBucket: this.logBucket,
       logFilePrefix: 'cloudfront/',
     });
-    acknowledgeDistributionFindings(this.distribution);
+    acknowledgeDistributionFindings(this.distribution, domain === undefined);
     this.deployment = new s3deploy.BucketDeployment(this, 'Deploy', {
       sources: [consoleSource(props.sourceDir ?? join(PROJECT_ROOT, 'console'))],
       destinationBucket: this.bucket,
@@ -198,7 +214,7 @@ export class ConsoleSite extends Construct {
       }),
     });
     acknowledgeDeploymentFindings(this);
-    this.url = `https://${this.distribution.distributionDomainName}/`;
+    this.url = `https://${domain?.name ?? this.distribution.distributionDomainName}/`;
   }
 }
 
@@ -249,7 +265,7 @@ export function buildConsole(sourceDir: string, outputDir: string): true {
   return true;
 }
 
-function acknowledgeDistributionFindings(distribution: cloudfront.Distribution): void {
+function acknowledgeDistributionFindings(distribution: cloudfront.Distribution, defaultCertificate: boolean): void {
   Validations.of(distribution).acknowledge(
     {
       id: 'AwsSolutions::AwsSolutions-CFR1',
@@ -260,12 +276,15 @@ function acknowledgeDistributionFindings(distribution: cloudfront.Distribution):
       reason:
         "A CloudFront web ACL must live in us-east-1 and this stack is regional: /v1 requests still pass the API stage's own web ACL (api-waf.ts), and the rest are static files",
     },
-    {
+  );
+  // With a certificate of the stage's own the minimum is TLS 1.2, and there is nothing to acknowledge.
+  if (defaultCertificate) {
+    Validations.of(distribution).acknowledge({
       id: 'AwsSolutions::AwsSolutions-CFR4',
       reason:
-        "The distribution uses CloudFront's default certificate (*.cloudfront.net), which allows no minimum protocol to be set; viewers are on HTTPS only",
-    },
-  );
+        "The distribution uses CloudFront's default certificate (*.cloudfront.net), which allows no minimum protocol to be set (console.domainName and certificateArn give TLS 1.2); viewers are on HTTPS only",
+    });
+  }
 }
 
 /**

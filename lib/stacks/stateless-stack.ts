@@ -204,6 +204,9 @@ export class StatelessStack extends Stack {
         // The configured name, not the Stage resource's: that one depends on every method, and
         // through them on the functions, whose environment names the distribution (below).
         stageName: config.stage,
+        ...(config.console.domainName && config.console.certificateArn
+          ? { domain: { name: config.console.domainName, certificateArn: config.console.certificateArn } }
+          : {}),
         logRetention: shared.logRetention,
         retainLogs: retainData,
       });
@@ -214,6 +217,7 @@ export class StatelessStack extends Stack {
     const apiHosts = [
       `${this.api.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}`,
       ...(this.console ? [this.console.distribution.distributionDomainName] : []),
+      ...(this.console && config.console.domainName ? [config.console.domainName] : []),
       ...config.apiHostAliases,
     ];
     for (const fn of [

@@ -86,6 +86,8 @@ describe('loadConfig', () => {
   });
 });
 
+const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/0b5e5c6a-8f1e-4d2a-9c3b-7a6d5e4f3a2b';
+
 describe('validateConfig', () => {
   const valid = { ...DEFAULT_CONFIG, stage: 'dev' };
 
@@ -136,7 +138,17 @@ describe('validateConfig', () => {
     ],
     [{ console: false }, /console must be an object of console settings/],
     [{ console: { enabled: 'no' } }, /console.enabled must be true or false/],
-    [{ console: { domain: 'x.example.com' } }, /Unknown console key "domain" \(known: enabled\)/],
+    [{ console: { domain: 'x.example.com' } }, /Unknown console key "domain" \(known: enabled, domainName, /],
+    [
+      { console: { domainName: 'console.example.com' } },
+      /console.certificateArn must be the ARN of an ACM certificate/,
+    ],
+    [{ console: { certificateArn: CERTIFICATE } }, /console.domainName must be a host name/],
+    [{ console: { domainName: 'https://console.example.com', certificateArn: CERTIFICATE } }, /console.domainName/],
+    [
+      { console: { domainName: 'console.example.com', certificateArn: CERTIFICATE.replace('us-east-1', 'eu-west-1') } },
+      /ACM certificate in us-east-1/,
+    ],
   ])('rejects %o', (change, message) => {
     expect(() => validateConfig({ ...valid, ...change })).toThrow(ConfigError);
     expect(() => validateConfig({ ...valid, ...change })).toThrow(message);
@@ -181,6 +193,14 @@ describe('validateConfig', () => {
     expect(validateConfig(valid).console).toEqual({ enabled: true });
     expect(validateConfig({ ...valid, console: {} }).console).toEqual({ enabled: true });
     expect(validateConfig({ ...valid, console: { enabled: false } }).console).toEqual({ enabled: false });
+  });
+
+  it('takes a custom console domain with its us-east-1 certificate, the name in lower case', () => {
+    const console = validateConfig({
+      ...valid,
+      console: { domainName: 'Console.Example.com', certificateArn: CERTIFICATE },
+    }).console;
+    expect(console).toEqual({ enabled: true, domainName: 'console.example.com', certificateArn: CERTIFICATE });
   });
 
   it('fills quotas the stage leaves out with the defaults', () => {

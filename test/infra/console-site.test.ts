@@ -19,11 +19,13 @@ import {
   SPA_FALLBACK_FUNCTION,
 } from '../../lib/constructs/console-site.ts';
 import {
+  buildChronosApp,
   buildChronosAppForProperties,
   CDK_HANDLER_PREFIXES,
   CDK_JSON_CONTEXT,
   isCdkHandler,
   logicalIdOf,
+  SKIP_BUNDLING,
 } from './support/chronos-app.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation JSON walked by the assertions
@@ -209,6 +211,48 @@ describe('the distribution', () => {
     const prodResources = Template.fromStack(prod.stateless).toJSON().Resources as Record<string, Resource>;
     expect(prodResources[logicalIdOf(prodLogs as never)]?.DeletionPolicy).toBe('Retain');
   }, 60_000);
+});
+
+describe('a custom console domain (console.domainName and certificateArn)', () => {
+  const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/0b5e5c6a-8f1e-4d2a-9c3b-7a6d5e4f3a2b';
+  const custom = withDev({ console: { domainName: 'console.example.com', certificateArn: CERTIFICATE } });
+
+  it('is served with its certificate at TLS 1.2 or later, is the output URL, and is a host no job may target', () => {
+    const app = buildChronosAppForProperties(custom);
+    const customTemplate = Template.fromStack(app.stateless);
+    const all = customTemplate.toJSON();
+    const customSite = app.stateless.console;
+    if (!customSite) throw new Error('no console');
+    const config = (all.Resources as Record<string, Resource>)[logicalIdOf(customSite.distribution)]?.Properties
+      .DistributionConfig;
+    expect(config.Aliases).toEqual(['console.example.com']);
+    expect(config.ViewerCertificate).toEqual({
+      AcmCertificateArn: CERTIFICATE,
+      MinimumProtocolVersion: 'TLSv1.2_2021',
+      SslSupportMethod: 'sni-only',
+    });
+    expect(all.Outputs.ConsoleUrl.Value).toBe('https://console.example.com/');
+    const hosts = (all.Resources as Record<string, Resource>)[logicalIdOf(app.stateless.executor.function)]?.Properties
+      .Environment.Variables[ENV.chronosApiHosts];
+    expect(JSON.stringify(hosts)).toContain('console.example.com');
+    // The distribution's own name still reaches the API too.
+    expect(JSON.stringify(hosts)).toContain(
+      JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(customSite.distribution), 'DomainName'] }),
+    );
+  }, 60_000);
+
+  it('leaves no TLS finding to acknowledge (cdk-nag, CFR4)', () => {
+    const app = buildChronosApp({ ...SKIP_BUNDLING, ...custom });
+    // Synthesis throws on any finding left open.
+    const assembly = app.app.synth();
+    const report = JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8')) as {
+      pluginReports: Array<{ violations: unknown[]; suppressedViolations?: Array<{ ruleName: string }> }>;
+    };
+    expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
+    const acknowledged = report.pluginReports.flatMap((r) => (r.suppressedViolations ?? []).map((v) => v.ruleName));
+    expect(acknowledged).toContain('AwsSolutions-CFR1');
+    expect(acknowledged).not.toContain('AwsSolutions-CFR4');
+  }, 90_000);
 });
 
 describe('the security headers', () => {
