@@ -19,6 +19,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import { CONSOLE_CONTENT_SECURITY_POLICY, CONSOLE_HSTS_MAX_AGE_SECONDS } from '../console/security-headers.ts';
+import { buildConsole } from '../console/vite-build.ts';
 import { PROJECT_ROOT } from './chronos-function.ts';
 
 export interface ConsoleSiteProps {
@@ -44,26 +46,14 @@ export interface ConsoleSiteProps {
 /** Requests under this path go to the API; everything else is the console's files. */
 export const API_PATH_PATTERN = '/v1/*';
 
-/**
- * The console's Content-Security-Policy: its own scripts, styles and API only. `style-src` allows
- * inline styles because Recharts sets them on its SVG elements; nothing else is inline.
- */
-export const CONSOLE_CSP = [
-  "default-src 'self'",
-  "connect-src 'self'",
-  "img-src 'self' data:",
-  "style-src 'self' 'unsafe-inline'",
-  "script-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join('; ');
+/** The console's Content-Security-Policy, shared with the local runtime's static server. */
+export const CONSOLE_CSP = CONSOLE_CONTENT_SECURITY_POLICY;
 
 /** What browsers are told of every console file: keep it, but ask the edge before each use. */
 export const CONSOLE_CACHE_CONTROL = 'no-cache';
 
-/** HSTS for a year (and the subdomains): what browsers' preload lists ask for at least. */
-export const HSTS_MAX_AGE = Duration.days(365);
+/** HSTS as the local runtime sends it too (lib/console/security-headers.ts). */
+export const HSTS_MAX_AGE = Duration.seconds(CONSOLE_HSTS_MAX_AGE_SECONDS);
 
 /**
  * The single-page app's fallback, on the console's behaviour only: a path whose last segment has
@@ -243,27 +233,7 @@ function consoleSource(sourceDir: string): s3deploy.ISource {
   });
 }
 
-/** `vite build` of the console into CDK's output folder; throws with vite's output when it fails. */
-export function buildConsole(sourceDir: string, outputDir: string): true {
-  const vite = join(PROJECT_ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  if (!existsSync(vite)) {
-    throw new Error(`Building the console needs vite (${vite}): run npm ci at the repository root`);
-  }
-  const result = spawnSync(process.execPath, [vite, 'build', '--outDir', outputDir, '--emptyOutDir'], {
-    cwd: sourceDir,
-    encoding: 'utf8',
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
-  if (result.status !== 0) {
-    throw new Error(
-      `vite build of the console (${sourceDir}) failed${result.error ? `: ${result.error.message}` : ''}\n${result.stdout}\n${result.stderr}`,
-    );
-  }
-  if (!existsSync(join(outputDir, 'index.html'))) {
-    throw new Error(`vite build of the console (${sourceDir}) wrote no index.html to ${outputDir}`);
-  }
-  return true;
-}
+export { buildConsole };
 
 function acknowledgeDistributionFindings(distribution: cloudfront.Distribution, defaultCertificate: boolean): void {
   Validations.of(distribution).acknowledge(
