@@ -9,7 +9,7 @@ import { inputId } from './field-errors.ts';
 export const ErrorsContext = createContext<Readonly<Record<string, string>>>({});
 
 export const INPUT_CLASS =
-  'mt-1 w-full rounded border border-slate-400 bg-white px-2 py-1.5 text-sm aria-[invalid=true]:border-red-600';
+  'mt-1 w-full rounded border border-slate-400 bg-white px-2 py-1.5 text-sm placeholder:text-slate-500 aria-[invalid=true]:border-red-600';
 
 /** The attributes that tie an input to its label, hint and error. */
 export function useFieldProps(field: string, hint?: string) {
