@@ -68,6 +68,35 @@ describe('jobs list', () => {
     }
   });
 
+  it('says when there are no jobs yet, and when the list cannot be loaded, with a retry', async () => {
+    const { token, client } = await newTenant(local, 'states');
+    const { context, page } = await openPage(browser, local.url);
+    try {
+      await signIn(page, token);
+      await expect.poll(() => page.getByText('No jobs yet.').count(), { timeout: 15_000 }).toBe(1);
+
+      await createJob(client, quietJob('after-outage', local.target.url('/ok')));
+      await page.route('**/v1/jobs?*', (route) =>
+        route.fulfill({
+          status: 500,
+          contentType: 'application/json',
+          body: JSON.stringify({ error: { code: 'INTERNAL', message: 'The jobs table is unavailable', details: [] } }),
+        }),
+      );
+      await page.reload();
+      const alert = page.getByRole('alert');
+      await expect.poll(() => alert.textContent(), { timeout: 20_000 }).toContain('Could not load the jobs');
+      expect(await alert.textContent()).toContain('The jobs table is unavailable');
+      // The page around it stays usable.
+      expect(await page.getByRole('link', { name: 'New job' }).count()).toBe(1);
+      await page.unroute('**/v1/jobs?*');
+      await alert.getByRole('button', { name: 'Try again' }).click();
+      await waitForRows(page, ['after-outage']);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('filters by status, schedule type and name prefix, kept in the URL across a reload', async () => {
     const { token, client } = await newTenant(local, 'filters');
     const url = local.target.url('/ok');

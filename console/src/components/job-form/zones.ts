@@ -50,11 +50,13 @@ function offsetMs(epochMs: number, zone: string): number {
   return wallAsUtc - Math.floor(epochMs / 1000) * 1000;
 }
 
+const DAY_MS = 86_400_000;
 const WALL_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
 
 /**
  * `2030-06-01T09:00` in Europe/Berlin → `2030-06-01T07:00:00.000Z`; undefined when the text is not
- * a wall-clock time. A time skipped by a spring-forward gap moves on by the gap, as clocks do.
+ * a wall-clock time. A time skipped by a spring-forward gap moves on by the gap, as clocks do; a
+ * time that occurs twice (fall back) is its first pass.
  */
 export function wallTimeToInstant(wallTime: string, zone: string): string | undefined {
   const match = WALL_TIME.exec(wallTime);
@@ -62,10 +64,15 @@ export function wallTimeToInstant(wallTime: string, zone: string): string | unde
   const [, year, month, day, hour, minute, second] = match.map(Number) as number[];
   const wallAsUtc = Date.UTC(year ?? 0, (month ?? 1) - 1, day ?? 1, hour ?? 0, minute ?? 0, second || 0);
   if (Number.isNaN(wallAsUtc)) return undefined;
-  // The offset at the guess, then at the corrected instant: two steps settle across a DST change.
-  const first = wallAsUtc - offsetMs(wallAsUtc, zone);
-  const settled = wallAsUtc - offsetMs(first, zone);
-  return new Date(settled).toISOString();
+  // The zone's offsets a day either side: one instant per offset, kept when it shows this wall time.
+  const candidates = [...new Set([offsetMs(wallAsUtc - DAY_MS, zone), offsetMs(wallAsUtc + DAY_MS, zone)])].map(
+    (offset) => wallAsUtc - offset,
+  );
+  const valid = candidates.filter((instant) => instant + offsetMs(instant, zone) === wallAsUtc);
+  // Twice (fall back): the first pass. Never (a spring-forward gap): the later reading, which is
+  // the wall time carried forward by the gap (02:30 on a 02:00→03:00 night reads 03:30).
+  const landed = valid.length > 0 ? Math.min(...valid) : Math.max(...candidates);
+  return new Date(landed).toISOString();
 }
 
 const pad = (n: number | undefined) => String(n ?? 0).padStart(2, '0');
