@@ -5,7 +5,7 @@
  */
 import { errorMessage } from '../../api/result.ts';
 import { Time } from '../Time.tsx';
-import { formatInZone } from './zones.ts';
+import { browserZone, formatInZone } from './zones.ts';
 
 interface SchedulePreviewProps {
   /** Nothing to ask yet: the schedule is incomplete. */
@@ -35,7 +35,7 @@ export function SchedulePreview({ idle, loading, occurrences, error, errorShownA
         <thead>
           <tr className="text-xs text-slate-600">
             <th scope="col" className="py-1 font-medium">
-              Your time
+              Your time ({browserZone()})
             </th>
             <th scope="col" className="py-1 font-medium">
               In {zone}

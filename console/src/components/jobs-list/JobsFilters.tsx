@@ -17,7 +17,7 @@ interface JobsFiltersProps {
   onChange: (filters: Filters, typing: boolean) => void;
 }
 
-const CONTROL = 'mt-1 block rounded border border-slate-400 bg-white px-2 py-1.5 text-sm';
+const CONTROL = 'mt-1 block h-9 rounded border border-slate-400 bg-white px-2 text-sm';
 
 export function JobsFilters({ filters, onChange }: JobsFiltersProps) {
   const id = useId();
