@@ -374,6 +374,8 @@ describe('edit a job', () => {
       const alert = page.getByRole('alert').filter({ hasText: 'changed since you opened it' });
       await alert.waitFor({ timeout: 15_000 });
       expect(new URL(page.url()).pathname).toBe(`/jobs/${created.jobId}/edit`);
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, 'job-edit-conflict');
       expect(await getJob(client, created.jobId)).toMatchObject({ name: 'changed-elsewhere', timeoutSeconds: 30 });
 
       await alert.getByRole('button', { name: 'Reload the job' }).click();
