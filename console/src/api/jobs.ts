@@ -15,9 +15,10 @@ export function useJobList(query: JobListQuery) {
   });
 }
 
-export function useJob(id: string) {
+/** `enabled: false` holds the call (e.g. a list row that already has what it needs). */
+export function useJob(id: string, options: { enabled?: boolean } = {}) {
   const { client } = useSession();
-  return useQuery({ queryKey: keys.job(id), queryFn: () => data(client.jobs.get(id)) });
+  return useQuery({ queryKey: keys.job(id), queryFn: () => data(client.jobs.get(id)), enabled: options.enabled });
 }
 
 export type JobAction = 'pause' | 'resume' | 'trigger' | 'cancel';

@@ -1,0 +1,161 @@
+/**
+ * The form's text turned into the API's request bodies. Only what the browser can know for sure is
+ * checked here (the body is JSON, a date-time is one); every other rule is the API's, whose
+ * answer names the field (shown next to it).
+ */
+import type { CreateJob, UpdateJob } from '@chronos/client';
+import { INTERVAL_UNITS, type JobFormValues } from './values.ts';
+import { wallTimeToInstant } from './zones.ts';
+
+/** Problems found before any call, dotted field (as the API names it) → reason. */
+export type FormErrors = Record<string, string>;
+
+type Target = CreateJob['target'];
+type Schedule = CreateJob['schedule'];
+
+/** A number input's text: empty → not sent; anything else as a number for the API to judge. */
+function numberOf(text: string): number | undefined {
+  const trimmed = text.trim();
+  return trimmed === '' ? undefined : Number(trimmed);
+}
+
+/** Drops the undefined fields, so a request carries only what was filled in. */
+function defined<T extends object>(object: T): T {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as T;
+}
+
+function instantOf(values: JobFormValues, field: 'at' | 'startAt' | 'endAt', errors: FormErrors) {
+  const text = values[field].trim();
+  if (!text) return undefined;
+  const instant = wallTimeToInstant(text, values.timezone);
+  if (!instant) errors[`schedule.${field}`] = 'is not a complete date and time';
+  return instant;
+}
+
+export function buildSchedule(values: JobFormValues, errors: FormErrors): Schedule {
+  if (values.scheduleType === 'once') return defined({ type: 'once', at: instantOf(values, 'at', errors) });
+  const limits = {
+    startAt: instantOf(values, 'startAt', errors),
+    endAt: instantOf(values, 'endAt', errors),
+    maxRuns: numberOf(values.maxRuns),
+  };
+  if (values.scheduleType === 'interval') {
+    const count = numberOf(values.everyCount);
+    const everySeconds = count === undefined ? undefined : count * INTERVAL_UNITS[values.everyUnit];
+    return defined({ type: 'interval', everySeconds, ...limits });
+  }
+  return defined({ type: 'cron', expression: values.expression.trim(), timezone: values.timezone, ...limits });
+}
+
+/** The schedule, or undefined while it is too incomplete to ask the server about. */
+export function previewableSchedule(values: JobFormValues): Schedule | undefined {
+  if (values.scheduleType === 'interval' && !values.everyCount.trim()) return undefined;
+  if (values.scheduleType === 'cron' && !values.expression.trim()) return undefined;
+  const errors: FormErrors = {};
+  const schedule = buildSchedule(values, errors);
+  return Object.keys(errors).length === 0 ? schedule : undefined;
+}
+
+function headersOf(rows: { name: string; value: string }[]): Record<string, string> | undefined {
+  const named = rows.filter((row) => row.name.trim() !== '');
+  return named.length === 0 ? undefined : Object.fromEntries(named.map((row) => [row.name.trim(), row.value]));
+}
+
+/**
+ * The target. `keepStoredSecrets`: secret headers the job already has and the user did not type
+ * over are left out (their values are never shown, so the form cannot send them back).
+ */
+export function buildTarget(values: JobFormValues, errors: FormErrors): Target {
+  let body: unknown;
+  if (values.body.trim() !== '') {
+    try {
+      body = JSON.parse(values.body);
+    } catch (error) {
+      errors['target.body'] = `is not valid JSON (${error instanceof Error ? error.message : String(error)})`;
+    }
+  }
+  const secrets = values.secretHeaders.filter((row) => !row.stored || row.value !== '');
+  return defined({
+    url: values.url.trim(),
+    method: values.method,
+    headers: headersOf(values.headers),
+    secretHeaders: headersOf(secrets),
+    body,
+  });
+}
+
+function retryOf(values: JobFormValues): CreateJob['retry'] {
+  const retryOn = values.retryOn.trim()
+    ? values.retryOn
+        .split(',')
+        .map((status) => status.trim())
+        .filter(Boolean)
+        .map(Number)
+    : undefined;
+  const retry = defined({
+    maxAttempts: numberOf(values.retryMaxAttempts),
+    initialDelaySeconds: numberOf(values.retryInitialDelaySeconds),
+    maxDelaySeconds: numberOf(values.retryMaxDelaySeconds),
+    multiplier: numberOf(values.retryMultiplier),
+    retryOn,
+  });
+  return Object.keys(retry).length === 0 ? undefined : retry;
+}
+
+/** POST /v1/jobs's body, or the problems that keep the form from sending it. */
+export function buildCreateJob(values: JobFormValues): { body?: CreateJob; errors: FormErrors } {
+  const errors: FormErrors = {};
+  const body: CreateJob = defined({
+    name: values.name.trim() || undefined,
+    target: buildTarget(values, errors),
+    schedule: buildSchedule(values, errors),
+    misfire: values.misfire,
+    overlap: values.overlap,
+    retry: retryOf(values),
+    delivery: values.delivery,
+    onFailure: values.onFailureUrl.trim() ? { url: values.onFailureUrl.trim() } : undefined,
+    timeoutSeconds: numberOf(values.timeoutSeconds),
+    slaSeconds: numberOf(values.slaSeconds),
+  });
+  return Object.keys(errors).length === 0 ? { body, errors } : { errors };
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * PATCH /v1/jobs/{id}'s body: only the parts that differ from the job as loaded (`initial`), since
+ * a new schedule reschedules the job and a target is replaced whole. A changed target must carry
+ * every secret header again: a stored one not typed over is an error at its row.
+ */
+export function buildUpdateJob(
+  initial: JobFormValues,
+  values: JobFormValues,
+): { body?: UpdateJob; errors: FormErrors; unchanged?: true } {
+  const errors: FormErrors = {};
+  const ignored: FormErrors = {};
+  const target = buildTarget(values, errors);
+  const schedule = buildSchedule(values, errors);
+  const body: UpdateJob = {};
+  if (values.name.trim() !== initial.name.trim()) body.name = values.name.trim();
+  const targetChanged =
+    !same(target, buildTarget(initial, ignored)) ||
+    values.secretHeaders.length !== initial.secretHeaders.length ||
+    values.secretHeaders.some((row, index) => row.name !== initial.secretHeaders[index]?.name);
+  if (targetChanged) {
+    body.target = target;
+    for (const row of values.secretHeaders) {
+      if (row.stored && row.value === '') {
+        errors[`target.secretHeaders.${row.name}`] =
+          'needs its value again: a changed target is saved whole, and stored secret values are never shown';
+      }
+    }
+  }
+  if (!same(schedule, buildSchedule(initial, ignored))) body.schedule = schedule;
+  if (values.misfire !== initial.misfire) body.misfire = values.misfire;
+  if (values.overlap !== initial.overlap) body.overlap = values.overlap;
+  if (values.timeoutSeconds !== initial.timeoutSeconds) body.timeoutSeconds = numberOf(values.timeoutSeconds);
+  if (values.slaSeconds !== initial.slaSeconds) body.slaSeconds = numberOf(values.slaSeconds);
+  if (Object.keys(errors).length > 0) return { errors };
+  const sent = defined(body);
+  return Object.keys(sent).length === 0 ? { errors, unchanged: true } : { body: sent, errors };
+}
