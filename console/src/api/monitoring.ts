@@ -1,7 +1,7 @@
 /** Monitoring: the scope's stats, and for the operator the system view. */
 
 import type { StatsQuery } from '@chronos/client';
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useSession } from '../session.tsx';
 import { keys } from './keys.ts';
 import { data } from './result.ts';
@@ -15,6 +15,7 @@ export function useStats(query: StatsQuery) {
     queryKey: keys.stats(query),
     queryFn: () => data(client.monitoring.stats(query)),
     refetchInterval: REFRESH_MS,
+    placeholderData: keepPreviousData,
   });
 }
 
