@@ -46,12 +46,13 @@ export async function jobStatus(local: ConsoleChronos, jobId: string): Promise<s
 export async function deadLetteredRun(
   local: ConsoleChronos,
   path: string,
-  dueInMs = 8_000,
+  options: { dueInMs?: number; interval?: boolean } = {},
 ): Promise<{ jobId: string; runId: string }> {
+  const due = new Date(Date.now() + (options.dueInMs ?? 8_000)).toISOString();
   const { jobId } = await createJob(local, {
     name: `dead ${path}`,
     target: { url: local.target.url(path) },
-    schedule: { type: 'once', at: new Date(Date.now() + dueInMs).toISOString() },
+    schedule: options.interval ? { type: 'interval', everySeconds: 3_600, startAt: due } : { type: 'once', at: due },
   });
   const [run] = await eventually(
     () => runsOf(local, jobId),
