@@ -17,6 +17,7 @@ import { type ApiStage, buildAuthorizerEvent, buildProxyEvent, type IncomingApiR
 import { policyAllows } from './authorizer-policy.ts';
 import { isConsolePath, serveConsole } from './console-site.ts';
 import { gatewayResponseCorsHeaders, preflightHeaders } from './cors-preflight.ts';
+import type { GatewayRefusal, GatewayRequestValidator } from './gateway-validation.ts';
 import { invokeLambda, type LambdaHandler } from './lambda-context.ts';
 import { matchRoute } from './route-matcher.ts';
 
@@ -40,6 +41,11 @@ export interface ApiGatewayOptions {
   /** The stage's corsAllowOrigins: preflights answered and gateway answers given CORS headers; empty: none. */
   corsAllowOrigins?: readonly string[];
   log?: (message: string, error?: unknown) => void;
+  /**
+   * API Gateway's request validation as the synthesized template declares it (models, validators):
+   * a refused request never reaches its function, as on AWS.
+   */
+  validateRequest?: GatewayRequestValidator;
   /** The built console (console/dist), served outside `/v1` as CloudFront serves it on AWS. */
   consoleDir?: string;
   /** Sees every answer as the client gets it (the e2e tests check each against the OpenAPI document). */
@@ -161,6 +167,16 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Runni
       authorizerContext = { ...(result.context ?? {}), principalId: result.principalId, integrationLatency: 0 };
     }
 
+    // On AWS the method request is authorized first, then validated, then integrated.
+    const refusal = options.validateRequest?.({
+      routeKey: `${match.route.method} ${match.route.path}`,
+      headers: Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)])),
+      query: target.searchParams,
+      pathParameters: match.pathParameters ?? {},
+      body,
+    });
+    if (refusal) return sendRefusal(res, refusal, requestId);
+
     const event = buildProxyEvent(request, match, stage, authorizerContext);
     let result: APIGatewayProxyResult;
     try {
@@ -237,6 +253,25 @@ function sendResult(res: ServerResponse, result: APIGatewayProxyResult, requestI
   const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
   res.statusCode = result.statusCode;
   res.end(body);
+}
+
+/**
+ * A request the gateway's validator refused, in the shape lib/api/gateway-responses.ts gives these
+ * answers on AWS: BAD_REQUEST_BODY names the body, other refusals fall under DEFAULT_4XX.
+ */
+function sendRefusal(res: ServerResponse, refusal: GatewayRefusal, requestId: string): void {
+  const error =
+    refusal.kind === 'BAD_REQUEST_BODY'
+      ? {
+          code: 'VALIDATION_FAILED',
+          message: 'The request is invalid',
+          details: [{ field: 'body', reason: refusal.reason }],
+        }
+      : { code: refusal.kind, message: refusal.reason, details: [] };
+  res.statusCode = 400;
+  res.setHeader('content-type', 'application/json');
+  res.setHeader('x-amzn-RequestId', requestId);
+  res.end(JSON.stringify({ error }));
 }
 
 function sendError(

@@ -16,14 +16,17 @@ import { DEFAULT_QUOTAS, type TenantQuotas } from '#core/tenants/quotas';
 import { ROUTES } from '#handlers/api/routes';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
 import { type GatewayExchange, type RunningApiGateway, startApiGateway } from './api-gateway.ts';
+import { gatewayRequestChecks } from './aws-fidelity/gateway-models.ts';
 import { installIamHook } from './aws-fidelity/iam-enforcement.ts';
 import { type LocalIamOptions, startLocalIam } from './aws-fidelity/local-iam.ts';
+import { synthesizedStacks } from './aws-fidelity/synthesized-stacks.ts';
 import { startCloudWatchMetrics } from './emulators/cloudwatch-metrics.ts';
 import { type RunningEmulator, startDynamoDbLocal } from './emulators/dynamodb-local.ts';
 import { startSqsEmulator } from './emulators/fauxqs.ts';
 import { freePort } from './emulators/free-port.ts';
 import { createLocalClients, LOCAL_REGION, type LocalEndpoints } from './emulators/local-clients.ts';
 import { functionEnvironment, setEnvironment } from './function-environment.ts';
+import { gatewayRequestValidator } from './gateway-validation.ts';
 import { type HandlerOverrides, loadHandlers, needsRealHandlers } from './handler-modules.ts';
 import { LOCAL_ACCOUNT_ID } from './lambda-context.ts';
 import { ensureDevTenant, type LocalTenants, localTenants } from './local-tenants.ts';
@@ -122,6 +125,11 @@ export interface LocalChronosOptions {
    * Chronos' behaviour); `revoke` takes grants away (the test that proves enforcement bites).
    */
   iam?: false | LocalIamOptions;
+  /**
+   * API Gateway's request validation with the synthesized REST API's models and validators
+   * (default on): what API Gateway refuses, the local gateway refuses before any function runs.
+   */
+  gatewayValidation?: boolean;
   log?: (message: string, error?: unknown) => void;
   /** The built console to serve at the API's origin outside `/v1` (console-build.ts builds it). */
   consoleDir?: string;
@@ -294,6 +302,10 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       cleanups.push(iam.stop);
     }
     const handlers = await loadHandlers(ROUTES, effectiveHandlers);
+    const validateRequest =
+      runs('api') && options.gatewayValidation !== false
+        ? gatewayRequestValidator(gatewayRequestChecks((await synthesizedStacks()).stateless))
+        : undefined;
 
     // Before any poller or scan: the runs kept on disk get their messages back first.
     const restoredRuns =
@@ -316,6 +328,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           functionTimeoutSeconds: API_TIMEOUT_SECONDS,
           corsAllowOrigins: cors,
           log,
+          ...(validateRequest ? { validateRequest } : {}),
           ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
           ...(options.onApiResponse ? { onResponse: options.onApiResponse } : {}),
         })

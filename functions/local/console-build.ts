@@ -57,6 +57,8 @@ export function ensureConsoleBuilt(log: (line: string) => void = () => undefined
   const build = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
     cwd: CONSOLE_ROOT,
     encoding: 'utf8',
+    // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build.
+    env: { ...process.env, NODE_ENV: 'production' },
   });
   if (build.status !== 0) {
     throw new Error(`The console's build failed (vite build in console/):\n${build.stdout}${build.stderr}`);

@@ -5,7 +5,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Route } from '#handlers/api/routes';
-import { toDraft4Model } from '../api/draft4-schema.ts';
+import { bodyModel } from '../api/body-model.ts';
 import { errorTemplate, GATEWAY_RESPONSES } from '../api/gateway-responses.ts';
 import type { ApiThrottle, WafConfig } from '../config.ts';
 import { pascalCase } from './api-handlers.ts';
@@ -178,11 +178,11 @@ export class SchedulerApi extends Construct {
     const existing = this.models.get(schemaFile);
     if (existing) return existing;
     const name = pascalCase(schemaFile.replace(/\.json$/, ''));
-    const read = (file: string): unknown => JSON.parse(readFileSync(`${PROJECT_ROOT}schemas/${file}`, 'utf8'));
+    const schema = JSON.parse(readFileSync(`${PROJECT_ROOT}schemas/${schemaFile}`, 'utf8'));
     const model = this.api.addModel(`${name}Model`, {
       modelName: name,
       contentType: 'application/json',
-      schema: toDraft4Model(read(schemaFile), read),
+      schema: bodyModel(schema),
     });
     this.models.set(schemaFile, model);
     return model;

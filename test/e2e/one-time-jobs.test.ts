@@ -190,7 +190,11 @@ describe('API contract end to end', () => {
     expect(missingUrl.status).toBe(400);
     expect(missingUrl.body.error.details).toContainEqual({ field: 'target.url', reason: 'is required' });
     expect(badJson.status).toBe(400);
-    expect(badJson.body.error.code).toBe('INVALID_JSON');
+    // API Gateway refuses a body that is not JSON before the handler (its BAD_REQUEST_BODY answer).
+    expect(badJson.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'body', reason: 'Invalid request body' }],
+    });
     expect(badDate.status).toBe(400);
     expect(badDate.body.error.details[0].field).toBe('schedule.at');
     expect([await countItems(chronos.tables.jobs), await countItems(chronos.tables.runs)]).toEqual([
