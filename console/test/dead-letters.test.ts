@@ -58,6 +58,20 @@ describe('dead letters', () => {
       expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, 'dead-letters');
 
+      // One a page: the API's cursor in the URL takes the list on.
+      const listed = (await tenantApi(local)('GET', '/v1/dead-letters')).body.items.map(
+        (run: { runId: string }) => run.runId,
+      );
+      const shown = () =>
+        page.locator('tbody tr[data-run-id]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run-id')));
+      await page.goto('/dead-letters?limit=1');
+      await expect.poll(shown).toEqual(listed.slice(0, 1));
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await expect.poll(() => new URL(page.url()).searchParams.get('cursor')).not.toBeNull();
+      await expect.poll(shown).toEqual(listed.slice(1, 2));
+      await page.goto('/dead-letters');
+      await expect.poll(() => page.locator('tbody tr[data-run-id]').count()).toBe(2);
+
       await goodRow.getByRole('checkbox').check();
       await row(page, refused.runId).getByRole('checkbox').check();
       await page.getByRole('button', { name: 'Re-drive selected (2)' }).click();

@@ -150,7 +150,7 @@ describe('job detail', () => {
     }
   });
 
-  it('filters the run history by status and time in the URL, and charts one point per run shown', async () => {
+  it('pages the run history by cursor, filters it by status and time in the URL, and charts one point per run shown', async () => {
     // Succeeds every second, then (target changed) fails: a history with both outcomes.
     const { jobId } = await createJob(local, {
       name: 'flaky',
@@ -185,6 +185,19 @@ describe('job detail', () => {
       expect(await chart.getAttribute('data-points')).toBe(String(Math.min(ended.length, 20)));
       expect(await chart.locator('circle[data-series="start-lag"]').count()).toBe(Math.min(ended.length, 20));
       await screenshot(page, 'job-detail');
+
+      // Pages by the API's cursor, kept in the URL: two runs a page.
+      const ids = (await runsOf(local, jobId)).map((run) => run.runId);
+      const shown = () => rows(page).evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-run-id')));
+      await page.goto(`/jobs/${jobId}?limit=2`);
+      await expect.poll(shown).toEqual(ids.slice(0, 2));
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await expect.poll(() => new URL(page.url()).searchParams.get('cursor')).not.toBeNull();
+      await expect.poll(shown).toEqual(ids.slice(2, 4));
+      await page.getByRole('button', { name: 'First page' }).click();
+      await expect.poll(shown).toEqual(ids.slice(0, 2));
+      await page.goto(`/jobs/${jobId}`);
+      await expect.poll(() => rows(page).count()).toBe(Math.min(ended.length, 20));
 
       await page.getByLabel('Status').selectOption('FAILED');
       await expect.poll(() => new URL(page.url()).searchParams.get('status')).toBe('FAILED');

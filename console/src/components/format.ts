@@ -32,3 +32,9 @@ export function browserZone(): string {
 export function formatShare(share: number | null | undefined): string {
   return share === null || share === undefined ? '—' : `${(share * 100).toFixed(1)} %`;
 }
+
+/** A page size from the URL (`limit`), 1–100 as the API allows, else `fallback`. */
+export function pageSize(params: URLSearchParams, fallback = 20): number {
+  const limit = Number(params.get('limit'));
+  return Number.isInteger(limit) && limit >= 1 && limit <= 100 ? limit : fallback;
+}

@@ -1,6 +1,6 @@
 /**
  * Dead letters (/dead-letters): the tenant's runs SQS gave up on, newest first, a page at a time
- * (`cursor` in the URL). Select one or several and re-drive them, after a confirmation that says
+ * (`cursor`, and `limit` when not 20, in the URL). Select one or several and re-drive them, after a confirmation that says
  * how many; each run's outcome is reported on its own (one refusal does not stop the others).
  */
 import { useState } from 'react';
@@ -9,16 +9,16 @@ import { useDeadLetters, useJobNames, useRedrive } from '../api/runs.ts';
 import { ActionDialog } from '../components/ActionDialog.tsx';
 import { DeadLetterTable } from '../components/dead-letters/DeadLetterTable.tsx';
 import { RedriveResults } from '../components/dead-letters/RedriveResults.tsx';
+import { pageSize } from '../components/format.ts';
 import { Empty, ErrorState, Loading } from '../components/QueryState.tsx';
-
-const PAGE_SIZE = 20;
 
 const plural = (count: number) => `${count} run${count === 1 ? '' : 's'}`;
 
 export function DeadLettersPage() {
   const [params, setParams] = useSearchParams();
   const cursor = params.get('cursor') ?? undefined;
-  const list = useDeadLetters({ limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) });
+  const limit = pageSize(params);
+  const list = useDeadLetters({ limit, ...(cursor ? { cursor } : {}) });
   const runs = list.data?.items ?? [];
   const jobNames = useJobNames([...new Set(runs.map((run) => run.jobId))]);
   const redrive = useRedrive();
@@ -35,7 +35,10 @@ export function DeadLettersPage() {
   }
   function goTo(next: string | undefined) {
     setSelected(new Set());
-    setParams(next ? { cursor: next } : {});
+    const updated = new URLSearchParams(params);
+    if (next) updated.set('cursor', next);
+    else updated.delete('cursor');
+    setParams(updated);
   }
   function confirmRedrive() {
     redrive.mutate(chosen, { onSuccess: () => setSelected(new Set()) });

@@ -1,5 +1,5 @@
 /**
- * A job's run history: filters and the page cursor in the URL (`status`, `from`, `to`, `cursor`),
+ * A job's run history: filters and the page in the URL (`status`, `from`, `to`, `cursor`, `limit`),
  * the runs of the page as a table and as a timing chart. Refreshes itself while a run shown has
  * not ended (useRuns).
  */
@@ -7,13 +7,12 @@ import type { Job, RunListQuery } from '@chronos/client';
 import { lazy, Suspense } from 'react';
 import { useSearchParams } from 'react-router';
 import { useRuns } from '../../api/runs.ts';
+import { pageSize } from '../format.ts';
 import { Empty, ErrorState, Loading } from '../QueryState.tsx';
 import { RUN_STATUSES, type RunFilter, RunFilters } from './RunFilters.tsx';
 import { RunTable } from './RunTable.tsx';
 
 const RunTimingChart = lazy(() => import('../charts/RunTimingChart.tsx'));
-
-const PAGE_SIZE = 20;
 
 function filterFrom(params: URLSearchParams): RunFilter {
   const status = params.get('status');
@@ -30,12 +29,13 @@ export function RunHistory({ job }: { job: Job }) {
   const [params, setParams] = useSearchParams();
   const filter = filterFrom(params);
   const cursor = params.get('cursor') ?? undefined;
-  const query: RunListQuery = { ...filter, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) };
+  const limit = pageSize(params);
+  const query: RunListQuery = { ...filter, limit, ...(cursor ? { cursor } : {}) };
   const runs = useRuns(job.jobId, query, job.status === 'ACTIVE');
 
-  /** A new filter starts again from the first page. */
+  /** A new filter starts again from the first page (keeping a page size given in the URL). */
   function setFilter(next: RunFilter) {
-    const updated = new URLSearchParams();
+    const updated = new URLSearchParams(params.has('limit') ? { limit: String(limit) } : {});
     for (const [key, value] of Object.entries(next)) if (value) updated.set(key, value);
     setParams(updated);
   }
