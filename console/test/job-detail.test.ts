@@ -129,7 +129,7 @@ describe('job detail', () => {
     }
   });
 
-  it("shows the API's message when it refuses an action", async () => {
+  it("shows the API's refusal of an action, a failed run query beside the rest, and an unknown job", async () => {
     // A one-time job that has not run yet cannot be triggered (its single run decides its status).
     const { jobId } = await createJob(local, {
       name: 'once tomorrow',
@@ -145,6 +145,21 @@ describe('job detail', () => {
       const api = await tenantApi(local)('POST', `/v1/jobs/${jobId}/trigger`);
       expect(api.status).toBe(409);
       expect(await refusal.textContent()).toContain(api.body.error.message);
+
+      // A run query the API refuses (a `from` that is no instant, as a hand-edited link may carry):
+      // the history says so, the definition and the actions stay.
+      await page.goto(`/jobs/${jobId}?from=yesterday`);
+      await expect
+        .poll(() => page.getByRole('alert').filter({ hasText: 'Could not load the runs' }).count(), { timeout: 15_000 })
+        .toBe(1);
+      expect(await page.getByRole('region', { name: 'Definition' }).count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Pause' }).isEnabled()).toBe(true);
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, 'job-detail-runs-failed');
+
+      // A job that is not there (or another tenant's): said plainly.
+      await page.goto('/jobs/01ARZ3NDEKTSV4RRFFQ69G5FAV');
+      await expect.poll(() => page.getByText('No job 01ARZ3NDEKTSV4RRFFQ69G5FAV in this tenant.').count()).toBe(1);
     } finally {
       await context.close();
     }

@@ -55,7 +55,7 @@ export function JobDetailPage() {
       <section aria-label="Actions" className="mt-4">
         <JobActions job={data} />
       </section>
-      <div className="mt-6 grid gap-6 lg:grid-cols-[3fr_2fr]">
+      <div className="mt-3 grid gap-6 lg:grid-cols-[3fr_2fr]">
         <section aria-labelledby="definition-heading" className="rounded border border-slate-200 bg-white p-4">
           <h2 id="definition-heading" className="mb-2 text-lg font-semibold">
             Definition
