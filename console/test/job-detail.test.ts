@@ -36,7 +36,7 @@ describe('job detail', () => {
         headers: { 'x-team': 'billing' },
         secretHeaders: { authorization: secret },
       },
-      schedule: { type: 'once', at: new Date(Date.now() + 4_000).toISOString() },
+      schedule: { type: 'once', at: new Date(Date.now() + 8_000).toISOString() },
     });
     const { context, page, errors } = await openPage(browser, local.url);
     try {
@@ -48,8 +48,11 @@ describe('job detail', () => {
       expect(await definition.textContent()).toContain('x-team: billing');
       expect(await page.content()).not.toContain('very-secret-value');
 
-      // The run is there (QUEUED) or appears, and reaches SUCCEEDED without a reload.
+      // The run is not done yet when the page opens; it reaches SUCCEEDED on the page, without a reload.
+      expect((await runsOf(local, soon.jobId)).map((run) => run.status)).not.toContain('SUCCEEDED');
+      await page.evaluate('window.__sameDocument = true');
       await expect.poll(() => rows(page).first().textContent(), { timeout: 30_000 }).toContain('SUCCEEDED');
+      expect(await page.evaluate('window.__sameDocument')).toBe(true);
       const [run] = await runsOf(local, soon.jobId);
       expect(run?.status).toBe('SUCCEEDED');
       expect(await rows(page).first().getAttribute('data-run-id')).toBe(run?.runId);
@@ -79,6 +82,7 @@ describe('job detail', () => {
         'cron 0 9 * * * in America/New_York',
       );
       expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, 'job-detail-upcoming');
       expect(errors).toEqual([]);
     } finally {
       await context.close();
