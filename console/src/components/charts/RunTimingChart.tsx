@@ -5,7 +5,7 @@
 import type { Run } from '@chronos/client';
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatLocal } from '../Time.tsx';
-import { seriesDot } from './SeriesDot.tsx';
+import { legendText, seriesDot } from './SeriesDot.tsx';
 
 const DURATION = '#4338ca';
 const START_LAG = '#b45309';
@@ -41,7 +41,7 @@ export default function RunTimingChart({ runs, slaSeconds }: { runs: readonly Ru
         <XAxis dataKey="label" tick={{ fontSize: 11, fill: '#475569' }} />
         <YAxis unit=" ms" tick={{ fontSize: 11, fill: '#475569' }} width={72} />
         <Tooltip labelFormatter={(_, payload) => payload?.[0]?.payload?.when ?? ''} />
-        <Legend wrapperStyle={{ fontSize: 12 }} />
+        <Legend wrapperStyle={{ fontSize: 12 }} formatter={legendText} />
         <ReferenceLine
           y={slaSeconds * 1_000}
           stroke="#dc2626"

@@ -13,3 +13,8 @@ function drawDot(series: string, colour: string, { cx, cy, index, value }: DotIt
 export function seriesDot(series: string, colour: string) {
   return (props: DotItemDotProps) => drawDot(series, colour, props);
 }
+
+/** Legend labels in the page's text colour: a light series colour is not readable as text. */
+export function legendText(value: string) {
+  return <span style={{ color: '#334155' }}>{value}</span>;
+}
