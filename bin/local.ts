@@ -11,7 +11,7 @@
 import type { LocalChronos } from '#local/chronos-local';
 import { ensureJava } from '#local/emulators/java';
 import { startBanner } from '#local/start-banner';
-import { HELP, parseStartOptions, prepareDataDir } from '#local/start-options';
+import { HELP, memorySecrets, parseStartOptions, prepareDataDir } from '#local/start-options';
 import { checkCanListen, listenErrorLine, onParentExit } from '#local/start-process';
 
 /** A stop that hangs (a component that never returns) must not keep the ports: exit anyway. */
@@ -62,7 +62,7 @@ function failToStart(error: unknown): never {
 // Checked before the emulators spend seconds starting; the API's own listen is checked again below.
 await checkCanListen(host, port).catch(failToStart);
 ensureJava();
-const secrets = dataDir === undefined ? {} : prepareDataDir(dataDir, process.env);
+const secrets = dataDir === undefined ? memorySecrets() : prepareDataDir(dataDir, process.env);
 
 console.log(`Starting Chronos locally (DynamoDB Local + fauxqs${dataDir ? `, data in ${dataDir}` : ''})...`);
 // Imported here, not above: `--help` and a port in use answer without loading the handlers.
@@ -73,4 +73,4 @@ const consoleDir = ensureConsoleBuilt((line) => console.log(line));
 chronos = await startLocalChronos({ port, host, consoleDir, ...(dataDir ? { dataDir } : {}), ...secrets }).catch(
   failToStart,
 );
-console.log(startBanner(chronos, dataDir));
+console.log(startBanner(chronos, dataDir, secrets.adminToken));

@@ -35,6 +35,23 @@ export interface WafConfig {
   rateLimitPer5MinPerIpTotal: number;
 }
 
+/**
+ * The web console (lib/constructs/console-site.ts): the built `console/` workspace in a private S3
+ * bucket behind a CloudFront distribution that also routes `/v1/*` to this stage's API.
+ */
+export interface ConsoleConfig {
+  /** False deploys no bucket and no distribution (the API stays reachable at its own URL); on by default. */
+  enabled: boolean;
+  /**
+   * A host name of your own for the console (console.example.com), served with the ACM certificate
+   * `certificateArn` (in us-east-1, as CloudFront requires) at TLS 1.2 or later. Both or neither;
+   * unset: the distribution's own *.cloudfront.net name. The DNS record (a CNAME or alias to the
+   * distribution) is yours to create.
+   */
+  domainName?: string;
+  certificateArn?: string;
+}
+
 /** Where each CloudWatch alarm (lib/constructs/observability.ts) fires; see the `alarms` table in docs/deploy.md. */
 export interface AlarmThresholds {
   /** Dead letters visible in the dispatch DLQ above which it alarms (0: any dead letter). */
@@ -82,6 +99,8 @@ export interface ChronosConfig {
   apiThrottle: ApiThrottle;
   /** WAF on the API stage; a stage block may set any subset (`waf: { enabled: false }`). */
   waf: WafConfig;
+  /** The web console on CloudFront; a stage block may set `console: { enabled: false }`. */
+  console: ConsoleConfig;
   /** Origins allowed by CORS; empty means no CORS preflight is configured at all. */
   corsAllowOrigins: string[];
   /**
@@ -137,13 +156,18 @@ export type LambdaArchitectureName = (typeof LAMBDA_ARCHITECTURES)[number];
 
 /**
  * What `-c chronos:localstack=true` (npm run deploy:local) changes: LocalStack's community Lambda
- * runs neither nodejs24.x nor arm64 images everywhere, and it has no WAFv2 (a paid feature).
+ * runs neither nodejs24.x nor arm64 images everywhere, and it has neither WAFv2 nor CloudFront
+ * (paid features): no web ACL and no console distribution (`npm start` serves the console locally).
  */
 export const LOCALSTACK_OVERRIDES = {
   lambdaRuntime: 'nodejs22.x',
   lambdaArchitecture: 'x86_64',
   waf: { enabled: false },
+  console: { enabled: false },
 } as const;
+
+/** A DNS host name of at least two labels, without scheme, port or trailing dot. */
+const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i;
 
 /** Raised for any invalid configuration value, naming the key and what is expected. */
 export class ConfigError extends Error {
@@ -169,6 +193,7 @@ export const DEFAULT_CONFIG: Omit<ChronosConfig, 'stage'> = {
     rateLimitPer5MinPerIp: 300,
     rateLimitPer5MinPerIpTotal: 15_000,
   },
+  console: { enabled: true },
   corsAllowOrigins: [],
   apiHostAliases: [],
   retainData: false,
@@ -219,7 +244,11 @@ export function loadConfig(readContext: ContextReader): ChronosConfig {
   const merged: Record<string, unknown> = { ...DEFAULT_CONFIG, ...block, ...overrides, stage };
   if (onLocalStack) {
     const waf = isRecord(merged.waf) ? merged.waf : {};
-    Object.assign(merged, LOCALSTACK_OVERRIDES, { waf: { ...waf, ...LOCALSTACK_OVERRIDES.waf } });
+    const consoleBlock = isRecord(merged.console) ? merged.console : {};
+    Object.assign(merged, LOCALSTACK_OVERRIDES, {
+      waf: { ...waf, ...LOCALSTACK_OVERRIDES.waf },
+      console: { ...consoleBlock, ...LOCALSTACK_OVERRIDES.console },
+    });
   }
   return validateConfig(merged);
 }
@@ -252,10 +281,7 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
   const apiHostAliases = raw.apiHostAliases ?? [];
   if (
     !Array.isArray(apiHostAliases) ||
-    !apiHostAliases.every(
-      (host) =>
-        typeof host === 'string' && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(host),
-    )
+    !apiHostAliases.every((host) => typeof host === 'string' && HOST_NAME.test(host))
   ) {
     throw new ConfigError('apiHostAliases must be an array of host names (api.example.com), without scheme or port');
   }
@@ -307,6 +333,7 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
       burstLimit: requireInt(apiThrottle, 'burstLimit', 1, 5_000, 'apiThrottle.'),
     },
     waf: requireWaf(raw),
+    console: requireConsole(raw),
     corsAllowOrigins: corsAllowOrigins as string[],
     apiHostAliases: (apiHostAliases as string[]).map((host) => host.toLowerCase()),
     retainData,
@@ -368,6 +395,37 @@ function requireWaf(raw: Record<string, unknown>): WafConfig {
       'waf.',
     ),
   };
+}
+
+const CONSOLE_KEYS = ['enabled', 'domainName', 'certificateArn'];
+
+/** `console`: any subset of its keys over the defaults; a custom domain comes with its certificate. */
+function requireConsole(raw: Record<string, unknown>): ConsoleConfig {
+  const given = raw.console ?? {};
+  if (!isRecord(given)) throw new ConfigError('console must be an object of console settings ({ enabled })');
+  for (const key of Object.keys(given)) {
+    if (!CONSOLE_KEYS.includes(key))
+      throw new ConfigError(`Unknown console key "${key}" (known: ${CONSOLE_KEYS.join(', ')})`);
+  }
+  const merged: Record<string, unknown> = { ...DEFAULT_CONFIG.console, ...given };
+  if (typeof merged.enabled !== 'boolean') throw new ConfigError('console.enabled must be true or false');
+  const { domainName, certificateArn } = merged;
+  if (domainName === undefined && certificateArn === undefined) return { enabled: merged.enabled };
+  if (typeof domainName !== 'string' || !HOST_NAME.test(domainName)) {
+    throw new ConfigError(
+      `console.domainName must be a host name (console.example.com) given with console.certificateArn, got ${JSON.stringify(domainName)}`,
+    );
+  }
+  // CloudFront takes certificates from us-east-1 only.
+  if (
+    typeof certificateArn !== 'string' ||
+    !/^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]{36}$/.test(certificateArn)
+  ) {
+    throw new ConfigError(
+      `console.certificateArn must be the ARN of an ACM certificate in us-east-1, given with console.domainName, got ${JSON.stringify(certificateArn)}`,
+    );
+  }
+  return { enabled: merged.enabled, domainName: domainName.toLowerCase(), certificateArn };
 }
 
 /**

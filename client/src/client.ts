@@ -20,6 +20,7 @@ export type UpdateJob = Schemas['UpdateJob'];
 export type SigningSecret = Schemas['SigningSecret'];
 export type MonitoringStats = Schemas['MonitoringStats'];
 export type MonitoringSystem = Schemas['MonitoringSystem'];
+export type MonitoringTimeseries = Schemas['MonitoringTimeseries'];
 export type Health = Schemas['Health'];
 export type PreviewScheduleBody = Schemas['PreviewSchedule'];
 export type ScheduleOccurrences = Schemas['ScheduleOccurrences'];
@@ -29,6 +30,7 @@ export type JobListQuery = NonNullable<QueryOf<'listJobs'>>;
 export type RunListQuery = NonNullable<QueryOf<'listRuns'>>;
 export type DeadLetterQuery = NonNullable<QueryOf<'listDeadLetters'>>;
 export type StatsQuery = NonNullable<QueryOf<'monitoringStats'>>;
+export type TimeseriesQuery = NonNullable<QueryOf<'monitoringTimeseries'>>;
 
 export interface ChronosClientOptions {
   /** The API's base URL, e.g. `http://localhost:3000` or `https://<api>.execute-api.<region>.amazonaws.com/dev`. */
@@ -158,6 +160,9 @@ export function createChronosClient(options: ChronosClientOptions) {
     },
     monitoring: {
       stats: (query: StatsQuery = {}) => settle(() => http.GET('/v1/monitoring/stats', { params: { query } })),
+      /** Runs per minute (1h) or per quarter hour (24h), every step present: the stats' window as a chart's points. */
+      timeseries: (query: TimeseriesQuery = {}) =>
+        settle(() => http.GET('/v1/monitoring/timeseries', { params: { query } })),
       system: () => settle(() => http.GET('/v1/monitoring/system')),
     },
     /**

@@ -212,6 +212,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/monitoring/timeseries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's runs per minute (or quarter hour) over a window, with latency percentiles */
+    get: operations['monitoringTimeseries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/monitoring/system': {
     parameters: {
       query?: never;
@@ -714,6 +731,122 @@ export interface components {
               reason: 'error';
               error: string;
             };
+      };
+    };
+    /**
+     * MonitoringTimeseries
+     * @description GET /v1/monitoring/timeseries: the scope's finished runs per step over the window (functions/core/metrics/monitoring-timeseries.ts), every step present, oldest first: 60 one-minute points for 1h, 96 fifteen-minute points for 24h. The points' counts add up to GET /v1/monitoring/stats of the same window. Percentiles are bucket upper bounds in ms, null when no run of the step has the value (or it lies above the last bound). The example shows only the window's last three points.
+     * @example {
+     *       "scope": "dev-tenant",
+     *       "window": "1h",
+     *       "from": "2026-11-24T08:01:00.000Z",
+     *       "to": "2026-11-24T09:01:00.000Z",
+     *       "stepSeconds": 60,
+     *       "points": [
+     *         {
+     *           "at": "2026-11-24T08:58:00.000Z",
+     *           "succeeded": 2,
+     *           "failed": 1,
+     *           "timedOut": 0,
+     *           "cancelled": 0,
+     *           "skipped": 0,
+     *           "deadLettered": 0,
+     *           "retried": 1,
+     *           "slaMissed": 0,
+     *           "durationMs": {
+     *             "p50": 250,
+     *             "p95": 500
+     *           },
+     *           "startLagMs": {
+     *             "p50": 100,
+     *             "p95": 250
+     *           }
+     *         },
+     *         {
+     *           "at": "2026-11-24T08:59:00.000Z",
+     *           "succeeded": 0,
+     *           "failed": 0,
+     *           "timedOut": 0,
+     *           "cancelled": 0,
+     *           "skipped": 0,
+     *           "deadLettered": 0,
+     *           "retried": 0,
+     *           "slaMissed": 0,
+     *           "durationMs": {
+     *             "p50": null,
+     *             "p95": null
+     *           },
+     *           "startLagMs": {
+     *             "p50": null,
+     *             "p95": null
+     *           }
+     *         },
+     *         {
+     *           "at": "2026-11-24T09:00:00.000Z",
+     *           "succeeded": 3,
+     *           "failed": 0,
+     *           "timedOut": 0,
+     *           "cancelled": 0,
+     *           "skipped": 0,
+     *           "deadLettered": 0,
+     *           "retried": 0,
+     *           "slaMissed": 0,
+     *           "durationMs": {
+     *             "p50": 250,
+     *             "p95": 250
+     *           },
+     *           "startLagMs": {
+     *             "p50": 50,
+     *             "p95": 100
+     *           }
+     *         }
+     *       ]
+     *     }
+     */
+    MonitoringTimeseries: {
+      /** @description The tenant, or `*` for every tenant (admin scope) */
+      scope: string;
+      /** @enum {string} */
+      window: '1h' | '24h';
+      /**
+       * Format: date-time
+       * @description Start of the first step
+       */
+      from: string;
+      /**
+       * Format: date-time
+       * @description End of the last step (the end of the current minute)
+       */
+      to: string;
+      /**
+       * @description Length of each step: 60 for 1h, 900 for 24h
+       * @enum {integer}
+       */
+      stepSeconds: 60 | 900;
+      points: {
+        /**
+         * Format: date-time
+         * @description Start of the step
+         */
+        at: string;
+        succeeded: components['schemas']['MonitoringTimeseries']['$defs']['count'];
+        failed: components['schemas']['MonitoringTimeseries']['$defs']['count'];
+        timedOut: components['schemas']['MonitoringTimeseries']['$defs']['count'];
+        cancelled: components['schemas']['MonitoringTimeseries']['$defs']['count'];
+        skipped: components['schemas']['MonitoringTimeseries']['$defs']['count'];
+        deadLettered: components['schemas']['MonitoringTimeseries']['$defs']['count'];
+        /** @description Failed attempts that will be retried (also counted under their own status) */
+        retried: components['schemas']['MonitoringTimeseries']['$defs']['count'];
+        slaMissed: components['schemas']['MonitoringTimeseries']['$defs']['count'];
+        durationMs: components['schemas']['MonitoringTimeseries']['$defs']['percentiles'];
+        startLagMs: components['schemas']['MonitoringTimeseries']['$defs']['percentiles'];
+      }[];
+      $defs: {
+        count: number;
+        percentiles: {
+          p50: number | null;
+          p95: number | null;
+        };
       };
     };
     /**
@@ -1681,6 +1814,35 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['MonitoringStats'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      default: components['responses']['Error'];
+    };
+  };
+  monitoringTimeseries: {
+    parameters: {
+      query?: {
+        /** @description How far back the series reaches: 1h in one-minute points, 24h in 15-minute points */
+        window?: '1h' | '24h';
+        /** @description Admin scope only: this tenant's series instead of all tenants' */
+        tenantId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The series, every step present */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MonitoringTimeseries'];
         };
       };
       400: components['responses']['BadRequest'];

@@ -4,11 +4,11 @@
  * The hash of those sources is kept beside the build, so a fresh clone builds once and a second
  * start does not wait for Vite.
  */
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildConsole } from '../../lib/console/vite-build.ts';
 
 const REPOSITORY = fileURLToPath(new URL('../..', import.meta.url));
 export const CONSOLE_ROOT = join(REPOSITORY, 'console');
@@ -53,16 +53,7 @@ export function consoleBuildIsCurrent(): boolean {
 export function ensureConsoleBuilt(log: (line: string) => void = () => undefined): string {
   if (consoleBuildIsCurrent()) return CONSOLE_DIST;
   log('Building the console (console/ changed since its last build)...');
-  const vite = join(REPOSITORY, 'node_modules', 'vite', 'bin', 'vite.js');
-  const build = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
-    cwd: CONSOLE_ROOT,
-    encoding: 'utf8',
-    // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build.
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
-  if (build.status !== 0) {
-    throw new Error(`The console's build failed (vite build in console/):\n${build.stdout}${build.stderr}`);
-  }
+  buildConsole(CONSOLE_ROOT, CONSOLE_DIST);
   writeFileSync(HASH_FILE, consoleSourceHash());
   return CONSOLE_DIST;
 }

@@ -1,12 +1,13 @@
 /**
  * What `npm start` prints once Chronos accepts requests: the lines a newcomer acts on (where the
- * API is, the token, where the data lives, a first job, how to stop), each once, in one screen.
+ * API is, the tenant's and the operator's tokens, where the data lives, a first job, how to stop),
+ * each once, in one screen.
  * test/e2e/npm-start.test.ts checks each of them against the running instance.
  */
 import type { LocalChronos } from './chronos-local.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators/local-clients.ts';
 
-export function startBanner(chronos: LocalChronos, dataDir: string | undefined): string {
+export function startBanner(chronos: LocalChronos, dataDir: string | undefined, operatorToken: string): string {
   const { queued, running } = chronos.restoredRuns;
   const data =
     dataDir === undefined
@@ -23,8 +24,10 @@ export function startBanner(chronos: LocalChronos, dataDir: string | undefined):
   ].join(' ');
   return `
 Chronos is running.
+  Console    ${chronos.apiUrl}/   (sign in with the token below, or the operator token)
   API        ${chronos.apiUrl}
   Token      ${chronos.token}   (tenant ${chronos.tenantId}): Authorization: Bearer ${chronos.token}
+  Operator   ${operatorToken}   (admin scope: GET /v1/monitoring/system, every tenant's stats)
   Data       ${data}
   Emulators  DynamoDB ${chronos.endpoints.dynamodb}   SQS ${chronos.endpoints.sqs}   CloudWatch ${chronos.endpoints.cloudwatch ?? '-'}
   Targets    loopback URLs allowed here (not on AWS); calls are signed (Standard Webhooks) with

@@ -6,6 +6,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LocalSecretCipher } from '#adapters/secrets/local-cipher';
+import { newApiToken } from '#core/tenants/api-tokens';
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_HOST = 'localhost';
@@ -65,19 +66,37 @@ export function parseStartOptions(argv: readonly string[], env: NodeJS.ProcessEn
 }
 
 const KEY_FILE = 'secrets-local-key';
+const OPERATOR_TOKEN_FILE = 'operator-token';
+
+/** The local secrets `npm start` hands to the runtime: the key sealing secrets, and the operator's token. */
+export interface LocalSecrets {
+  secretsLocalKey?: string;
+  /** The admin (operator) token: monitoring across tenants, the system view. */
+  adminToken: string;
+}
+
+/** Secrets for a run without a data folder: a new operator token each start (the key: the runtime's own). */
+export function memorySecrets(): LocalSecrets {
+  return { adminToken: newApiToken() };
+}
+
+/** The content of `file`, or `make()` written to it first (readable by its owner only). */
+function keptIn(file: string, make: () => string): string {
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const value = make();
+  writeFileSync(file, `${value}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return value;
+}
 
 /**
- * The data folder, created if missing, and the key that seals its secrets: kept in the folder
- * (readable by its owner only), so a restart opens the signing secrets and secret headers an
- * earlier run sealed. SECRETS_LOCAL_KEY, when set, wins.
+ * The data folder, created if missing, and the secrets kept in it (readable by their owner only):
+ * the key that seals its secrets, so a restart opens the signing secrets and secret headers an
+ * earlier run sealed (SECRETS_LOCAL_KEY, when set, wins), and the operator token, so the one
+ * printed before still works.
  */
-export function prepareDataDir(dataDir: string, env: NodeJS.ProcessEnv): { secretsLocalKey: string } {
+export function prepareDataDir(dataDir: string, env: NodeJS.ProcessEnv): Required<LocalSecrets> {
   mkdirSync(dataDir, { recursive: true });
-  const keyFile = join(dataDir, KEY_FILE);
-  if (env.SECRETS_LOCAL_KEY) return { secretsLocalKey: env.SECRETS_LOCAL_KEY };
-  if (existsSync(keyFile)) return { secretsLocalKey: readFileSync(keyFile, 'utf8').trim() };
-  const secretsLocalKey = LocalSecretCipher.generateKey();
-  writeFileSync(keyFile, `${secretsLocalKey}\n`, { mode: 0o600 });
-  chmodSync(keyFile, 0o600);
-  return { secretsLocalKey };
+  const secretsLocalKey = env.SECRETS_LOCAL_KEY || keptIn(join(dataDir, KEY_FILE), LocalSecretCipher.generateKey);
+  return { secretsLocalKey, adminToken: keptIn(join(dataDir, OPERATOR_TOKEN_FILE), newApiToken) };
 }

@@ -16,8 +16,8 @@ export const CONSOLE_CONTENT_SECURITY_POLICY = [
   "form-action 'self'",
 ].join('; ');
 
-/** Two years, as the HSTS preload list asks. */
-export const CONSOLE_HSTS_MAX_AGE_SECONDS = 63_072_000;
+/** A year (and the subdomains): what browsers' preload lists ask for at least. */
+export const CONSOLE_HSTS_MAX_AGE_SECONDS = 31_536_000;
 
 /** Every header the console's answers carry, as name → value. */
 export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {

@@ -16,6 +16,7 @@ import { ApiAuthorizer } from '../constructs/api-authorizer.ts';
 import { ApiHandlers } from '../constructs/api-handlers.ts';
 import type { SharedFunctionProps } from '../constructs/chronos-function.ts';
 import { CompletionHandler } from '../constructs/completion-handler.ts';
+import { ConsoleSite } from '../constructs/console-site.ts';
 import { DeadLetterHandler } from '../constructs/dead-letter-handler.ts';
 import { Executor } from '../constructs/executor.ts';
 import { FailureNotifier } from '../constructs/failure-notifier.ts';
@@ -54,6 +55,8 @@ export class StatelessStack extends Stack {
   public readonly notifier: FailureNotifier;
   public readonly streamFailures: StreamFailureHandler;
   public readonly observability: Observability;
+  /** The web console and its distribution; undefined when the stage's config turns it off. */
+  public readonly console: ConsoleSite | undefined;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -195,10 +198,26 @@ export class StatelessStack extends Stack {
     // Notifications never taken by their endpoint alarm on the same topic as everything else.
     this.notifier.deadLetterAlarm.addAlarmAction(new actions.SnsAction(this.observability.topic));
     this.notifier.deadLetterAlarm.addOkAction(new actions.SnsAction(this.observability.topic));
+    if (config.console.enabled) {
+      this.console = new ConsoleSite(this, 'Console', {
+        restApiId: this.api.api.restApiId,
+        // The configured name, not the Stage resource's: that one depends on every method, and
+        // through them on the functions, whose environment names the distribution (below).
+        stageName: config.stage,
+        ...(config.console.domainName && config.console.certificateArn
+          ? { domain: { name: config.console.domainName, certificateArn: config.console.certificateArn } }
+          : {}),
+        logRetention: shared.logRetention,
+        retainLogs: retainData,
+      });
+    }
     // Chronos' own API is never a target (a job calling its own trigger route would loop): every
     // function that checks or calls a target URL (create and PATCH, the executor, the onFailure notifier) knows its host.
+    // The console's distribution reaches the API too (its /v1/*).
     const apiHosts = [
       `${this.api.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}`,
+      ...(this.console ? [this.console.distribution.distributionDomainName] : []),
+      ...(this.console && config.console.domainName ? [config.console.domainName] : []),
       ...config.apiHostAliases,
     ];
     for (const fn of [
@@ -217,6 +236,12 @@ export class StatelessStack extends Stack {
       }
     }
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the Chronos API stage' });
+    if (this.console) {
+      new CfnOutput(this, 'ConsoleUrl', {
+        value: this.console.url,
+        description: 'The web console (sign in with a tenant token); its /v1 is this stage API',
+      });
+    }
     new CfnOutput(this, 'DashboardName', {
       value: this.observability.dashboard.dashboardName,
       description: 'CloudWatch dashboard of this stage',

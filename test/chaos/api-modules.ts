@@ -14,6 +14,7 @@ export const API_MODULES: Record<string, () => Promise<{ handler: unknown }>> = 
   'list-signing-secrets': () => import('#handlers/api/list-signing-secrets'),
   'monitoring-stats': () => import('#handlers/api/monitoring-stats'),
   'monitoring-system': () => import('#handlers/api/monitoring-system'),
+  'monitoring-timeseries': () => import('#handlers/api/monitoring-timeseries'),
   'pause-job': () => import('#handlers/api/pause-job'),
   'preview-schedule': () => import('#handlers/api/preview-schedule'),
   'resume-job': () => import('#handlers/api/resume-job'),

@@ -134,6 +134,23 @@ describe('signing secrets, monitoring, health and the document', () => {
     expect(deep.checks?.jobsTable).toBe('ok');
   });
 
+  it('reads the timeseries of its own tenant, all tenants with the admin token, and names a bad window', async () => {
+    sent.length = 0;
+    const hour = unwrap(await client.monitoring.timeseries());
+    expect(hour).toMatchObject({ scope: chronos.tenantId, window: '1h', stepSeconds: 60 });
+    expect(hour.points).toHaveLength(60);
+    const day = unwrap(await client.monitoring.timeseries({ window: '24h' }));
+    expect(day.points).toHaveLength(96);
+    expect(sent).toEqual(['GET /v1/monitoring/timeseries', 'GET /v1/monitoring/timeseries?window=24h']);
+    // The generated types refuse an unknown window; the API names it, should one be sent anyway.
+    const bad = await client.monitoring.timeseries({ window: '5m' as '1h' });
+    expect(bad.error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', field: 'window' });
+
+    const admin = createChronosClient({ baseUrl: chronos.apiUrl, token: ADMIN_TOKEN });
+    expect(unwrap(await admin.monitoring.timeseries()).scope).toBe('*');
+    expect(unwrap(await admin.monitoring.timeseries({ tenantId: chronos.tenantId })).scope).toBe(chronos.tenantId);
+  });
+
   it("previews a schedule's occurrences as the job would have them, and names a bad field", async () => {
     const cron = { type: 'cron' as const, expression: '0 9 * * 1-5', timezone: 'Europe/Berlin' };
     const preview = unwrap(await client.schedules.preview({ schedule: cron, count: 3 }));

@@ -581,6 +581,18 @@ class Monitoring implements Command {
     });
     if (stats.status === 200)
       expectThat(stats.body.scope === world.real.chronos.tenantId, 'a tenant saw stats of another scope', stats);
+    const series = await world.call('GET', `/v1/monitoring/timeseries${this.query}`, {
+      route: '/v1/monitoring/timeseries',
+      shape: 'timeseries',
+    });
+    if (series.status === 200) {
+      expectThat(series.body.scope === world.real.chronos.tenantId, 'a tenant saw a series of another scope', series);
+      expectThat(
+        series.body.points.length === (series.body.window === '1h' ? 60 : 96),
+        'a series with a step missing',
+        series,
+      );
+    } else expectThat(series.status === 400, 'timeseries', series);
     const system = await world.call('GET', '/v1/monitoring/system', { route: '/v1/monitoring/system' });
     expectThat(system.status === 403, 'a tenant reached the system view', system);
     const health = await world.call('GET', `/v1/health${this.query}`, { route: '/v1/health', shape: 'health' });

@@ -164,6 +164,34 @@ export const STATS_SCHEMA = closed({
   durationMs: latency,
 });
 
+const percentiles = closed({ p50: nullable('number'), p95: nullable('number') });
+
+export const TIMESERIES_SCHEMA = closed({
+  scope: { type: 'string' },
+  window: { enum: ['1h', '24h'] },
+  from: instant,
+  to: instant,
+  stepSeconds: { enum: [60, 900] },
+  points: {
+    type: 'array',
+    minItems: 60,
+    maxItems: 96,
+    items: closed({
+      at: instant,
+      succeeded: count,
+      failed: count,
+      timedOut: count,
+      cancelled: count,
+      skipped: count,
+      deadLettered: count,
+      retried: count,
+      slaMissed: count,
+      durationMs: percentiles,
+      startLagMs: percentiles,
+    }),
+  },
+});
+
 export const SHAPES = {
   job: JOB_SCHEMA,
   run: RUN_SCHEMA,
@@ -172,6 +200,7 @@ export const SHAPES = {
   secret: SECRET_SCHEMA,
   secrets: closed({ items: { type: 'array', minItems: 1, items: SECRET_SCHEMA } }),
   stats: STATS_SCHEMA,
+  timeseries: TIMESERIES_SCHEMA,
   health: closed({ status: { const: 'ok' } }),
   preview: closed({ occurrences: { type: 'array', maxItems: 100, items: instant } }),
 } as const;

@@ -43,11 +43,25 @@ describe('npm start', () => {
       const api = banner.match(/^ {2}API\s+(\S+)$/m)?.[1];
       expect(api).toBe(`http://127.0.0.1:${port}`);
       expect((await fetch(`${api}/v1/health`)).status).toBe(200);
+      // The printed console URL serves the app at the same origin (built by npm start when stale).
+      const consoleUrl = banner.match(/^ {2}Console\s+(\S+)/m)?.[1];
+      expect(consoleUrl).toBe(`${api}/`);
+      const consolePage = await fetch(`${consoleUrl}jobs`);
+      expect(consolePage.status).toBe(200);
+      expect(await consolePage.text()).toContain('<div id="root">');
       // The printed token is accepted.
       const token = banner.match(/^ {2}Token\s+(\S+)/m)?.[1] as string;
       expect(token).toBeTruthy();
       const jobs = await fetch(`${api}/v1/jobs`, { headers: { authorization: `Bearer ${token}` } });
       expect(jobs.status).toBe(200);
+      // The printed operator token has the admin scope (the system view); the tenant's token has not.
+      const operator = banner.match(/^ {2}Operator\s+(\S+)\s+\(admin scope: /m)?.[1] as string;
+      expect(operator).toMatch(/^chronos_[A-Za-z0-9_-]{43}$/);
+      const system = await fetch(`${api}/v1/monitoring/system`, { headers: { authorization: `Bearer ${operator}` } });
+      expect(system.status).toBe(200);
+      expect(await system.json()).toMatchObject({ dispatchQueue: { depth: expect.any(Number) } });
+      const asTenant = await fetch(`${api}/v1/monitoring/system`, { headers: { authorization: `Bearer ${token}` } });
+      expect(asTenant.status).toBe(403);
       // The first-job example uses that URL and token.
       expect(banner).toContain(`curl -s -X POST ${api}/v1/jobs`);
       expect(banner).toContain(`Authorization: Bearer ${token}`);

@@ -2,7 +2,7 @@
  * The app as deployed (real esbuild bundles) passes the cdk-nag AwsSolutions and Serverless packs
  * with every finding either fixed or acknowledged with a reason.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -59,15 +59,32 @@ describe('cdk-nag', () => {
     expect([...rules].sort()).toEqual(
       [
         'AwsSolutions-APIG4',
+        'AwsSolutions-CFR1',
+        'AwsSolutions-CFR2',
+        'AwsSolutions-CFR4',
         'AwsSolutions-COG4',
         'AwsSolutions-IAM4',
         'AwsSolutions-IAM5',
+        'AwsSolutions-L1',
         'AwsSolutions-SQS3',
         'Serverless-LambdaDLQ',
         'Serverless-LambdaEventSourceMappingDestination',
+        'Serverless-LambdaLatestVersion',
+        'Serverless-LambdaTracing',
         'Serverless-SQSRedrivePolicy',
       ].sort(),
     );
+  });
+
+  it("acknowledges CloudFront's findings on the console's distribution, and old runtimes or no tracing on CDK's deployment handler only", () => {
+    const suppressed = report.pluginReports.flatMap((r) => r.suppressedViolations ?? []);
+    const where = (rule: RegExp) =>
+      suppressed.filter((s) => rule.test(s.ruleName)).flatMap((s) => s.violatingConstructs.map((c) => c.constructPath));
+    expect(where(/^AwsSolutions-CFR/).length).toBe(3);
+    for (const path of where(/^AwsSolutions-CFR/)) expect(path).toMatch(/\/Console\/Distribution\//);
+    const cdkHandlerOnly = /^(AwsSolutions-L1|Serverless-LambdaLatestVersion|Serverless-LambdaTracing)$/;
+    expect(where(cdkHandlerOnly).length).toBe(3);
+    for (const path of where(cdkHandlerOnly)) expect(path).toMatch(/\/Custom::CDKBucketDeployment[^/]*\//);
   });
 
   it('states the stream permission reason on the completion role', () => {
@@ -98,7 +115,10 @@ describe('cdk-nag', () => {
 
 describe('bundled handlers', () => {
   it('are ESM with the require shim and a source map, one per function', () => {
-    const assets = readdirSync(assembly.directory).filter((name) => name.startsWith('asset.'));
+    // Folders only: CDK's own assets include zip files (the AWS CLI layer of the console's deployment).
+    const assets = readdirSync(assembly.directory).filter(
+      (name) => name.startsWith('asset.') && statSync(join(assembly.directory, name)).isDirectory(),
+    );
     const bundles = assets.filter((dir) => readdirSync(join(assembly.directory, dir)).includes('index.mjs'));
     // One bundle per API route, plus authorizer, scanner, executor, completion, dead-letter and stream-failure handlers and notifier.
     expect(bundles).toHaveLength(ROUTES.length + 7);

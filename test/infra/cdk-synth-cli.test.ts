@@ -3,12 +3,13 @@
  * handlers bundle with the local esbuild and cdk-nag passes.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '#handlers/api/routes';
+import { isCdkHandler } from './support/chronos-app.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const outdir = mkdtempSync(join(tmpdir(), 'chronos-synth-'));
@@ -59,13 +60,24 @@ describe('npx cdk synth', () => {
     // The CLI still fills in a default region; the account stays unresolved.
     expect(stateless.environment).toMatch(/^aws:\/\/unknown-account\//);
     const template = JSON.parse(readFileSync(join(outdir, 'Chronos-dev-Stateless.template.json'), 'utf8'));
-    const runtimes = Object.values(
+    // CDK's own custom-resource handlers (the console's deployment) run CDK's runtimes.
+    const runtimes = Object.entries(
       template.Resources as Record<string, { Type: string; Properties: { Runtime?: string } }>,
     )
-      .filter((r) => r.Type === 'AWS::Lambda::Function')
-      .map((r) => r.Properties.Runtime);
+      .filter(([id, r]) => r.Type === 'AWS::Lambda::Function' && !isCdkHandler(id))
+      .map(([, r]) => r.Properties.Runtime);
     expect(runtimes.length).toBe(ROUTES.length + 7); // + authorizer, scanner, executor, completion, dead letters, stream failures, notifier
     expect(new Set(runtimes)).toEqual(new Set(['nodejs24.x']));
+  });
+
+  it('builds the console (vite build) into an asset of its own', () => {
+    const built = readdirSync(outdir).filter(
+      (name) => name.startsWith('asset.') && existsSync(join(outdir, name, 'index.html')),
+    );
+    expect(built).toHaveLength(1);
+    const html = readFileSync(join(outdir, built[0] as string, 'index.html'), 'utf8');
+    // The built shell loads bundled scripts, not the sources.
+    expect(html).toMatch(/<script[^>]+src="\/assets\/[^"]+\.js"/);
   });
 
   it('reports cdk-nag clean', () => {

@@ -43,6 +43,12 @@ describe('loadConfig', () => {
     expect(config.alarmEmail).toBe('ops@example.com');
   });
 
+  it('deploys no console to LocalStack (it has no CloudFront), whatever the stage block says', () => {
+    const block = { console: { enabled: true } };
+    expect(loadConfig(stageContext(block)).console.enabled).toBe(true);
+    expect(loadConfig(stageContext(block, { 'chronos:localstack': 'true' })).console.enabled).toBe(false);
+  });
+
   it('rejects a stage without a block, naming the stage', () => {
     expect(() => loadConfig(stageContext({}, { 'chronos:stage': 'qa' }))).toThrow(/Unknown stage "qa"/);
   });
@@ -79,6 +85,8 @@ describe('loadConfig', () => {
     expect(dev.retainData).toBe(false);
   });
 });
+
+const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/0b5e5c6a-8f1e-4d2a-9c3b-7a6d5e4f3a2b';
 
 describe('validateConfig', () => {
   const valid = { ...DEFAULT_CONFIG, stage: 'dev' };
@@ -128,6 +136,19 @@ describe('validateConfig', () => {
       { waf: { rateLimitPer5MinPerToken: 1000, rateLimitPer5MinPerIpTotal: 999 } },
       /waf.rateLimitPer5MinPerIpTotal must be an integer from 1000 to 2000000000, got 999/,
     ],
+    [{ console: false }, /console must be an object of console settings/],
+    [{ console: { enabled: 'no' } }, /console.enabled must be true or false/],
+    [{ console: { domain: 'x.example.com' } }, /Unknown console key "domain" \(known: enabled, domainName, /],
+    [
+      { console: { domainName: 'console.example.com' } },
+      /console.certificateArn must be the ARN of an ACM certificate/,
+    ],
+    [{ console: { certificateArn: CERTIFICATE } }, /console.domainName must be a host name/],
+    [{ console: { domainName: 'https://console.example.com', certificateArn: CERTIFICATE } }, /console.domainName/],
+    [
+      { console: { domainName: 'console.example.com', certificateArn: CERTIFICATE.replace('us-east-1', 'eu-west-1') } },
+      /ACM certificate in us-east-1/,
+    ],
   ])('rejects %o', (change, message) => {
     expect(() => validateConfig({ ...valid, ...change })).toThrow(ConfigError);
     expect(() => validateConfig({ ...valid, ...change })).toThrow(message);
@@ -166,6 +187,20 @@ describe('validateConfig', () => {
       ...DEFAULT_CONFIG.waf,
       enabled: false,
     });
+  });
+
+  it('turns the console on by default, and off when the stage says so', () => {
+    expect(validateConfig(valid).console).toEqual({ enabled: true });
+    expect(validateConfig({ ...valid, console: {} }).console).toEqual({ enabled: true });
+    expect(validateConfig({ ...valid, console: { enabled: false } }).console).toEqual({ enabled: false });
+  });
+
+  it('takes a custom console domain with its us-east-1 certificate, the name in lower case', () => {
+    const console = validateConfig({
+      ...valid,
+      console: { domainName: 'Console.Example.com', certificateArn: CERTIFICATE },
+    }).console;
+    expect(console).toEqual({ enabled: true, domainName: 'console.example.com', certificateArn: CERTIFICATE });
   });
 
   it('fills quotas the stage leaves out with the defaults', () => {

@@ -13,6 +13,7 @@ import {
   buildChronosAppForProperties,
   CDK_JSON_CONTEXT,
   grantsOf,
+  isCdkHandler,
   logicalIdOf,
 } from './support/chronos-app.ts';
 
@@ -200,7 +201,7 @@ describe('alarms', () => {
 
   it('watches the error rate of every function', () => {
     const functions = Object.keys(template.findResources('AWS::Lambda::Function')).filter(
-      (id) => !id.startsWith('LogRetention') && !id.startsWith('AWS'),
+      (id) => !id.startsWith('LogRetention') && !id.startsWith('AWS') && !isCdkHandler(id),
     );
     const errorAlarms = chronos.stateless.observability.alarms.functionErrors;
     expect(errorAlarms.size).toBe(chronos.stateless.apiHandlers.functions.size + 7);

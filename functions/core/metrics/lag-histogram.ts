@@ -55,6 +55,15 @@ export function percentileBucket(histogram: Histogram, p: number): number | unde
   return histogram.length - 1;
 }
 
+/**
+ * The `p`th percentile as the upper bound (ms) of the bucket holding it; null when the histogram is
+ * empty, or when the percentile lies in the overflow bucket (above the last bound).
+ */
+export function percentileBound(histogram: Histogram, p: number): number | null {
+  const bucket = percentileBucket(histogram, p);
+  return bucket === undefined ? null : upperBoundOf(bucket);
+}
+
 /** Nearest-rank percentile of raw values (what the histogram approximates); undefined for none. */
 export function exactPercentile(values: readonly number[], p: number): number | undefined {
   if (values.length === 0) return undefined;

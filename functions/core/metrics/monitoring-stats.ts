@@ -5,7 +5,7 @@
  */
 import type { JobStatus } from '../model.ts';
 import { TERMINAL_RUN_STATUSES, type TerminalRunStatus } from '../run-state.ts';
-import { type Histogram, mergeHistograms, percentileBucket, upperBoundOf } from './lag-histogram.ts';
+import { type Histogram, mergeHistograms, percentileBound, upperBoundOf } from './lag-histogram.ts';
 import type { MinuteBucket } from './minute-bucket.ts';
 import type { JobStatusCounts, RunAggregates } from './ports.ts';
 import { MINUTE_MS, minuteOf } from './run-sample.ts';
@@ -59,15 +59,11 @@ export function windowMinutes(window: StatsWindow, now: number): { fromMinute: n
 }
 
 function summarize(histogram: Histogram): LatencySummary {
-  const at = (p: number) => {
-    const bucket = percentileBucket(histogram, p);
-    return bucket === undefined ? null : upperBoundOf(bucket);
-  };
   return {
     count: histogram.reduce((sum, c) => sum + c, 0),
-    p50: at(50),
-    p95: at(95),
-    p99: at(99),
+    p50: percentileBound(histogram, 50),
+    p95: percentileBound(histogram, 95),
+    p99: percentileBound(histogram, 99),
     overflow: histogram[histogram.length - 1] ?? 0,
     histogram: histogram.map((count, i) => ({ leMs: upperBoundOf(i), count })),
   };

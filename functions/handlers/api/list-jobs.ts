@@ -1,11 +1,15 @@
-/** GET /v1/jobs — the tenant's jobs in creation order, filtered by status, schedule type and name prefix. */
+/**
+ * GET /v1/jobs — the tenant's jobs in creation order, filtered by status, schedule type and name
+ * prefix, each with a summary of its latest run.
+ */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { JOB_STATUSES } from '#core/model';
 import type { JobListQuery } from '#core/ports';
-import { listJobs as listJobsUseCase } from '#core/use-cases/list-jobs';
+import { listJobsWithLatestRuns } from '#core/use-cases/list-jobs';
 import { jobView } from '#core/views';
+import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
-import { jobRepository } from '../wiring.ts';
+import { jobRepository, runRepository } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { QueryReader } from './query-params.ts';
 import { JOB_LIST_QUERY, NAME_PREFIX_MAX_LENGTH, queryNames } from './query-schemas.ts';
@@ -32,8 +36,17 @@ export function jobListQueryOf(event: APIGatewayProxyEvent): JobListQuery {
 
 export async function listJobs(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const tenantId = tenantOf(event);
-  const page = await listJobsUseCase({ jobs: jobRepository() }, tenantId, jobListQueryOf(event));
-  return json(200, { items: page.items.map((job) => jobView(job)), cursor: page.cursor ?? null });
+  const page = await listJobsWithLatestRuns(
+    { jobs: jobRepository(), runs: runRepository() },
+    tenantId,
+    jobListQueryOf(event),
+    (jobId, error) =>
+      logger.warn('latest run unread: the job is listed without it', { tenantId, jobId, error: String(error) }),
+  );
+  return json(200, {
+    items: page.items.map(({ job, latestRun }) => jobView(job, latestRun)),
+    cursor: page.cursor ?? null,
+  });
 }
 
 export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(listJobs).use(httpErrors());

@@ -4,6 +4,7 @@
  * (openapi/) describes them with these schemas. Enums come from the core's own constants.
  */
 import { STATS_WINDOWS } from '#core/metrics/monitoring-stats';
+import { TIMESERIES_WINDOWS } from '#core/metrics/monitoring-timeseries';
 import { JOB_STATUSES } from '#core/model';
 import { RUN_STATUSES } from '#core/run-state';
 import { DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE } from './page-query.ts';
@@ -76,6 +77,20 @@ export const STATS_QUERY: readonly QueryParameter[] = [
   {
     name: 'tenantId',
     description: "Admin scope only: this tenant's stats instead of all tenants'",
+    schema: { type: 'string', minLength: 1, maxLength: TENANT_ID_MAX_LENGTH },
+    adminOnly: true,
+  },
+];
+
+export const TIMESERIES_QUERY: readonly QueryParameter[] = [
+  {
+    name: 'window',
+    description: 'How far back the series reaches: 1h in one-minute points, 24h in 15-minute points',
+    schema: { type: 'string', enum: Object.keys(TIMESERIES_WINDOWS), default: '1h' },
+  },
+  {
+    name: 'tenantId',
+    description: "Admin scope only: this tenant's series instead of all tenants'",
     schema: { type: 'string', minLength: 1, maxLength: TENANT_ID_MAX_LENGTH },
     adminOnly: true,
   },

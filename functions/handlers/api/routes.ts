@@ -9,6 +9,7 @@ import {
   type QueryParameter,
   RUN_LIST_QUERY,
   STATS_QUERY,
+  TIMESERIES_QUERY,
 } from './query-schemas.ts';
 
 export type TableAccess = 'read' | 'readWrite';
@@ -191,7 +192,8 @@ export const ROUTES: readonly DocumentedRoute[] = [
     path: '/v1/jobs',
     handler: 'list-jobs',
     authorized: true,
-    access: { jobs: 'read' },
+    // The runs: each listed job's latest (one Query of one item per job).
+    access: { jobs: 'read', runs: 'read' },
     summary: "List the tenant's jobs",
     tag: 'Jobs',
     query: JOB_LIST_QUERY,
@@ -334,6 +336,20 @@ export const ROUTES: readonly DocumentedRoute[] = [
     errors: [400],
     // The tenants' ids (a key-only Scan of the tenants table) name the job counters the admin view sums.
     access: { metrics: 'read', listTenantIds: true },
+  },
+  {
+    method: 'GET',
+    path: '/v1/monitoring/timeseries',
+    handler: 'monitoring-timeseries',
+    authorized: true,
+    summary: "The caller's runs per minute (or quarter hour) over a window, with latency percentiles",
+    tag: 'Monitoring',
+    query: TIMESERIES_QUERY,
+    answers: [{ status: 200, schema: 'monitoring-timeseries.json', description: 'The series, every step present' }],
+    errors: [400],
+    // Only the minute buckets, kept for all tenants under their own scope: no job counters, so no
+    // tenant ids to list.
+    access: { metrics: 'read' },
   },
   {
     method: 'GET',

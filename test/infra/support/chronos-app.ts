@@ -25,6 +25,19 @@ export function buildChronosAppForProperties(extraContext: Record<string, unknow
 /** Context that turns esbuild bundling off, for tests that only look at resource properties. */
 export const SKIP_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
 
+/**
+ * Logical-id prefixes of the Lambda functions CDK adds itself as custom-resource handlers: the
+ * console's BucketDeployment (lib/constructs/console-site.ts) and the one that empties a bucket
+ * before its deletion. Their code, runtime and role are CDK's, so the invariants of Chronos'
+ * functions skip them; console-site.test.ts proves they are the only other functions.
+ */
+export const CDK_HANDLER_PREFIXES = ['CustomCDKBucketDeployment', 'CustomS3AutoDeleteObjectsCustomResourceProvider'];
+
+/** Whether a Lambda function's logical id is one of CDK's own custom-resource handlers. */
+export function isCdkHandler(logicalId: string): boolean {
+  return CDK_HANDLER_PREFIXES.some((prefix) => logicalId.startsWith(prefix));
+}
+
 /** Logical id of a construct's CloudFormation resource (the construct itself or its default child). */
 export function logicalIdOf(construct: IConstruct): string {
   const element = (construct.node.defaultChild ?? construct) as CfnElement;

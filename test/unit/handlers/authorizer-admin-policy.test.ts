@@ -50,6 +50,7 @@ describe('the admin token policy', () => {
       expect(result.context).toEqual({ tenantId: 'admin', scope: 'admin' });
       expect(adminRoutes.map((r) => `${r.method} ${r.path}`)).toEqual([
         'GET /v1/monitoring/stats',
+        'GET /v1/monitoring/timeseries',
         'GET /v1/monitoring/system',
       ]);
       for (const route of adminRoutes) expect(policyAllows(result, arnOf(route.method, route.path))).toBe(true);

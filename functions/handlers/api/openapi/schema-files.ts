@@ -9,6 +9,7 @@ import job from '#schemas/job.json' with { type: 'json' };
 import jobPage from '#schemas/job-page.json' with { type: 'json' };
 import monitoringStats from '#schemas/monitoring-stats.json' with { type: 'json' };
 import monitoringSystem from '#schemas/monitoring-system.json' with { type: 'json' };
+import monitoringTimeseries from '#schemas/monitoring-timeseries.json' with { type: 'json' };
 import openApiDocument from '#schemas/openapi-document.json' with { type: 'json' };
 import previewSchedule from '#schemas/preview-schedule.json' with { type: 'json' };
 import rotateSigningSecret from '#schemas/rotate-signing-secret.json' with { type: 'json' };
@@ -29,6 +30,7 @@ export const SCHEMA_FILES: Readonly<Record<string, JsonSchema>> = {
   'job-page.json': jobPage,
   'monitoring-stats.json': monitoringStats,
   'monitoring-system.json': monitoringSystem,
+  'monitoring-timeseries.json': monitoringTimeseries,
   'openapi-document.json': openApiDocument,
   'preview-schedule.json': previewSchedule,
   'rotate-signing-secret.json': rotateSigningSecret,
