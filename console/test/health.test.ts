@@ -10,6 +10,17 @@ import { launchBrowser, openPage, screenshot, seriousViolations } from './suppor
 import { type ConsoleChronos, startConsoleChronos } from './support/console-chronos.ts';
 import { createJob, eventually, runsOf, signIn, tenantApi } from './support/runs-api.ts';
 
+interface Timeseries {
+  points: Array<{
+    succeeded: number;
+    failed: number;
+    timedOut: number;
+    deadLettered: number;
+    durationMs: { p50: number | null };
+    startLagMs: { p95: number | null };
+  }>;
+}
+
 let local: ConsoleChronos;
 let browser: Browser;
 
@@ -59,7 +70,7 @@ async function figure(page: Page, label: string): Promise<string> {
 }
 
 describe('health', () => {
-  it("shows a tenant's runs and jobs by status over the window chosen in the URL", async () => {
+  it("shows a tenant's runs and jobs by status over the window chosen in the URL, and charts them", async () => {
     const { context, page, errors } = await openPage(browser, local.url);
     try {
       await signIn(page, local.chronos.token, '/health');
@@ -87,9 +98,35 @@ describe('health', () => {
       const from = page.getByTestId('stats').locator('time').first();
       expect(await from.getAttribute('title')).toMatch(/ UTC$/);
 
+      // The charts hold the runs the time series counts: bars for successes and failures, a point
+      // per minute that has a percentile.
+      const series = (await tenantApi(local)('GET', '/v1/monitoring/timeseries?window=1h')).body as Timeseries;
+      const sum = (pick: (point: Timeseries['points'][number]) => number) =>
+        series.points.reduce((total, point) => total + pick(point), 0);
+      expect(sum((point) => point.succeeded)).toBeGreaterThanOrEqual(3);
+      expect(sum((point) => point.failed)).toBeGreaterThanOrEqual(2);
+      const outcome = page.getByTestId('outcome-chart');
+      await expect
+        .poll(() => outcome.getAttribute('data-succeeded'), { timeout: 15_000 })
+        .toBe(String(sum((point) => point.succeeded)));
+      expect(await outcome.getAttribute('data-failed')).toBe(
+        String(sum((point) => point.failed + point.timedOut + point.deadLettered)),
+      );
+      expect(await outcome.getAttribute('data-steps')).toBe(String(series.points.length));
+      expect(await outcome.locator('rect[data-series="succeeded"]').count()).toBeGreaterThan(0);
+      expect(await outcome.locator('rect[data-series="failed"]').count()).toBeGreaterThan(0);
+      const latency = page.getByTestId('latency-chart');
+      const withDuration = series.points.filter((point) => point.durationMs.p50 !== null).length;
+      expect(withDuration).toBeGreaterThan(0);
+      expect(await latency.locator('circle[data-series="duration-p50"]').count()).toBe(withDuration);
+      expect(await latency.locator('circle[data-series="start-lag-p95"]').count()).toBe(
+        series.points.filter((point) => point.startLagMs.p95 !== null).length,
+      );
+
       await page.getByRole('group', { name: 'Window' }).getByRole('button', { name: '5 minutes' }).click();
       await expect.poll(() => new URL(page.url()).searchParams.get('window')).toBe('5m');
       await expect.poll(() => page.getByRole('heading', { name: 'Last 5m' }).count()).toBe(1);
+      expect(await page.getByRole('heading', { name: 'Over the last hour' }).count()).toBe(1);
       expect(await page.getByRole('button', { name: '5 minutes' }).getAttribute('aria-pressed')).toBe('true');
       await page.reload();
       await expect.poll(() => page.getByRole('heading', { name: 'Last 5m' }).count()).toBe(1);
@@ -117,6 +154,8 @@ describe('health', () => {
       await expect.poll(() => shards.count(), { timeout: 15_000 }).toBeGreaterThan(0);
       await expect.poll(() => page.getByTestId('stats').getAttribute('data-scope')).toBe('*');
       expect(await page.getByTestId('stats').textContent()).toContain('All tenants');
+      await expect.poll(() => page.getByTestId('outcome-chart').count(), { timeout: 15_000 }).toBe(1);
+      expect(Number(await page.getByTestId('outcome-chart').getAttribute('data-succeeded'))).toBeGreaterThanOrEqual(3);
 
       await page.getByLabel('Tenant id').fill(local.chronos.tenantId);
       await page.getByRole('button', { name: 'Show' }).click();
@@ -139,6 +178,11 @@ describe('health', () => {
       await page.goto(`/health?tenantId=${'x'.repeat(200)}`);
       await expect
         .poll(() => page.getByRole('alert').filter({ hasText: 'Could not load the stats' }).count(), {
+          timeout: 15_000,
+        })
+        .toBe(1);
+      await expect
+        .poll(() => page.getByRole('alert').filter({ hasText: 'Could not load the charts' }).count(), {
           timeout: 15_000,
         })
         .toBe(1);

@@ -3,15 +3,17 @@
  * time as charts, and for the operator (admin token) the system view and every tenant's numbers,
  * or one tenant's (`tenantId` in the URL). Each part is its own call: one failing leaves the others.
  */
-import type { ReactNode } from 'react';
+import { lazy, type ReactNode, Suspense } from 'react';
 import { useSearchParams } from 'react-router';
-import { useStats, useSystem } from '../api/monitoring.ts';
+import { useStats, useSystem, useTimeseries } from '../api/monitoring.ts';
 import { StatsSummary } from '../components/health/StatsSummary.tsx';
 import { SystemView } from '../components/health/SystemView.tsx';
 import { TenantFilter } from '../components/health/TenantFilter.tsx';
 import { type StatsWindow, WINDOWS, WindowPicker } from '../components/health/WindowPicker.tsx';
 import { ErrorState, Loading } from '../components/QueryState.tsx';
 import { useSession } from '../session.tsx';
+
+const HealthCharts = lazy(() => import('../components/charts/HealthCharts.tsx'));
 
 function windowFrom(params: URLSearchParams): StatsWindow {
   const value = params.get('window');
@@ -36,6 +38,9 @@ export function HealthPage() {
   const window = windowFrom(params);
   const tenantId = operator ? (params.get('tenantId') ?? '') : '';
   const stats = useStats({ window, ...(tenantId ? { tenantId } : {}) });
+  // The series has 1h and 24h windows: 5 minutes are charted within the last hour.
+  const seriesWindow = window === '24h' ? '24h' : '1h';
+  const series = useTimeseries({ window: seriesWindow, ...(tenantId ? { tenantId } : {}) });
   const system = useSystem(operator);
 
   function set(key: string, value: string) {
@@ -64,6 +69,22 @@ export function HealthPage() {
       <Part id="stats-heading" title={`Last ${window}`}>
         {stats.isError && <ErrorState what="the stats" error={stats.error} retry={() => void stats.refetch()} />}
         {stats.isPending ? <Loading what="the stats" /> : stats.data && <StatsSummary stats={stats.data} />}
+      </Part>
+
+      <Part id="charts-heading" title={`Over the last ${seriesWindow === '1h' ? 'hour' : '24 hours'}`}>
+        {window === '5m' && (
+          <p className="mb-2 text-sm text-slate-600">The charts show the last hour; the 5 minutes are its right end.</p>
+        )}
+        {series.isError && <ErrorState what="the charts" error={series.error} retry={() => void series.refetch()} />}
+        {series.isPending ? (
+          <Loading what="the charts" />
+        ) : (
+          series.data && (
+            <Suspense fallback={<Loading what="the charts" />}>
+              <HealthCharts series={series.data} />
+            </Suspense>
+          )
+        )}
       </Part>
 
       {operator && (
