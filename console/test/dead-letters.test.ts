@@ -85,9 +85,23 @@ describe('dead letters', () => {
       const no = outcomes.locator('li[data-outcome="refused"]');
       expect(await done.textContent()).toContain(good.runId);
       expect(await done.textContent()).toContain('attempt 2');
+      expect(await done.getByRole('link', { name: "see its job's runs" }).getAttribute('href')).toBe(
+        `/jobs/${good.jobId}`,
+      );
       expect(await no.textContent()).toContain(refused.runId);
       expect(await no.textContent()).toContain('409');
       await screenshot(page, 'dead-letters-redriven');
+
+      // The listing still shows the re-driven run (the API keeps the record); a second re-drive is refused.
+      await goodRow.getByRole('checkbox').check();
+      await page.getByRole('button', { name: 'Re-drive selected (1)' }).click();
+      await page
+        .getByRole('dialog', { name: 'Re-drive 1 run?' })
+        .getByRole('button', { name: 'Re-drive 1 run' })
+        .click();
+      const again = page.getByRole('region', { name: /Re-drive: 0 of 1 re-driven/ });
+      await expect.poll(() => again.count(), { timeout: 15_000 }).toBe(1);
+      expect(await again.locator('li[data-outcome="refused"]').textContent()).toContain('already re-driven');
 
       // The new attempt exists, runs, and calls the target; its job's page shows it.
       await expect
@@ -97,12 +111,12 @@ describe('dead letters', () => {
         .toBe('SUCCEEDED');
       expect(local.target.callsTo('/ok/dead-good')).toHaveLength(1);
       expect((await runsOf(local, refused.jobId)).map((run) => run.attempt)).toEqual([1]);
-      await done.getByRole('link', { name: "see its job's runs" }).click();
+      await goodRow.getByRole('link').first().click();
       await expect.poll(() => new URL(page.url()).pathname).toBe(`/jobs/${good.jobId}`);
       await expect
         .poll(() => page.locator('tbody tr[data-run-id]').first().textContent(), { timeout: 15_000 })
         .toMatch(/SUCCEEDED\s*2/);
-      // The refused re-drive's 409 is the only error the browser logged.
+      // The refused re-drives' 409s are the only errors the browser logged.
       expect(errors.filter((error) => !error.includes('status of 409'))).toEqual([]);
     } finally {
       await context.close();
