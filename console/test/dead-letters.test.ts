@@ -92,7 +92,9 @@ describe('dead letters', () => {
       expect(await no.textContent()).toContain('409');
       await screenshot(page, 'dead-letters-redriven');
 
-      // The listing still shows the re-driven run (the API keeps the record); a second re-drive is refused.
+      // The listing still shows the re-driven run (the API keeps the record), marked here; a second re-drive is refused.
+      expect(await goodRow.textContent()).toContain('re-driven as attempt 2');
+      expect(await row(page, refused.runId).textContent()).not.toContain('re-driven');
       await goodRow.getByRole('checkbox').check();
       await page.getByRole('button', { name: 'Re-drive selected (1)' }).click();
       await page

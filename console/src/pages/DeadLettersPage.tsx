@@ -24,6 +24,7 @@ export function DeadLettersPage() {
   const redrive = useRedrive();
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [confirming, setConfirming] = useState(false);
+  const [redriven, setRedriven] = useState<Readonly<Record<string, number>>>({});
   // Only runs on this page count: a selection does not follow to another page.
   const chosen = runs.filter((run) => selected.has(run.runId)).map((run) => run.runId);
 
@@ -41,7 +42,14 @@ export function DeadLettersPage() {
     setParams(updated);
   }
   function confirmRedrive() {
-    redrive.mutate(chosen, { onSuccess: () => setSelected(new Set()) });
+    redrive.mutate(chosen, {
+      onSuccess: (outcomes) => {
+        setSelected(new Set());
+        const next = { ...redriven };
+        for (const outcome of outcomes) if ('run' in outcome) next[outcome.runId] = outcome.run.attempt;
+        setRedriven(next);
+      },
+    });
   }
 
   return (
@@ -87,6 +95,7 @@ export function DeadLettersPage() {
             runs={runs}
             jobNames={jobNames}
             selected={selected}
+            redriven={redriven}
             onToggle={toggle}
             onToggleAll={(on) => setSelected(new Set(on ? runs.map((run) => run.runId) : []))}
           />

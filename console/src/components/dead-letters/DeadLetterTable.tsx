@@ -30,11 +30,13 @@ interface DeadLetterTableProps {
   runs: readonly Run[];
   jobNames: Record<string, string | undefined>;
   selected: ReadonlySet<string>;
+  /** Runs re-driven from this page, with the attempt each became (the listing does not say). */
+  redriven: Readonly<Record<string, number>>;
   onToggle: (runId: string, on: boolean) => void;
   onToggleAll: (on: boolean) => void;
 }
 
-export function DeadLetterTable({ runs, jobNames, selected, onToggle, onToggleAll }: DeadLetterTableProps) {
+export function DeadLetterTable({ runs, jobNames, selected, redriven, onToggle, onToggleAll }: DeadLetterTableProps) {
   const all = runs.length > 0 && runs.every((run) => selected.has(run.runId));
   return (
     <div className="overflow-x-auto rounded border border-slate-200 bg-white">
@@ -89,7 +91,14 @@ export function DeadLetterTable({ runs, jobNames, selected, onToggle, onToggleAl
                 <td className="px-2 py-2">
                   <Time iso={run.scheduledFor} />
                 </td>
-                <td className="px-2 py-2">{run.attempt}</td>
+                <td className="px-2 py-2">
+                  {run.attempt}
+                  {redriven[run.runId] !== undefined && (
+                    <span className="mt-1 block w-fit rounded bg-emerald-100 px-1.5 py-0.5 text-xs whitespace-nowrap text-emerald-900">
+                      re-driven as attempt {redriven[run.runId]}
+                    </span>
+                  )}
+                </td>
                 <td className="px-2 py-2">
                   <Time iso={run.completedAt} />
                 </td>
