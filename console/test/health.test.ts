@@ -130,6 +130,14 @@ describe('health', () => {
       expect(await page.getByRole('button', { name: '5 minutes' }).getAttribute('aria-pressed')).toBe('true');
       await page.reload();
       await expect.poll(() => page.getByRole('heading', { name: 'Last 5m' }).count()).toBe(1);
+      // 24 hours: the series in quarter-hours.
+      await page.getByRole('button', { name: '24 hours' }).click();
+      await expect.poll(() => page.getByTestId('outcome-chart').getAttribute('data-steps')).toBe('96');
+      expect(await page.getByTestId('outcome-chart').textContent()).toContain('per 15 minutes');
+      expect(Number(await page.getByTestId('outcome-chart').getAttribute('data-succeeded'))).toBe(
+        sum((point) => point.succeeded),
+      );
+      await page.getByRole('button', { name: '5 minutes' }).click();
       // A tenant has no system view.
       expect(await page.getByRole('heading', { name: 'System' }).count()).toBe(0);
       expect(await seriousViolations(page)).toEqual([]);
