@@ -1,7 +1,7 @@
-/** Monitoring: the scope's stats, and for the operator the system view. */
+/** Monitoring: the scope's stats and time series, and for the operator the system view. */
 
-import type { StatsQuery } from '@chronos/client';
-import { useQuery } from '@tanstack/react-query';
+import type { StatsQuery, TimeseriesQuery } from '@chronos/client';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useSession } from '../session.tsx';
 import { keys } from './keys.ts';
 import { data } from './result.ts';
@@ -15,6 +15,18 @@ export function useStats(query: StatsQuery) {
     queryKey: keys.stats(query),
     queryFn: () => data(client.monitoring.stats(query)),
     refetchInterval: REFRESH_MS,
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** The window as chart points (GET /v1/monitoring/timeseries: 1h in minutes, 24h in quarter-hours). */
+export function useTimeseries(query: TimeseriesQuery) {
+  const { client } = useSession();
+  return useQuery({
+    queryKey: keys.timeseries(query),
+    queryFn: () => data(client.monitoring.timeseries(query)),
+    refetchInterval: REFRESH_MS,
+    placeholderData: keepPreviousData,
   });
 }
 

@@ -23,7 +23,7 @@ export function formatUtc(iso: string): string {
 }
 
 export function Time({ iso, fallback = '—' }: { iso: string | null | undefined; fallback?: string }) {
-  if (!iso) return <span className="text-slate-400">{fallback}</span>;
+  if (!iso) return <span className="text-slate-500">{fallback}</span>;
   return (
     <time dateTime={iso} title={formatUtc(iso)} className="whitespace-nowrap">
       {formatLocal(iso)}

@@ -1,0 +1,163 @@
+/**
+ * What a job is: its target (secret header values only ever as `***`, as the API gives them), its
+ * schedule with the schedule's own zone, and its policies. Policies the API's job answer does not
+ * carry (retry, delivery, onFailure) say so instead of guessing a default.
+ */
+import type { Job } from '@chronos/client';
+import type { ReactNode } from 'react';
+import { StatusBadge } from '../StatusBadge.tsx';
+import { Time } from '../Time.tsx';
+
+/** Fields a later API version may add to the job answer; shown when present. */
+interface JobPolicyExtras {
+  retry?: {
+    maxAttempts?: number;
+    initialDelaySeconds?: number;
+    maxDelaySeconds?: number;
+    multiplier?: number;
+    retryOn?: number[];
+  };
+  delivery?: string;
+  onFailure?: { url: string } | null;
+}
+
+function Row({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <div className="grid grid-cols-[10rem_1fr] gap-2 border-b border-slate-100 py-1.5 text-sm last:border-0">
+      <dt className="font-medium text-slate-600">{term}</dt>
+      <dd className="min-w-0 break-words">{children}</dd>
+    </div>
+  );
+}
+
+const NOT_IN_ANSWER = <span className="text-slate-500">not in the API's job answer</span>;
+
+/** The schedule as stored: type, expression or interval, its zone (the lead swaps in ScheduleText). */
+export function RawSchedule({ schedule }: { schedule: Job['schedule'] }) {
+  switch (schedule.type) {
+    case 'once':
+      return (
+        <span>
+          once at <Time iso={schedule.at} />
+        </span>
+      );
+    case 'interval':
+      return <span>every {schedule.everySeconds} s</span>;
+    case 'cron':
+      return (
+        <span>
+          cron <code className="rounded bg-slate-100 px-1">{schedule.expression}</code> in {schedule.timezone ?? 'UTC'}
+        </span>
+      );
+  }
+}
+
+function HeaderList({ headers, secret }: { headers: Record<string, string>; secret: Record<string, string> }) {
+  const entries = [
+    ...Object.entries(headers).map(([name, value]) => ({ name, value, secret: false })),
+    ...Object.entries(secret).map(([name, value]) => ({ name, value, secret: true })),
+  ];
+  if (entries.length === 0) return <span className="text-slate-500">none</span>;
+  return (
+    <ul className="font-mono text-xs">
+      {entries.map((header) => (
+        <li key={`${header.secret}:${header.name}`}>
+          {header.name}: {header.value}
+          {header.secret && <span className="ml-2 font-sans text-slate-500">(secret)</span>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function retryText(retry: JobPolicyExtras['retry']): ReactNode {
+  if (!retry) return NOT_IN_ANSWER;
+  const parts = [
+    `${retry.maxAttempts ?? '?'} attempts`,
+    `backoff ${retry.initialDelaySeconds ?? '?'} s × ${retry.multiplier ?? '?'} up to ${retry.maxDelaySeconds ?? '?'} s`,
+  ];
+  if (retry.retryOn?.length) parts.push(`also on ${retry.retryOn.join(', ')}`);
+  return parts.join(', ');
+}
+
+export function JobDefinition({ job }: { job: Job }) {
+  const extras = job as Job & JobPolicyExtras;
+  const { schedule } = job;
+  return (
+    <dl>
+      <Row term="Status">
+        <StatusBadge status={job.status} />
+        {job.pausedAt && (
+          <span className="ml-2 text-slate-600">
+            since <Time iso={job.pausedAt} />
+          </span>
+        )}
+        {job.quarantine && (
+          <p role="note" className="mt-1 text-amber-900">
+            Set aside by the scanner (<Time iso={job.quarantine.at} />
+            ): {job.quarantine.reason}
+          </p>
+        )}
+      </Row>
+      <Row term="Version">{job.version}</Row>
+      <Row term="Target">
+        <span className="font-mono text-xs">
+          {job.target.method} {job.target.url}
+        </span>
+      </Row>
+      <Row term="Headers">
+        <HeaderList headers={job.target.headers} secret={job.target.secretHeaders ?? {}} />
+      </Row>
+      {job.target.body !== undefined && (
+        <Row term="Body">
+          <pre className="max-h-32 overflow-auto rounded bg-slate-50 p-2 text-xs whitespace-pre-wrap">
+            {job.target.body}
+          </pre>
+        </Row>
+      )}
+      <Row term="Schedule">
+        <RawSchedule schedule={schedule} />
+        {(schedule.startAt || schedule.endAt || schedule.maxRuns !== undefined) && (
+          <span className="block text-xs text-slate-600">
+            {schedule.startAt && (
+              <>
+                from <Time iso={schedule.startAt} />{' '}
+              </>
+            )}
+            {schedule.endAt && (
+              <>
+                until <Time iso={schedule.endAt} />{' '}
+              </>
+            )}
+            {schedule.maxRuns !== undefined && <>at most {schedule.maxRuns} runs</>}
+          </span>
+        )}
+      </Row>
+      <Row term="Schedule zone">{schedule.timezone ?? 'UTC'}</Row>
+      <Row term="Next fire">
+        <Time iso={job.nextFireAt} fallback="none" />
+      </Row>
+      <Row term="Retry">{retryText(extras.retry)}</Row>
+      <Row term="Timeout">{job.timeoutSeconds} s</Row>
+      <Row term="Delivery">{extras.delivery ?? NOT_IN_ANSWER}</Row>
+      <Row term="Misfire">{job.misfire}</Row>
+      <Row term="Overlap">{job.overlap}</Row>
+      <Row term="On failure">
+        {extras.onFailure === undefined ? (
+          NOT_IN_ANSWER
+        ) : extras.onFailure === null ? (
+          'none'
+        ) : (
+          <span className="font-mono text-xs">{extras.onFailure.url}</span>
+        )}
+      </Row>
+      <Row term="SLA (start lag)">{job.slaSeconds} s</Row>
+      <Row term="Created">
+        <Time iso={job.createdAt} />
+      </Row>
+      <Row term="Updated">
+        <Time iso={job.updatedAt} />
+      </Row>
+    </dl>
+  );
+}

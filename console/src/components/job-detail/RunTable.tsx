@@ -1,0 +1,88 @@
+/** A page of runs: timings, the SLA verdict, the target's answer (a long excerpt opens in place). */
+import type { Run } from '@chronos/client';
+import { formatMs } from '../format.ts';
+import { StatusBadge } from '../StatusBadge.tsx';
+import { Time } from '../Time.tsx';
+
+const EXCERPT_CHARS = 40;
+
+function Outcome({ run }: { run: Run }) {
+  const text = [run.error, run.responseExcerpt].filter((part): part is string => !!part).join('\n');
+  if (!text) return <span className="text-slate-500">—</span>;
+  if (text.length <= EXCERPT_CHARS && !text.includes('\n')) return <span className="font-mono text-xs">{text}</span>;
+  return (
+    <details>
+      <summary className="cursor-pointer font-mono text-xs">{`${text.slice(0, EXCERPT_CHARS).split('\n')[0]}…`}</summary>
+      <pre className="mt-1 max-h-48 max-w-md overflow-auto rounded bg-slate-50 p-2 text-xs whitespace-pre-wrap">
+        {text}
+      </pre>
+    </details>
+  );
+}
+
+function SlaMet({ met }: { met: boolean | null }) {
+  if (met === null) return <span className="text-slate-500">—</span>;
+  return met ? <span className="text-emerald-800">met</span> : <span className="font-medium text-red-800">missed</span>;
+}
+
+const HEADERS = [
+  'Status',
+  'Attempt',
+  'Scheduled',
+  'Started',
+  'Completed',
+  'Duration',
+  'Start lag',
+  'SLA',
+  'HTTP',
+  'Error type',
+  'Response / error',
+];
+
+export function RunTable({ runs, caption }: { runs: readonly Run[]; caption: string }) {
+  return (
+    <div className="overflow-x-auto">
+      <table className="w-full text-left text-sm">
+        <caption className="sr-only">{caption}</caption>
+        <thead className="border-b border-slate-200 text-xs text-slate-600">
+          <tr>
+            {HEADERS.map((header) => (
+              <th key={header} scope="col" className="px-2 py-2 font-medium whitespace-nowrap">
+                {header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run) => (
+            <tr key={run.runId} data-run-id={run.runId} className="border-b border-slate-100 align-top">
+              <td className="px-2 py-1.5">
+                <StatusBadge status={run.status} />
+              </td>
+              <td className="px-2 py-1.5">{run.attempt}</td>
+              <td className="px-2 py-1.5">
+                <Time iso={run.scheduledFor} />
+              </td>
+              <td className="px-2 py-1.5">
+                <Time iso={run.startedAt} />
+              </td>
+              <td className="px-2 py-1.5">
+                <Time iso={run.completedAt} />
+              </td>
+              <td className="px-2 py-1.5 whitespace-nowrap">{formatMs(run.durationMs)}</td>
+              <td className="px-2 py-1.5 whitespace-nowrap">{formatMs(run.startLagMs)}</td>
+              <td className="px-2 py-1.5">
+                <SlaMet met={run.slaMet} />
+              </td>
+              <td className="px-2 py-1.5">{run.httpStatus ?? <span className="text-slate-500">—</span>}</td>
+              <td className="px-2 py-1.5">{run.errorType ?? <span className="text-slate-500">—</span>}</td>
+              <td className="px-2 py-1.5">
+                <Outcome run={run} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
