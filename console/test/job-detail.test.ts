@@ -78,9 +78,10 @@ describe('job detail', () => {
       expect(await first.locator('td').nth(0).textContent()).toContain('15:00:00');
       expect(await first.locator('td').nth(1).textContent()).toContain('09:00:00');
       expect(await first.locator('time').getAttribute('title')).toContain('14:00:00 UTC');
-      expect(await page.getByRole('region', { name: 'Definition' }).textContent()).toContain(
-        'cron 0 9 * * * in America/New_York',
-      );
+      // The schedule in words, with its own zone and the expression.
+      const cronDefinition = await page.getByRole('region', { name: 'Definition' }).textContent();
+      expect(cronDefinition).toContain('At 09:00 (America/New_York)');
+      expect(cronDefinition).toContain('0 9 * * *');
       expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, 'job-detail-upcoming');
       expect(errors).toEqual([]);

@@ -80,8 +80,8 @@ describe('console sign-in', () => {
     }
   });
 
-  it('gives the operator token the monitoring view only', async () => {
-    const { context, page } = await openPage(browser, local.url);
+  it('gives the operator token the monitoring view only, with no refused call on the way', async () => {
+    const { context, page, errors } = await openPage(browser, local.url);
     try {
       await page.goto('/');
       await page.getByLabel('API token').fill(local.adminToken);
@@ -90,6 +90,7 @@ describe('console sign-in', () => {
       expect(await page.getByRole('link', { name: 'Jobs' }).count()).toBe(0);
       await page.goto('/jobs');
       await expect.poll(() => new URL(page.url()).pathname).toBe('/health');
+      expect(errors).toEqual([]);
     } finally {
       await context.close();
     }

@@ -22,6 +22,9 @@ const SOURCES = [
   join(CONSOLE_ROOT, 'vite.config.ts'),
   join(CONSOLE_ROOT, 'package.json'),
   join(REPOSITORY, 'client', 'src'),
+  // How it is built: a change here (e.g. the NODE_ENV of the build) must rebuild too.
+  join(REPOSITORY, 'lib', 'console', 'vite-build.ts'),
+  join(REPOSITORY, 'functions', 'local', 'console-build.ts'),
 ];
 
 function filesUnder(path: string): string[] {

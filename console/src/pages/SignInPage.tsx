@@ -1,22 +1,21 @@
 /**
- * Sign-in: paste a token. The console asks the API what the token may do — a tenant's token lists
- * jobs, the operator's admin token reads the system view — and keeps it for this tab only.
+ * Sign-in: paste a token. The console asks the API what the token may do — a tenant's token sees its
+ * own tenant, the operator's admin token every tenant's monitoring — and keeps it for this tab only.
  */
 import { type FormEvent, useState } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { errorMessage } from '../api/result.ts';
 import { clientFor, type Scope, useSessionState } from '../session.tsx';
 
+/**
+ * The token's scope, from the one route both scopes may call (no refused call in the browser's
+ * log): the stats answer for the caller's tenant, or for every tenant (`*`) to the admin token.
+ */
 async function scopeOf(token: string): Promise<Scope | string> {
-  const client = clientFor(token);
-  const jobs = await client.jobs.listPage({ limit: 1 });
-  if (!jobs.error) return 'tenant';
-  if (jobs.error.status === 403) {
-    const system = await client.monitoring.system();
-    if (!system.error) return 'admin';
-  }
-  if (jobs.error.status === 401 || jobs.error.status === 403) return 'This token is not accepted.';
-  return errorMessage(jobs.error);
+  const stats = await clientFor(token).monitoring.stats({ window: '5m' });
+  if (!stats.error) return stats.data.scope === '*' ? 'admin' : 'tenant';
+  if (stats.error.status === 401 || stats.error.status === 403) return 'This token is not accepted.';
+  return errorMessage(stats.error);
 }
 
 /** Only same-app paths are followed after sign-in (never another origin). */

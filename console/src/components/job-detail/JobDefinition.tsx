@@ -5,6 +5,7 @@
  */
 import type { Job } from '@chronos/client';
 import type { ReactNode } from 'react';
+import { ScheduleText } from '../ScheduleText.tsx';
 import { StatusBadge } from '../StatusBadge.tsx';
 import { Time } from '../Time.tsx';
 
@@ -31,26 +32,6 @@ function Row({ term, children }: { term: string; children: ReactNode }) {
 }
 
 const NOT_IN_ANSWER = <span className="text-slate-500">not in the API's job answer</span>;
-
-/** The schedule as stored: type, expression or interval, its zone (the lead swaps in ScheduleText). */
-export function RawSchedule({ schedule }: { schedule: Job['schedule'] }) {
-  switch (schedule.type) {
-    case 'once':
-      return (
-        <span>
-          once at <Time iso={schedule.at} />
-        </span>
-      );
-    case 'interval':
-      return <span>every {schedule.everySeconds} s</span>;
-    case 'cron':
-      return (
-        <span>
-          cron <code className="rounded bg-slate-100 px-1">{schedule.expression}</code> in {schedule.timezone ?? 'UTC'}
-        </span>
-      );
-  }
-}
 
 function HeaderList({ headers, secret }: { headers: Record<string, string>; secret: Record<string, string> }) {
   const entries = [
@@ -116,20 +97,10 @@ export function JobDefinition({ job }: { job: Job }) {
         </Row>
       )}
       <Row term="Schedule">
-        <RawSchedule schedule={schedule} />
-        {(schedule.startAt || schedule.endAt || schedule.maxRuns !== undefined) && (
+        <ScheduleText schedule={schedule} />
+        {schedule.startAt && (
           <span className="block text-xs text-slate-600">
-            {schedule.startAt && (
-              <>
-                from <Time iso={schedule.startAt} />{' '}
-              </>
-            )}
-            {schedule.endAt && (
-              <>
-                until <Time iso={schedule.endAt} />{' '}
-              </>
-            )}
-            {schedule.maxRuns !== undefined && <>at most {schedule.maxRuns} runs</>}
+            from <Time iso={schedule.startAt} />
           </span>
         )}
       </Row>
