@@ -269,7 +269,7 @@ export interface components {
   schemas: {
     /**
      * CreateJob
-     * @description Body of POST /v1/jobs. Validated by API Gateway (as a draft-04 model) and by the create-job handler; per-type schedule rules (which fields go with which type, cron syntax, time zones, dates) are checked by the handler.
+     * @description Body of POST /v1/jobs. API Gateway checks that it is a JSON object; the create-job handler validates every field against this schema and the per-type schedule rules (which fields go with which type, cron syntax, time zones, dates), naming the field.
      */
     CreateJob: {
       name?: string;
@@ -403,6 +403,17 @@ export interface components {
      *       },
      *       "misfire": "fire_once",
      *       "overlap": "allow",
+     *       "retry": {
+     *         "maxAttempts": 3,
+     *         "initialDelaySeconds": 1,
+     *         "maxDelaySeconds": 300,
+     *         "multiplier": 2,
+     *         "retryOn": []
+     *       },
+     *       "delivery": "at-least-once",
+     *       "onFailure": {
+     *         "url": "https://example.com/hooks/report-failed"
+     *       },
      *       "timeoutSeconds": 30,
      *       "slaSeconds": 5,
      *       "nextFireAt": "2026-11-25T08:00:00.000Z",
@@ -460,6 +471,21 @@ export interface components {
       misfire: 'fire_once' | 'fire_all' | 'skip';
       /** @enum {string} */
       overlap: 'allow' | 'forbid';
+      /** @description The retry policy in effect, every field at its value (defaults filled in), in create-job.json's field names */
+      retry: {
+        maxAttempts: number;
+        initialDelaySeconds: number;
+        maxDelaySeconds: number;
+        multiplier: number;
+        /** @description 4xx statuses retried besides 429 (which always is); [] when none */
+        retryOn: number[];
+      };
+      /** @enum {string} */
+      delivery: 'at-least-once' | 'at-most-once';
+      /** @description Where a notice is POSTed when an occurrence fails for good; null when nowhere */
+      onFailure: null | {
+        url: string;
+      };
       timeoutSeconds: number;
       slaSeconds: number;
       /** Format: date-time */
@@ -868,7 +894,7 @@ export interface components {
     };
     /**
      * PreviewSchedule
-     * @description Body of POST /v1/schedules/preview: a job's schedule (the same shape as in CreateJob, referenced from create-job.json, not copied) and which of its occurrences to list. `count` (default 10) occurrences from `from` on (default: the job's first occurrence if it were created now). Validated by API Gateway (as a draft-04 model, the reference inlined) and by the handler; per-type schedule rules are checked by the handler exactly as on job creation.
+     * @description Body of POST /v1/schedules/preview: a job's schedule (the same shape as in CreateJob, referenced from create-job.json, not copied) and which of its occurrences to list. `count` (default 10) occurrences from `from` on (default: the job's first occurrence if it were created now). API Gateway checks that it is a JSON object; the handler validates every field, and the per-type schedule rules exactly as on job creation.
      * @example {
      *       "schedule": {
      *         "type": "cron",
@@ -895,7 +921,7 @@ export interface components {
     };
     /**
      * RotateSigningSecret
-     * @description Body of POST /v1/signing-secrets: issues a new signing secret for the calling tenant. The secrets that sign now keep signing alongside it for `overlapHours` (default 24; 0 stops them at once), so targets can switch without a call they cannot verify. Send `{}` for the default. Validated by API Gateway (as a draft-04 model) and by the handler.
+     * @description Body of POST /v1/signing-secrets: issues a new signing secret for the calling tenant. The secrets that sign now keep signing alongside it for `overlapHours` (default 24; 0 stops them at once), so targets can switch without a call they cannot verify. Send `{}` for the default. API Gateway checks that it is a JSON object; the handler validates every field.
      */
     RotateSigningSecret: {
       /** @description How long the previous secrets keep signing, in hours. */
@@ -1031,7 +1057,7 @@ export interface components {
     };
     /**
      * UpdateJob
-     * @description Body of PATCH /v1/jobs/{id}: the fields to change, with the same shapes as in CreateJob (create-job.json), at least one. `target` and `schedule` are replaced as a whole; a new schedule reschedules the job from now on. Validated by API Gateway (as a draft-04 model) and by the update-job handler; per-type schedule rules are checked by the handler.
+     * @description Body of PATCH /v1/jobs/{id}: the fields to change, with the same shapes as in CreateJob (create-job.json), at least one. `target`, `schedule` and `retry` are replaced as a whole (a retry field left out takes its default); a new schedule reschedules the job from now on. API Gateway checks that it is a JSON object; the update-job handler validates every field and the per-type schedule rules, naming the field.
      */
     UpdateJob: {
       name?: string;
@@ -1064,6 +1090,19 @@ export interface components {
       misfire?: 'fire_once' | 'fire_all' | 'skip';
       /** @enum {string} */
       overlap?: 'allow' | 'forbid';
+      retry?: {
+        maxAttempts?: number;
+        initialDelaySeconds?: number;
+        maxDelaySeconds?: number;
+        multiplier?: number;
+        retryOn?: number[];
+      };
+      /** @enum {string} */
+      delivery?: 'at-least-once' | 'at-most-once';
+      /** @description As at creation, or null to remove the job's onFailure URL */
+      onFailure?: {
+        url: string;
+      } | null;
       timeoutSeconds?: number;
       /** @description Start-lag target: a run whose call starts more than this after its due time missed its SLA (default 5) */
       slaSeconds?: number;
