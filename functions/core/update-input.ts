@@ -22,7 +22,7 @@ export type UpdateJobInput = Partial<
   onFailure?: CreateJobInput['onFailure'] | null;
 };
 
-/** The fields a PATCH replaces; absent ones keep their value. `target` is replaced as a whole. */
+/** The fields a PATCH replaces; absent ones keep their value. `target` and `retry` are replaced as a whole. */
 export interface JobChange {
   name?: string;
   target?: Target;
