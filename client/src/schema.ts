@@ -403,6 +403,17 @@ export interface components {
      *       },
      *       "misfire": "fire_once",
      *       "overlap": "allow",
+     *       "retry": {
+     *         "maxAttempts": 3,
+     *         "initialDelaySeconds": 1,
+     *         "maxDelaySeconds": 300,
+     *         "multiplier": 2,
+     *         "retryOn": []
+     *       },
+     *       "delivery": "at-least-once",
+     *       "onFailure": {
+     *         "url": "https://example.com/hooks/report-failed"
+     *       },
      *       "timeoutSeconds": 30,
      *       "slaSeconds": 5,
      *       "nextFireAt": "2026-11-25T08:00:00.000Z",
@@ -460,6 +471,21 @@ export interface components {
       misfire: 'fire_once' | 'fire_all' | 'skip';
       /** @enum {string} */
       overlap: 'allow' | 'forbid';
+      /** @description The retry policy in effect, every field at its value (defaults filled in), in create-job.json's field names */
+      retry: {
+        maxAttempts: number;
+        initialDelaySeconds: number;
+        maxDelaySeconds: number;
+        multiplier: number;
+        /** @description 4xx statuses retried besides 429 (which always is); [] when none */
+        retryOn: number[];
+      };
+      /** @enum {string} */
+      delivery: 'at-least-once' | 'at-most-once';
+      /** @description Where a notice is POSTed when an occurrence fails for good; null when nowhere */
+      onFailure: null | {
+        url: string;
+      };
       timeoutSeconds: number;
       slaSeconds: number;
       /** Format: date-time */
@@ -1031,7 +1057,7 @@ export interface components {
     };
     /**
      * UpdateJob
-     * @description Body of PATCH /v1/jobs/{id}: the fields to change, with the same shapes as in CreateJob (create-job.json), at least one. `target` and `schedule` are replaced as a whole; a new schedule reschedules the job from now on. API Gateway checks that it is a JSON object; the update-job handler validates every field and the per-type schedule rules, naming the field.
+     * @description Body of PATCH /v1/jobs/{id}: the fields to change, with the same shapes as in CreateJob (create-job.json), at least one. `target`, `schedule` and `retry` are replaced as a whole (a retry field left out takes its default); a new schedule reschedules the job from now on. API Gateway checks that it is a JSON object; the update-job handler validates every field and the per-type schedule rules, naming the field.
      */
     UpdateJob: {
       name?: string;
@@ -1064,6 +1090,19 @@ export interface components {
       misfire?: 'fire_once' | 'fire_all' | 'skip';
       /** @enum {string} */
       overlap?: 'allow' | 'forbid';
+      retry?: {
+        maxAttempts?: number;
+        initialDelaySeconds?: number;
+        maxDelaySeconds?: number;
+        multiplier?: number;
+        retryOn?: number[];
+      };
+      /** @enum {string} */
+      delivery?: 'at-least-once' | 'at-most-once';
+      /** @description As at creation, or null to remove the job's onFailure URL */
+      onFailure?: {
+        url: string;
+      } | null;
       timeoutSeconds?: number;
       /** @description Start-lag target: a run whose call starts more than this after its due time missed its SLA (default 5) */
       slaSeconds?: number;

@@ -102,6 +102,9 @@ describe('the edit request', () => {
     overlap: 'allow',
     timeoutSeconds: 30,
     slaSeconds: 5,
+    retry: { maxAttempts: 3, initialDelaySeconds: 10, maxDelaySeconds: 600, multiplier: 2, retryOn: [429] },
+    delivery: 'at-least-once',
+    onFailure: { url: 'https://example.com/alerts' },
     nextFireAt: '2026-11-25T08:00:00.000Z',
     version: 3,
     createdAt: '2026-11-24T08:58:31.002Z',
@@ -136,6 +139,25 @@ describe('the edit request', () => {
       },
     });
     expect(buildUpdateJob(initial, { ...initial })).toEqual({ errors: {}, unchanged: true });
+  });
+
+  it('fills the policies from the job and sends a changed retry policy whole, and a cleared notice as null', () => {
+    expect(initial).toMatchObject({
+      retryMaxAttempts: '3',
+      retryInitialDelaySeconds: '10',
+      retryMaxDelaySeconds: '600',
+      retryMultiplier: '2',
+      retryOn: '429',
+      delivery: 'at-least-once',
+      onFailureUrl: 'https://example.com/alerts',
+    });
+    expect(buildUpdateJob(initial, { ...initial, retryMaxAttempts: '5', onFailureUrl: '' }).body).toEqual({
+      retry: { maxAttempts: 5, initialDelaySeconds: 10, maxDelaySeconds: 600, multiplier: 2, retryOn: [429] },
+      onFailure: null,
+    });
+    expect(buildUpdateJob(initial, { ...initial, delivery: 'at-most-once' }).body).toEqual({
+      delivery: 'at-most-once',
+    });
   });
 
   it('needs a stored secret typed again when the target changes, and sends it once typed', () => {

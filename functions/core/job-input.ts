@@ -78,7 +78,8 @@ export function parseRetry(input: Partial<RetryPolicy> | undefined, problems: Fi
   return retry;
 }
 
-function parseOnFailureUrl(url: string, problems: FieldProblem[], rules: OutboundRules): string {
+/** Checks an onFailure URL with the same guard as a target's: notices are calls Chronos makes too. */
+export function parseOnFailureUrl(url: string, problems: FieldProblem[], rules: OutboundRules): string {
   const check = checkTargetUrl(url, rules);
   if (!check.allowed) problems.push({ field: 'onFailure.url', reason: check.reason });
   return url;

@@ -5,23 +5,35 @@
  */
 import { checkBound } from './bounds.ts';
 import { type FieldProblem, ValidationError } from './errors.ts';
-import { type CreateJobInput, parseTarget } from './job-input.ts';
-import type { JobPolicies, Schedule, Target } from './model.ts';
+import { type CreateJobInput, parseOnFailureUrl, parseRetry, parseTarget } from './job-input.ts';
+import type { Delivery, JobPolicies, Schedule, Target } from './model.ts';
+import type { RetryPolicy } from './retry-policy.ts';
 import { parseSchedule } from './schedule/index.ts';
 import { parseSecretHeaders } from './secrets/secret-header-input.ts';
 import { type OutboundRules, STRICT_OUTBOUND_RULES } from './url-guard.ts';
 
 export type UpdateJobInput = Partial<
-  Pick<CreateJobInput, 'name' | 'target' | 'schedule' | 'misfire' | 'overlap' | 'timeoutSeconds' | 'slaSeconds'>
->;
+  Pick<
+    CreateJobInput,
+    'name' | 'target' | 'schedule' | 'misfire' | 'overlap' | 'retry' | 'delivery' | 'timeoutSeconds' | 'slaSeconds'
+  >
+> & {
+  /** As at creation, or null to remove the job's onFailure URL. */
+  onFailure?: CreateJobInput['onFailure'] | null;
+};
 
-/** The fields a PATCH replaces; absent ones keep their value. `target` is replaced as a whole. */
+/** The fields a PATCH replaces; absent ones keep their value. `target` and `retry` are replaced as a whole. */
 export interface JobChange {
   name?: string;
   target?: Target;
   /** A new schedule: the job is rescheduled from now on. */
   schedule?: Schedule;
   policies?: Partial<JobPolicies>;
+  /** The whole new policy, its absent fields at their defaults (as at creation). */
+  retry?: RetryPolicy;
+  delivery?: Delivery;
+  /** A new onFailure URL, or null: the job no longer has one. */
+  onFailureUrl?: string | null;
   timeoutSeconds?: number;
   slaSeconds?: number;
 }
@@ -63,6 +75,11 @@ export function parseUpdateJobRequest(
       ...(input.overlap === undefined ? {} : { overlap: input.overlap }),
     };
   }
+  // The same rules as at creation (job-input.ts): a retry policy is replaced whole, like a target.
+  if (input.retry !== undefined) change.retry = parseRetry(input.retry, problems);
+  if (input.delivery !== undefined) change.delivery = input.delivery;
+  if (input.onFailure === null) change.onFailureUrl = null;
+  else if (input.onFailure !== undefined) change.onFailureUrl = parseOnFailureUrl(input.onFailure.url, problems, rules);
   checkBound('timeoutSeconds', input.timeoutSeconds, problems);
   checkBound('slaSeconds', input.slaSeconds, problems);
   if (input.timeoutSeconds !== undefined) change.timeoutSeconds = input.timeoutSeconds;

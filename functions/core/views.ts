@@ -2,6 +2,7 @@
 import { isRepresentableInstant } from './fire-plan.ts';
 import type { Run, Schedule } from './model.ts';
 import type { StoredJob } from './ports.ts';
+import { DEFAULT_RETRY_POLICY } from './retry-policy.ts';
 import { DEFAULT_SLA_SECONDS, runTiming } from './run-timing.ts';
 import { redactedTarget } from './secrets/secret-headers.ts';
 import type { SigningSecretInfo } from './tenants/signing-secrets.ts';
@@ -80,6 +81,19 @@ export function scheduleView(schedule: Schedule) {
   return { type: 'cron', expression: schedule.expression, timezone: schedule.timezone, ...bounds };
 }
 
+/** A job's retry policy in create-job.json's field names, every field at its effective value. */
+function retryView(job: StoredJob) {
+  // Creation stores a full policy; the defaults only keep an odd record readable (old data must not break a read).
+  const retry = { ...DEFAULT_RETRY_POLICY, ...job.retry };
+  return {
+    maxAttempts: retry.maxAttempts,
+    initialDelaySeconds: retry.initialDelaySeconds,
+    maxDelaySeconds: retry.maxDelaySeconds,
+    multiplier: retry.multiplier,
+    retryOn: retry.retryOn ?? [],
+  };
+}
+
 /**
  * A job as the API shows it, with a summary of its latest run; `upcoming` (the next occurrences,
  * shown by GET /v1/jobs/{id}) only when given.
@@ -94,6 +108,9 @@ export function jobView(job: StoredJob, latestRun?: Run, upcoming?: number[]) {
     schedule: scheduleView(job.schedule),
     misfire: job.policies.misfire,
     overlap: job.policies.overlap,
+    retry: retryView(job),
+    delivery: job.delivery ?? 'at-least-once',
+    onFailure: job.onFailureUrl ? { url: job.onFailureUrl } : null,
     timeoutSeconds: job.timeoutSeconds,
     slaSeconds: job.slaSeconds ?? DEFAULT_SLA_SECONDS,
     nextFireAt: iso(job.nextFireAt),

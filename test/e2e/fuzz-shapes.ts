@@ -65,6 +65,16 @@ export const JOB_SCHEMA = closed(
     schedule,
     misfire: { enum: ['fire_once', 'fire_all', 'skip'] },
     overlap: { enum: ['allow', 'forbid'] },
+    // The effective policy: every field present, within create-job.json's bounds.
+    retry: closed({
+      maxAttempts: { type: 'integer', minimum: 1, maximum: 20 },
+      initialDelaySeconds: { type: 'integer', minimum: 1, maximum: 3600 },
+      maxDelaySeconds: { type: 'integer', minimum: 1, maximum: 86_400 },
+      multiplier: { type: 'number', minimum: 1, maximum: 10 },
+      retryOn: { type: 'array', maxItems: 20, items: { type: 'integer', minimum: 400, maximum: 499 } },
+    }),
+    delivery: { enum: ['at-least-once', 'at-most-once'] },
+    onFailure: { oneOf: [{ type: 'null' }, closed({ url: { type: 'string', minLength: 1, maxLength: 2048 } })] },
     timeoutSeconds: { type: 'integer', minimum: 1, maximum: 300 },
     slaSeconds: { type: 'integer', minimum: 1, maximum: 3600 },
     nextFireAt: instantOrNull,

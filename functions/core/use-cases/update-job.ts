@@ -17,6 +17,13 @@
  * from the tenant's trigger bucket before it writes, so re-PATCHing a job to fire now is held to
  * `triggersPerSecond` like a trigger. One token per PATCH, not per run: the runs it materializes
  * are the new schedule's own, and those the old one had materialized ahead are discarded.
+ *
+ * A new `retry`, `delivery` or onFailure URL needs no rescheduling: nothing copies them into runs.
+ * The executor reads the job when it picks an attempt up, and decides from it whether that attempt
+ * is retried (and for at-most-once whether an expired lease may be taken over); the completion
+ * handler and the notifier read the job's onFailure URL when a failure ends an occurrence. So
+ * every attempt picked up after the change — already QUEUED or not — follows the new values,
+ * while a retry already scheduled (its run created by the completion handler) still runs.
  */
 import { dueShardOf } from '../due-shard.ts';
 import { ConflictError } from '../errors.ts';
@@ -70,12 +77,17 @@ export async function updateJob(
 
 /** The job after `change`, one version on; a new schedule restarts it from `now`. */
 function applyChange(job: StoredJob, change: JobChange, shardCount: number, now: number): StoredJob {
+  // onFailure: null removes the URL; the notifier then drops the job's notices (deliver-failure-notice.ts).
+  const { onFailureUrl: _removed, ...withoutOnFailure } = job;
   const next: StoredJob = {
-    ...nextVersionOf(job, now),
+    ...nextVersionOf(change.onFailureUrl === null ? withoutOnFailure : job, now),
     ...(change.name === undefined ? {} : { name: change.name }),
     ...(change.target === undefined ? {} : { target: change.target }),
     ...(change.timeoutSeconds === undefined ? {} : { timeoutSeconds: change.timeoutSeconds }),
     ...(change.slaSeconds === undefined ? {} : { slaSeconds: change.slaSeconds }),
+    ...(change.retry === undefined ? {} : { retry: change.retry }),
+    ...(change.delivery === undefined ? {} : { delivery: change.delivery }),
+    ...(typeof change.onFailureUrl === 'string' ? { onFailureUrl: change.onFailureUrl } : {}),
     policies: { ...job.policies, ...change.policies },
   };
   if (!change.schedule) return next;

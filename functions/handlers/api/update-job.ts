@@ -1,5 +1,6 @@
 /**
- * PATCH /v1/jobs/{id} — change a job's name, target, schedule, policies or timeout.
+ * PATCH /v1/jobs/{id} — change a job's name, target, schedule, policies (misfire, overlap, retry,
+ * delivery, onFailure) or timeouts.
  *
  * Optimistic concurrency: `If-Match: <version>` (the job's ETag, quoted or not) is required; a
  * request without it gets 428 Precondition Required, one naming another version 409. The answer

@@ -1,26 +1,12 @@
 /**
  * What a job is: its target (secret header values only ever as `***`, as the API gives them), its
- * schedule with the schedule's own zone, and its policies. Policies the API's job answer does not
- * carry (retry, delivery, onFailure) say so instead of guessing a default.
+ * schedule with the schedule's own zone, and its policies.
  */
 import type { Job } from '@chronos/client';
 import type { ReactNode } from 'react';
 import { ScheduleText } from '../ScheduleText.tsx';
 import { StatusBadge } from '../StatusBadge.tsx';
 import { Time } from '../Time.tsx';
-
-/** Fields a later API version may add to the job answer; shown when present. */
-interface JobPolicyExtras {
-  retry?: {
-    maxAttempts?: number;
-    initialDelaySeconds?: number;
-    maxDelaySeconds?: number;
-    multiplier?: number;
-    retryOn?: number[];
-  };
-  delivery?: string;
-  onFailure?: { url: string } | null;
-}
 
 function Row({ term, children }: { term: string; children: ReactNode }) {
   return (
@@ -30,8 +16,6 @@ function Row({ term, children }: { term: string; children: ReactNode }) {
     </div>
   );
 }
-
-const NOT_IN_ANSWER = <span className="text-slate-500">not in the API's job answer</span>;
 
 function HeaderList({ headers, secret }: { headers: Record<string, string>; secret: Record<string, string> }) {
   const entries = [
@@ -51,18 +35,16 @@ function HeaderList({ headers, secret }: { headers: Record<string, string>; secr
   );
 }
 
-function retryText(retry: JobPolicyExtras['retry']): ReactNode {
-  if (!retry) return NOT_IN_ANSWER;
+function retryText(retry: Job['retry']): string {
   const parts = [
-    `${retry.maxAttempts ?? '?'} attempts`,
-    `backoff ${retry.initialDelaySeconds ?? '?'} s × ${retry.multiplier ?? '?'} up to ${retry.maxDelaySeconds ?? '?'} s`,
+    `${retry.maxAttempts} attempt${retry.maxAttempts === 1 ? '' : 's'}`,
+    `backoff ${retry.initialDelaySeconds} s × ${retry.multiplier} up to ${retry.maxDelaySeconds} s`,
   ];
   if (retry.retryOn?.length) parts.push(`also on ${retry.retryOn.join(', ')}`);
   return parts.join(', ');
 }
 
 export function JobDefinition({ job }: { job: Job }) {
-  const extras = job as Job & JobPolicyExtras;
   const { schedule } = job;
   return (
     <dl>
@@ -108,19 +90,13 @@ export function JobDefinition({ job }: { job: Job }) {
       <Row term="Next fire">
         <Time iso={job.nextFireAt} fallback="none" />
       </Row>
-      <Row term="Retry">{retryText(extras.retry)}</Row>
+      <Row term="Retry">{retryText(job.retry)}</Row>
       <Row term="Timeout">{job.timeoutSeconds} s</Row>
-      <Row term="Delivery">{extras.delivery ?? NOT_IN_ANSWER}</Row>
+      <Row term="Delivery">{job.delivery}</Row>
       <Row term="Misfire">{job.misfire}</Row>
       <Row term="Overlap">{job.overlap}</Row>
       <Row term="On failure">
-        {extras.onFailure === undefined ? (
-          NOT_IN_ANSWER
-        ) : extras.onFailure === null ? (
-          'none'
-        ) : (
-          <span className="font-mono text-xs">{extras.onFailure.url}</span>
-        )}
+        {job.onFailure === null ? 'none' : <span className="font-mono text-xs">{job.onFailure.url}</span>}
       </Row>
       <Row term="SLA (start lag)">{job.slaSeconds} s</Row>
       <Row term="Created">

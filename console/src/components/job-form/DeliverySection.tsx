@@ -1,7 +1,4 @@
-/**
- * Retries, delivery guarantee and the failure notice. The API sets these at creation only
- * (PATCH does not take them), so editing shows them as they are.
- */
+/** Retries, delivery guarantee and the failure notice (on edit, a retry policy is replaced whole). */
 import { Section, SelectField, TextField } from './inputs.tsx';
 import type { FormChange } from './JobForm.tsx';
 import { DELIVERIES, type JobFormValues } from './values.ts';
@@ -69,18 +66,6 @@ export function DeliverySection({ values, change }: { values: JobFormValues; cha
           className="sm:col-span-2"
         />
       </div>
-    </Section>
-  );
-}
-
-/** On edit: the API does not change these after creation. */
-export function DeliveryFixed() {
-  return (
-    <Section title="Retries and delivery">
-      <p className="text-sm text-slate-700">
-        Retries, delivery and the failure notice are set when a job is created and cannot be changed afterwards. To
-        change them, create a new job.
-      </p>
     </Section>
   );
 }

@@ -8,7 +8,7 @@ import { type FormEvent, type ReactNode, useEffect, useMemo, useRef, useState } 
 import { Link } from 'react-router';
 import { fieldErrors } from '../../api/result.ts';
 import { useSchedulePreview } from '../../api/schedules.ts';
-import { DeliveryFixed, DeliverySection } from './DeliverySection.tsx';
+import { DeliverySection } from './DeliverySection.tsx';
 import { ErrorSummary } from './ErrorSummary.tsx';
 import { type FormMode, normalizeErrors, shownFields } from './field-errors.ts';
 import { ErrorsContext, Section, TextField } from './inputs.tsx';
@@ -118,7 +118,7 @@ export function JobForm({ mode, initial, submitLabel, busy, submitError, onSubmi
           />
         </div>
         <PoliciesSection values={values} change={change} />
-        {mode === 'create' ? <DeliverySection values={values} change={change} /> : <DeliveryFixed />}
+        <DeliverySection values={values} change={change} />
         {notice}
         <div className="flex items-center gap-3">
           <button

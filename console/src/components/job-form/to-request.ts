@@ -155,6 +155,12 @@ export function buildUpdateJob(
   if (values.overlap !== initial.overlap) body.overlap = values.overlap;
   if (values.timeoutSeconds !== initial.timeoutSeconds) body.timeoutSeconds = numberOf(values.timeoutSeconds);
   if (values.slaSeconds !== initial.slaSeconds) body.slaSeconds = numberOf(values.slaSeconds);
+  if (values.delivery !== initial.delivery) body.delivery = values.delivery;
+  // A PATCHed retry policy replaces the whole policy: send every field the form shows.
+  if (!same(retryOf(values), retryOf(initial))) body.retry = retryOf(values);
+  if (values.onFailureUrl.trim() !== initial.onFailureUrl.trim()) {
+    body.onFailure = values.onFailureUrl.trim() ? { url: values.onFailureUrl.trim() } : null;
+  }
   if (Object.keys(errors).length > 0) return { errors };
   const sent = defined(body);
   return Object.keys(sent).length === 0 ? { errors, unchanged: true } : { body: sent, errors };

@@ -143,5 +143,12 @@ export function valuesFromJob(job: Job): JobFormValues {
     overlap: job.overlap,
     timeoutSeconds: String(job.timeoutSeconds),
     slaSeconds: String(job.slaSeconds),
+    delivery: job.delivery,
+    retryMaxAttempts: String(job.retry.maxAttempts),
+    retryInitialDelaySeconds: String(job.retry.initialDelaySeconds),
+    retryMaxDelaySeconds: String(job.retry.maxDelaySeconds),
+    retryMultiplier: String(job.retry.multiplier),
+    retryOn: (job.retry.retryOn ?? []).join(', '),
+    onFailureUrl: job.onFailure?.url ?? '',
   };
 }
