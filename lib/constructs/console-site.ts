@@ -1,5 +1,3 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AssetHashType,
@@ -21,6 +19,7 @@ import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { CONSOLE_CONTENT_SECURITY_POLICY, CONSOLE_HSTS_MAX_AGE_SECONDS } from '../console/security-headers.ts';
 import { buildConsole } from '../console/vite-build.ts';
+import { EDGE_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from './api-waf.ts';
 import { PROJECT_ROOT } from './chronos-function.ts';
 
 export interface ConsoleSiteProps {
@@ -28,6 +27,12 @@ export interface ConsoleSiteProps {
   restApiId: string;
   /** The API stage's name, the first segment of every API path (`/<stage>/v1/jobs`). */
   stageName: string;
+  /**
+   * The API web ACL's edge secret (ApiEdgeSecret's value, a dynamic reference): sent with every
+   * /v1 request, with the viewer's address, so the API limits console users per viewer, not per
+   * CloudFront edge address. Unset (the stage has no web ACL): neither is sent.
+   */
+  edgeSecret?: string;
   /**
    * The console workspace, built at synthesis with `vite build`. Default `console/` of the
    * repository; tests pass a placeholder of their own.
@@ -69,6 +74,29 @@ export const SPA_FALLBACK_FUNCTION = `function handler(event) {
 }`;
 
 /**
+ * The /v1 behaviour's viewer-request function: writes the viewer's address into
+ * VIEWER_ADDRESS_HEADER, over any value the viewer sent, for the API web ACL's per-viewer rate
+ * rules (api-waf.ts), which trust it only next to the edge secret. An IPv6 viewer is keyed by its
+ * /64 (the first four groups, the rest zero), the block one subscriber is given, so a viewer
+ * cannot take a fresh budget with each of its own addresses; an IPv4 one by its address, as the
+ * per-source-IP rules do.
+ */
+export const VIEWER_ADDRESS_FUNCTION = `function handler(event) {
+  var request = event.request;
+  request.headers['${VIEWER_ADDRESS_HEADER}'] = { value: viewerKey(event.viewer.ip) };
+  return request;
+}
+function viewerKey(ip) {
+  if (ip.indexOf(':') < 0) return ip;
+  var halves = ip.split('::');
+  var head = halves[0] === '' ? [] : halves[0].split(':');
+  var tail = halves.length < 2 || halves[1] === '' ? [] : halves[1].split(':');
+  if (tail.length > 0 && tail[tail.length - 1].indexOf('.') >= 0) return tail[tail.length - 1];
+  while (head.length + tail.length < 8) head.push('0');
+  return head.concat(tail).slice(0, 4).join(':') + '::';
+}`;
+
+/**
  * The web console on AWS: the built `console/` workspace in a private S3 bucket, and one CloudFront
  * distribution that serves it and routes `/v1/*` to the stage's API, so the console calls its API
  * on its own origin (no CORS). The bucket is reachable through the distribution only (origin access
@@ -83,6 +111,8 @@ export class ConsoleSite extends Construct {
   public readonly distribution: cloudfront.Distribution;
   /** Rewrites client-side routes to /index.html on the console's behaviour. */
   public readonly spaFallback: cloudfront.Function;
+  /** Writes the viewer's address for the API's web ACL on the /v1 behaviour; only with an edge secret. */
+  public readonly viewerAddress: cloudfront.Function | undefined;
   public readonly consoleHeaders: cloudfront.ResponseHeadersPolicy;
   public readonly apiHeaders: cloudfront.ResponseHeadersPolicy;
   public readonly deployment: s3deploy.BucketDeployment;
@@ -116,6 +146,13 @@ export class ConsoleSite extends Construct {
       runtime: cloudfront.FunctionRuntime.JS_2_0,
       comment: 'Chronos console: client-side routes get the app shell',
     });
+    this.viewerAddress = props.edgeSecret
+      ? new cloudfront.Function(this, 'ViewerAddress', {
+          code: cloudfront.FunctionCode.fromInline(VIEWER_ADDRESS_FUNCTION),
+          runtime: cloudfront.FunctionRuntime.JS_2_0,
+          comment: "Chronos API behind the console: the viewer's address for the API's per-viewer rate limits",
+        })
+      : undefined;
     const hsts = { accessControlMaxAge: HSTS_MAX_AGE, includeSubdomains: true, override: true };
     this.consoleHeaders = new cloudfront.ResponseHeadersPolicy(this, 'ConsoleHeaders', {
       comment: 'Chronos console: CSP, HSTS, frame denial, nosniff, referrer policy, revalidation',
@@ -172,6 +209,9 @@ export class ConsoleSite extends Construct {
             originPath: `/${props.stageName}`,
             protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
             originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
+            // The API's web ACL limits a request per viewer only when it carries this secret; a
+            // viewer sending the header itself has it replaced by CloudFront (api-waf.ts).
+            ...(props.edgeSecret ? { customHeaders: { [EDGE_SECRET_HEADER]: props.edgeSecret } } : {}),
           }),
           viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
           allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
@@ -181,6 +221,15 @@ export class ConsoleSite extends Construct {
           originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
           responseHeadersPolicy: this.apiHeaders,
           compress: true,
+          // Headers a viewer-request function sets are viewer headers to the policy above: the
+          // viewer's address reaches the API with the rest.
+          ...(this.viewerAddress
+            ? {
+                functionAssociations: [
+                  { function: this.viewerAddress, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST },
+                ],
+              }
+            : {}),
         },
       },
       enableLogging: true,

@@ -9,7 +9,7 @@ import { bodyModel } from '../api/body-model.ts';
 import { errorTemplate, GATEWAY_RESPONSES } from '../api/gateway-responses.ts';
 import type { ApiThrottle, WafConfig } from '../config.ts';
 import { pascalCase } from './api-handlers.ts';
-import { ApiWaf } from './api-waf.ts';
+import { type ApiEdgeSecret, ApiWaf } from './api-waf.ts';
 import { PROJECT_ROOT } from './chronos-function.ts';
 
 export interface SchedulerApiProps {
@@ -22,6 +22,8 @@ export interface SchedulerApiProps {
   throttle: ApiThrottle;
   /** The WAF web ACL on the stage (lib/constructs/api-waf.ts); disabled: none. */
   waf: WafConfig;
+  /** The console distribution's secret header value: its requests are limited per viewer (api-waf.ts). */
+  edgeSecret?: ApiEdgeSecret;
   /** Empty: no CORS preflight at all. */
   corsAllowOrigins: readonly string[];
   /** Per-method CloudWatch metrics (billed per metric, read by no alarm or widget): off unless asked for. */
@@ -102,6 +104,7 @@ export class SchedulerApi extends Construct {
         stage: props.stage,
         apiStage: this.api.deploymentStage,
         limits: props.waf,
+        ...(props.edgeSecret ? { edgeSecret: props.edgeSecret } : {}),
         logRetention: props.logRetention,
         retainLogs: props.retainLogs,
       });

@@ -14,6 +14,7 @@ import { ROUTES } from '#handlers/api/routes';
 import type { ChronosConfig } from '../config.ts';
 import { ApiAuthorizer } from '../constructs/api-authorizer.ts';
 import { ApiHandlers } from '../constructs/api-handlers.ts';
+import { ApiEdgeSecret } from '../constructs/api-waf.ts';
 import type { SharedFunctionProps } from '../constructs/chronos-function.ts';
 import { CompletionHandler } from '../constructs/completion-handler.ts';
 import { ConsoleSite } from '../constructs/console-site.ts';
@@ -57,6 +58,8 @@ export class StatelessStack extends Stack {
   public readonly observability: Observability;
   /** The web console and its distribution; undefined when the stage's config turns it off. */
   public readonly console: ConsoleSite | undefined;
+  /** What the console's distribution sends the API's web ACL; undefined without WAF or console. */
+  public readonly edgeSecret: ApiEdgeSecret | undefined;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -104,6 +107,11 @@ export class StatelessStack extends Stack {
       ...(config.adminTokenSha256 === undefined ? {} : { adminTokenSha256: config.adminTokenSha256 }),
       shared,
     });
+    // The console's distribution proves its requests to the API's web ACL with this secret, so they
+    // are rate limited per viewer rather than per CloudFront edge address (api-waf.ts). Without
+    // a web ACL or without a console there is nothing to tell apart.
+    this.edgeSecret =
+      config.waf.enabled && config.console.enabled ? new ApiEdgeSecret(this, 'ApiEdgeSecret') : undefined;
     this.api = new SchedulerApi(this, 'Api', {
       stage: config.stage,
       routes: ROUTES,
@@ -111,6 +119,7 @@ export class StatelessStack extends Stack {
       authorizerFunction: this.authorizer.function,
       throttle: config.apiThrottle,
       waf: config.waf,
+      ...(this.edgeSecret ? { edgeSecret: this.edgeSecret } : {}),
       corsAllowOrigins: config.corsAllowOrigins,
       detailedMetrics: config.apiDetailedMetrics,
       logRetention: shared.logRetention,
@@ -204,6 +213,7 @@ export class StatelessStack extends Stack {
         // The configured name, not the Stage resource's: that one depends on every method, and
         // through them on the functions, whose environment names the distribution (below).
         stageName: config.stage,
+        ...(this.edgeSecret ? { edgeSecret: this.edgeSecret.value } : {}),
         ...(config.console.domainName && config.console.certificateArn
           ? { domain: { name: config.console.domainName, certificateArn: config.console.certificateArn } }
           : {}),

@@ -66,6 +66,7 @@ describe('cdk-nag', () => {
         'AwsSolutions-IAM4',
         'AwsSolutions-IAM5',
         'AwsSolutions-L1',
+        'AwsSolutions-SMG4',
         'AwsSolutions-SQS3',
         'Serverless-LambdaDLQ',
         'Serverless-LambdaEventSourceMappingDestination',
@@ -85,6 +86,16 @@ describe('cdk-nag', () => {
     const cdkHandlerOnly = /^(AwsSolutions-L1|Serverless-LambdaLatestVersion|Serverless-LambdaTracing)$/;
     expect(where(cdkHandlerOnly).length).toBe(3);
     for (const path of where(cdkHandlerOnly)) expect(path).toMatch(/\/Custom::CDKBucketDeployment[^/]*\//);
+  });
+
+  it("acknowledges no rotation only on the API's edge secret, which CloudFormation resolves at deploy", () => {
+    const smg4 = report.pluginReports
+      .flatMap((r) => r.suppressedViolations ?? [])
+      .filter((s) => s.ruleName === 'AwsSolutions-SMG4');
+    expect(smg4.flatMap((s) => s.violatingConstructs.map((c) => c.constructPath))).toEqual([
+      expect.stringMatching(/\/ApiEdgeSecret\/Value\/Resource$/),
+    ]);
+    expect(smg4[0]?.reason).toMatch(/grants no access/);
   });
 
   it('states the stream permission reason on the completion role', () => {

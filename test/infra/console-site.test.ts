@@ -4,19 +4,23 @@
  * security headers; and the `vite build` that fills the bucket at synthesis.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { BlockList, isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '#adapters/environment';
 import type { ChronosApp } from '../../lib/app.ts';
+import { EDGE_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../../lib/constructs/api-waf.ts';
 import {
   API_PATH_PATTERN,
   buildConsole,
   CONSOLE_CACHE_CONTROL,
   CONSOLE_CSP,
   SPA_FALLBACK_FUNCTION,
+  VIEWER_ADDRESS_FUNCTION,
 } from '../../lib/constructs/console-site.ts';
 import {
   buildChronosApp,
@@ -172,7 +176,8 @@ describe('the distribution', () => {
     expect(defaultBehaviour.FunctionAssociations).toEqual([
       { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [logicalIdOf(site().spaFallback), 'FunctionARN'] } },
     ]);
-    expect(apiBehaviour.FunctionAssociations).toBeUndefined();
+    // The /v1 behaviour runs the viewer-address function only (below), never the fallback.
+    expect(JSON.stringify(apiBehaviour.FunctionAssociations)).not.toContain(logicalIdOf(site().spaFallback));
     expect(apiBehaviour.LambdaFunctionAssociations).toBeUndefined();
     // No distribution-wide error page: the API's 403 and 404 reach the caller as they are.
     expect(distribution.CustomErrorResponses).toBeUndefined();
@@ -210,6 +215,91 @@ describe('the distribution', () => {
     expect(prodLogs).toBeDefined();
     const prodResources = Template.fromStack(prod.stateless).toJSON().Resources as Record<string, Resource>;
     expect(prodResources[logicalIdOf(prodLogs as never)]?.DeletionPolicy).toBe('Retain');
+  }, 60_000);
+});
+
+describe("the API's view of console viewers (the edge secret and the viewer's address)", () => {
+  // The function's own code, run as CloudFront would: it returns the request it was given.
+  const viewerRequest = (ip: string, headers: Record<string, { value: string }> = {}) => {
+    const handler = new Function(`${VIEWER_ADDRESS_FUNCTION}; return handler;`)() as (event: {
+      request: { headers: Record<string, { value: string }> };
+      viewer: { ip: string };
+    }) => { headers: Record<string, { value: string }> };
+    return handler({ request: { headers: { ...headers } }, viewer: { ip } }).headers;
+  };
+  const viewerKey = (ip: string) => viewerRequest(ip)[VIEWER_ADDRESS_HEADER]?.value;
+
+  it("sends the web ACL's edge secret with every /v1 request, and nothing of it to the bucket", () => {
+    const secret = chronos.stateless.edgeSecret;
+    if (!secret) throw new Error('the dev stage has no edge secret');
+    expect(originOf(apiBehaviour).OriginCustomHeaders).toEqual([
+      { HeaderName: EDGE_SECRET_HEADER, HeaderValue: chronos.stateless.resolve(secret.value) },
+    ]);
+    // The very value the web ACL matches (api-waf.test.ts checks its rules), resolved from Secrets Manager.
+    expect(JSON.stringify(chronos.stateless.resolve(secret.value))).toContain('{{resolve:secretsmanager:');
+    expect(originOf(defaultBehaviour).OriginCustomHeaders).toBeUndefined();
+  });
+
+  it("runs the viewer-address function on /v1 requests: CloudFront's own view of the viewer, for the per-viewer limits", () => {
+    const fn = site().viewerAddress;
+    if (!fn) throw new Error('no viewer-address function');
+    expect(apiBehaviour.FunctionAssociations).toEqual([
+      { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [logicalIdOf(fn), 'FunctionARN'] } },
+    ]);
+    expect(propsOf(fn)).toMatchObject({
+      FunctionCode: VIEWER_ADDRESS_FUNCTION,
+      FunctionConfig: { Runtime: 'cloudfront-js-2.0' },
+    });
+    // The origin request policy passes every viewer header on, the function's included.
+    expect(apiBehaviour.OriginRequestPolicyId).toBe(
+      OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId,
+    );
+  });
+
+  it('writes the viewer address over any value the viewer sent, and leaves the other headers alone', () => {
+    const headers = viewerRequest('198.51.100.7', {
+      [VIEWER_ADDRESS_HEADER]: { value: '10.0.0.1' },
+      authorization: { value: 'Bearer chr_x' },
+    });
+    expect(headers[VIEWER_ADDRESS_HEADER]).toEqual({ value: '198.51.100.7' });
+    expect(headers.authorization).toEqual({ value: 'Bearer chr_x' });
+  });
+
+  it('keys an IPv6 viewer by its /64, so one subscriber cannot take a fresh budget per address', () => {
+    expect(viewerKey('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::');
+    expect(viewerKey('2001:db8:1:2::9')).toBe('2001:db8:1:2::');
+    expect(viewerKey('2001:db8::1')).toBe('2001:db8:0:0::');
+    expect(viewerKey('::1')).toBe('0:0:0:0::');
+    expect(viewerKey('fe80::')).toBe('fe80:0:0:0::');
+    expect(viewerKey('::ffff:192.0.2.1')).toBe('192.0.2.1');
+    fc.assert(
+      fc.property(fc.oneof(fc.ipV4(), fc.ipV6()), (ip) => {
+        const key = viewerKey(ip) ?? '';
+        // Always an address WAF can aggregate on (its NO_MATCH fallback never applies).
+        expect(isIP(key), `${ip} -> ${key}`).not.toBe(0);
+        if (isIP(ip) === 4 || ip.includes('.')) return;
+        expect(key).toMatch(/^([0-9a-f]{1,4}:){4}:$/i);
+        const block = new BlockList();
+        block.addSubnet(key, 64, 'ipv6');
+        expect(block.check(ip, 'ipv6'), `${ip} -> ${key}`).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('sends neither on a stage without a web ACL (nothing reads them)', () => {
+    const app = buildChronosAppForProperties(withDev({ waf: { enabled: false } }));
+    const offSite = app.stateless.console;
+    if (!offSite) throw new Error('no console');
+    expect(app.stateless.edgeSecret).toBeUndefined();
+    expect(offSite.viewerAddress).toBeUndefined();
+    const config = (Template.fromStack(app.stateless).toJSON().Resources as Record<string, Resource>)[
+      logicalIdOf(offSite.distribution)
+    ]?.Properties.DistributionConfig;
+    const api = config.CacheBehaviors.find((b: Behaviour) => b.PathPattern === API_PATH_PATTERN);
+    expect(api.FunctionAssociations).toBeUndefined();
+    const origin = config.Origins.find((o: Behaviour) => o.Id === api.TargetOriginId);
+    expect(origin.OriginCustomHeaders).toBeUndefined();
   }, 60_000);
 });
 

@@ -3,8 +3,11 @@
  * is synthesized once and diffed, and the deploy ships that very cloud assembly, from the stage's
  * GitHub environment (prod: required reviewers, the approval step).
  */
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../lib/config.ts';
 import { CDK_JSON_CONTEXT } from './support/chronos-app.ts';
@@ -35,6 +38,43 @@ const job = (name: string): Job => {
   if (!found) throw new Error(`no job ${name}`);
   return found;
 };
+
+const CONFIGURE_CREDENTIALS = 'aws-actions/configure-aws-credentials@';
+const awsRegionOf = (definition: Job) =>
+  definition.steps.find((step) => step.uses?.startsWith(CONFIGURE_CREDENTIALS))?.with?.['aws-region'];
+const synthStep = (): Step => {
+  const found = job('plan').steps.find((step) => step.run?.includes('cdk synth'));
+  if (!found) throw new Error('no synth step');
+  return found;
+};
+
+const scratch = mkdtempSync(join(tmpdir(), 'chronos-deploy-workflow-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let runs_ = 0;
+
+/**
+ * Runs a step's script with bash as the runner would, in a fresh folder: `npx` is a stub that
+ * records its arguments, and `manifest` (when given) is written as cdk.out/manifest.json.
+ */
+function runStep(step: Step, env: Record<string, string>, manifest?: unknown) {
+  const dir = join(scratch, String(runs_++));
+  mkdirSync(join(dir, 'bin'), { recursive: true });
+  const calls = join(dir, 'npx-calls');
+  writeFileSync(join(dir, 'bin', 'npx'), `#!/bin/sh\necho "$*" >> '${calls}'\n`);
+  chmodSync(join(dir, 'bin', 'npx'), 0o755);
+  writeFileSync(calls, '');
+  if (manifest !== undefined) {
+    mkdirSync(join(dir, 'cdk.out'));
+    writeFileSync(join(dir, 'cdk.out', 'manifest.json'), JSON.stringify(manifest));
+  }
+  const result = spawnSync('bash', ['-e', '-c', step.run ?? ''], {
+    cwd: dir,
+    env: { PATH: [join(dir, 'bin'), process.env.PATH].join(delimiter), ...env },
+    encoding: 'utf8',
+  });
+  const npxCalls = readFileSync(calls, 'utf8').split('\n').filter(Boolean);
+  return { status: result.status, output: `${result.stdout}${result.stderr}`, npxCalls };
+}
 
 describe('deploy workflow', () => {
   it('offers every stage of cdk.json, and only those', () => {
@@ -85,6 +125,50 @@ describe('deploy workflow', () => {
       expect(definition.permissions?.['id-token'], name).toBe(assumesRole ? 'write' : undefined);
     }
     expect(runs(job('test'))).not.toMatch(/aws|cdk deploy/i);
+  });
+
+  it("synthesizes for the region the deploy job deploys to (its AWS_REGION), not the CLI's us-east-1 default", () => {
+    const deployRegion = awsRegionOf(job('deploy'));
+    expect(deployRegion).toBe('${{ vars.AWS_REGION }}');
+    // The synth runs before the plan job has credentials: AWS_REGION is all the CLI has to go on.
+    expect(synthStep().env?.AWS_REGION).toBe(deployRegion);
+    const synthAt = job('plan').steps.indexOf(synthStep());
+    const credentialsAt = job('plan').steps.findIndex((step) => step.uses?.startsWith(CONFIGURE_CREDENTIALS));
+    expect(synthAt).toBeLessThan(credentialsAt);
+  });
+
+  it('refuses to synthesize without a region rather than let the CLI pick one', () => {
+    const withRegion = runStep(synthStep(), { STAGE: 'prod', AWS_REGION: 'eu-central-1' });
+    expect(withRegion.status, withRegion.output).toBe(0);
+    expect(withRegion.npxCalls).toEqual(['cdk synth --quiet --output cdk.out -c chronos:stage=prod']);
+    const without = runStep(synthStep(), { STAGE: 'prod', AWS_REGION: '' });
+    expect(without.status).not.toBe(0);
+    expect(without.output).toMatch(/::error::.*AWS_REGION/);
+    expect(without.npxCalls).toEqual([]);
+  });
+
+  it('deploys an assembly only to the region it was synthesized for (plan and deploy environments may differ)', () => {
+    const deploy = job('deploy');
+    const check = deploy.steps.find((step) => step.run?.includes('cdk.out/manifest.json'));
+    if (!check) throw new Error('no region check in the deploy job');
+    expect(check.env?.AWS_REGION).toBe(awsRegionOf(deploy));
+    const deployAt = deploy.steps.findIndex((step) => step.run?.includes('cdk deploy'));
+    expect(deploy.steps.indexOf(check)).toBeLessThan(deployAt);
+    const assembly = (...regions: string[]) => ({
+      artifacts: Object.fromEntries([
+        ['Tree', { type: 'cdk:tree' }],
+        ...regions.map((region, i) => [
+          `Chronos-prod-${i}`,
+          { type: 'aws:cloudformation:stack', environment: `aws://unknown-account/${region}` },
+        ]),
+      ]),
+    });
+    expect(runStep(check, { AWS_REGION: 'eu-central-1' }, assembly('eu-central-1', 'eu-central-1')).status).toBe(0);
+    const wrong = runStep(check, { AWS_REGION: 'eu-central-1' }, assembly('eu-central-1', 'us-east-1'));
+    expect(wrong.status).not.toBe(0);
+    expect(wrong.output).toContain('::error::Chronos-prod-1 was synthesized for aws://unknown-account/us-east-1');
+    expect(runStep(check, { AWS_REGION: 'eu-central-1' }, assembly('unknown-region')).status).not.toBe(0);
+    expect(runStep(check, { AWS_REGION: 'eu-central-1' }, assembly()).status).not.toBe(0);
   });
 
   it('pins every action by commit SHA', () => {
