@@ -79,7 +79,7 @@ describe('create a job', () => {
       expect(job.schedule).toMatchObject({ type: 'once', at: '2031-03-05T19:30:00.000Z' });
       expect(job.target.url).toBe(local.target.url('/ok'));
 
-      await page.getByRole('link', { name: 'Jobs', exact: true }).click();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Jobs', exact: true }).click();
       const row = page.getByRole('row', { name: /^Select one-time-report/ });
       await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain('once at');
       expect(await row.locator('time').first().getAttribute('datetime')).toBe('2031-03-05T19:30:00.000Z');

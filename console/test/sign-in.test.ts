@@ -66,7 +66,9 @@ describe('console sign-in', () => {
       };
       expect(stored.session).toContain(local.chronos.token);
       expect(stored.local).not.toContain(local.chronos.token);
-      await expect.poll(() => page.getByRole('link', { name: 'Jobs' }).count()).toBe(1);
+      await expect
+        .poll(() => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Jobs' }).count())
+        .toBe(1);
 
       await page.getByRole('button', { name: 'Sign out' }).click();
       await expect.poll(() => new URL(page.url()).pathname).toBe('/sign-in');
@@ -87,7 +89,7 @@ describe('console sign-in', () => {
       await page.getByLabel('API token').fill(local.adminToken);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await expect.poll(() => new URL(page.url()).pathname).toBe('/health');
-      expect(await page.getByRole('link', { name: 'Jobs' }).count()).toBe(0);
+      expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Jobs' }).count()).toBe(0);
       await page.goto('/jobs');
       await expect.poll(() => new URL(page.url()).pathname).toBe('/health');
       expect(errors).toEqual([]);

@@ -3,23 +3,15 @@
  * per test file, a fresh context (its own sessionStorage) per test, screenshots into
  * test-results/console/, and every console error or CSP violation a page logs kept for asserting.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { chromiumPath } from './chromium.ts';
 
 const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));
 export const SCREENSHOTS = join(REPOSITORY, 'test-results', 'console');
-
-/** CHROMIUM_PATH, or Debian's package (`apt-get install -y chromium`, done by .ci/run). */
-export function chromiumPath(): string {
-  const path = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  if (!existsSync(path)) {
-    throw new Error(`Chromium not found at ${path}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
-  }
-  return path;
-}
 
 export async function launchBrowser(): Promise<Browser> {
   // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
