@@ -2,17 +2,10 @@
  * An instant in the browser's zone, UTC on hover (the `title`), in a <time> element whose
  * `dateTime` is the ISO instant (tests and screen readers read it).
  */
-const LOCAL = new Intl.DateTimeFormat(undefined, {
-  year: 'numeric',
-  month: 'short',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
+import { browserZone, formatInZone } from './format.ts';
 
 export function formatLocal(iso: string): string {
-  return LOCAL.format(new Date(iso));
+  return formatInZone(iso, browserZone());
 }
 
 export function formatUtc(iso: string): string {

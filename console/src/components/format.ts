@@ -1,4 +1,4 @@
-/** Small formatters shared by the run and health pages. */
+/** Small formatters shared by every page: durations, instants in a zone, shares. */
 
 /** Milliseconds for people: `850 ms`, `2.4 s`, `3 min 5 s`; `—` when unknown. */
 export function formatMs(ms: number | null | undefined): string {
@@ -9,23 +9,31 @@ export function formatMs(ms: number | null | undefined): string {
   return `${minutes} min ${Math.round((ms % 60_000) / 1_000)} s`;
 }
 
-/** An instant in an IANA zone, with the zone's short name: `25 Nov 2026, 09:00:00 CET`. */
-export function formatInZone(iso: string, timeZone: string): string {
+/**
+ * An instant in an IANA zone, day to second: `25 Nov 2026, 09:00:00`; with `weekday` (`Wed, …`) and
+ * `zoneName` (`… CET`) when asked. Every time the console shows goes through here.
+ */
+export function formatInZone(
+  iso: string,
+  timeZone: string,
+  { weekday = false, zoneName = false }: { weekday?: boolean; zoneName?: boolean } = {},
+): string {
   return new Intl.DateTimeFormat(undefined, {
     timeZone,
+    ...(weekday ? { weekday: 'short' } : {}),
     year: 'numeric',
     month: 'short',
     day: '2-digit',
     hour: '2-digit',
     minute: '2-digit',
     second: '2-digit',
-    timeZoneName: 'short',
+    ...(zoneName ? { timeZoneName: 'short' } : {}),
   }).format(new Date(iso));
 }
 
-/** The browser's own zone name, e.g. `Europe/Berlin`. */
+/** The browser's own zone name, e.g. `Europe/Berlin` (UTC when the browser names none). */
 export function browserZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
 /** A share (0–1) as a percentage, `—` when there is nothing to divide. */

@@ -28,7 +28,7 @@ export function Upcoming({ job }: { job: Job }) {
             <td className="py-1 pr-4">
               <Time iso={at} />
             </td>
-            <td className="py-1 text-slate-700">{formatInZone(at, scheduleZone)}</td>
+            <td className="py-1 text-slate-700">{formatInZone(at, scheduleZone, { zoneName: true })}</td>
           </tr>
         ))}
       </tbody>

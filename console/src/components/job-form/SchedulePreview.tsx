@@ -48,7 +48,7 @@ export function SchedulePreview({ idle, loading, occurrences, error, errorShownA
               <td className="py-0.5 pr-4">
                 <Time iso={iso} />
               </td>
-              <td className="py-0.5">{formatInZone(iso, zone)}</td>
+              <td className="py-0.5">{formatInZone(iso, zone, { weekday: true })}</td>
             </tr>
           ))}
         </tbody>

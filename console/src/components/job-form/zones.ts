@@ -3,6 +3,7 @@
  * between a wall-clock time in a zone (what a `datetime-local` input holds) and an ISO instant
  * (what the API takes and answers), daylight-saving time included.
  */
+import { browserZone, formatInZone } from '../format.ts';
 
 /** Every IANA zone the browser knows, UTC included, sorted. */
 export function timeZones(): string[] {
@@ -10,9 +11,7 @@ export function timeZones(): string[] {
   return [...new Set(['UTC', ...zones, browserZone()])].sort();
 }
 
-export function browserZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-}
+export { browserZone, formatInZone };
 
 const partsFormats = new Map<string, Intl.DateTimeFormat>();
 
@@ -81,18 +80,4 @@ const pad = (n: number | undefined) => String(n ?? 0).padStart(2, '0');
 export function instantToWallTime(iso: string, zone: string): string {
   const f = wallFields(Date.parse(iso), zone);
   return `${f.year}-${pad(f.month)}-${pad(f.day)}T${pad(f.hour)}:${pad(f.minute)}:${pad(f.second)}`;
-}
-
-/** An instant in a given zone, for showing an occurrence in the schedule's own zone. */
-export function formatInZone(iso: string, zone: string): string {
-  return new Intl.DateTimeFormat(undefined, {
-    timeZone: zone,
-    weekday: 'short',
-    year: 'numeric',
-    month: 'short',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).format(new Date(iso));
 }
