@@ -57,8 +57,17 @@ export interface Job {
   /** Start-lag target in seconds (run-timing.ts; default 5): a run started later missed its SLA. */
   slaSeconds?: number;
   status: JobStatus;
-  /** Bumped on every write; the condition of optimistic concurrency. */
+  /**
+   * Internal write counter, bumped on every write (the scanner's and the completion handler's
+   * too); the condition of optimistic concurrency between them and the API. Never shown: the
+   * API's `version` is `definitionVersion`.
+   */
   version: number;
+  /**
+   * Bumped by the tenant's changes only (PATCH, pause, resume, cancel): the API's `version`, ETag
+   * and If-Match (definition-version.ts). Absent on jobs stored before it existed: then `version`.
+   */
+  definitionVersion?: number;
   createdAt: number;
   updatedAt: number;
   /** Next occurrence not yet materialized; absent once nothing more can fire. */

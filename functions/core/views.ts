@@ -1,4 +1,5 @@
 /** The API's representation of jobs and runs: ISO-8601 instants, no storage attributes. */
+import { definitionVersionOf } from './definition-version.ts';
 import { isRepresentableInstant } from './fire-plan.ts';
 import type { Run, Schedule } from './model.ts';
 import type { StoredJob } from './ports.ts';
@@ -120,7 +121,8 @@ export function jobView(job: StoredJob, latestRun?: Run, upcoming?: number[]) {
       ? {}
       : { quarantine: { reason: job.quarantine.reason, at: iso(job.quarantine.at) } }),
     ...(upcoming === undefined ? {} : { upcoming: upcoming.map((at) => iso(at) as string) }),
-    version: job.version,
+    // The definition version (definition-version.ts), never the internal write counter.
+    version: definitionVersionOf(job),
     createdAt: iso(job.createdAt),
     updatedAt: iso(job.updatedAt),
     latestRun: latestRun

@@ -14,6 +14,13 @@ import { JOBS_TABLE } from './table-definitions.ts';
 const { partitionKey: PK, sortKey: SK, dueIndex } = JOBS_TABLE;
 /** The job attribute holding the in-flight marker. */
 const IN_FLIGHT = 'inFlight';
+/**
+ * The system's writes (advance, quarantine, finish) bump only the internal `version`; this action
+ * stores the definition version of a job written before it existed as it stood (the internal
+ * version before this write, #core/definition-version), so the tag a client read still matches.
+ */
+const KEEP_DEFINITION = '#definition = if_not_exists(#definition, #version)';
+const DEFINITION = { '#definition': 'definitionVersion', '#version': 'version' };
 
 export class DynamoJobRepository implements JobRepository {
   constructor(
@@ -130,7 +137,7 @@ export class DynamoJobRepository implements JobRepository {
       ':materialized': change.materialized,
       ':now': change.now,
     };
-    let update = 'SET #version = #version + :one, #count = #count + :materialized, #updatedAt = :now';
+    let update = `SET ${KEEP_DEFINITION}, #version = #version + :one, #count = #count + :materialized, #updatedAt = :now`;
     if (change.nextFireAt === undefined) update += ` REMOVE #next, #shard`;
     else {
       update += ', #next = :next';
@@ -141,7 +148,7 @@ export class DynamoJobRepository implements JobRepository {
       UpdateExpression: update,
       ConditionExpression: '#version = :expected',
       ExpressionAttributeNames: {
-        '#version': 'version',
+        ...DEFINITION,
         '#count': 'occurrenceCount',
         '#updatedAt': 'updatedAt',
         '#next': dueIndex.sortKey,
@@ -155,19 +162,23 @@ export class DynamoJobRepository implements JobRepository {
     // Only the index's partition key goes: the sparse index drops the job, `nextFireAt` stays to say where it stopped.
     // The version is set, not incremented: a job quarantined because the store refuses its data
     // (a version that is not a number) must still be quarantinable, and comes out with a sound one.
+    // So is a missing definition version: the sound version this write started from.
+    const sound = Number.isSafeInteger(Number(job.version)) ? Number(job.version) : 0;
     return this.conditionalUpdate({
       Key: { [PK]: job.tenantId, [SK]: job.jobId },
-      UpdateExpression: 'SET #quarantine = :quarantine, #version = :next, #updatedAt = :now REMOVE #shard',
+      UpdateExpression:
+        'SET #quarantine = :quarantine, #definition = if_not_exists(#definition, :sound), #version = :next, #updatedAt = :now REMOVE #shard',
       ConditionExpression: '#version = :expected',
       ExpressionAttributeNames: {
         '#quarantine': 'quarantine',
-        '#version': 'version',
+        ...DEFINITION,
         '#updatedAt': 'updatedAt',
         '#shard': dueIndex.partitionKey,
       },
       ExpressionAttributeValues: {
         ':quarantine': { reason, at: now },
-        ':next': (Number.isSafeInteger(Number(job.version)) ? Number(job.version) : 0) + 1,
+        ':sound': sound,
+        ':next': sound + 1,
         ':now': now,
         ':expected': job.version,
       },
@@ -183,12 +194,12 @@ export class DynamoJobRepository implements JobRepository {
   ): Promise<boolean> {
     return this.conditionalUpdate({
       Key: { [PK]: tenantId, [SK]: jobId },
-      UpdateExpression: 'SET #status = :status, #version = #version + :one, #updatedAt = :now REMOVE #next, #shard',
+      UpdateExpression: `SET #status = :status, ${KEEP_DEFINITION}, #version = #version + :one, #updatedAt = :now REMOVE #next, #shard`,
       // The occurrence too: a run of the `at` the job was rescheduled away from must not end it.
       ConditionExpression: '#status = :active AND #schedule.#type = :once AND #schedule.#at = :at',
       ExpressionAttributeNames: {
         '#status': 'status',
-        '#version': 'version',
+        ...DEFINITION,
         '#updatedAt': 'updatedAt',
         '#next': dueIndex.sortKey,
         '#shard': dueIndex.partitionKey,
@@ -210,11 +221,11 @@ export class DynamoJobRepository implements JobRepository {
   async completeExhausted(tenantId: string, jobId: string, now: number): Promise<boolean> {
     return this.conditionalUpdate({
       Key: { [PK]: tenantId, [SK]: jobId },
-      UpdateExpression: 'SET #status = :completed, #version = #version + :one, #updatedAt = :now',
+      UpdateExpression: `SET #status = :completed, ${KEEP_DEFINITION}, #version = #version + :one, #updatedAt = :now`,
       ConditionExpression: '#status = :active AND attribute_not_exists(#next) AND #schedule.#type <> :once',
       ExpressionAttributeNames: {
         '#status': 'status',
-        '#version': 'version',
+        ...DEFINITION,
         '#updatedAt': 'updatedAt',
         '#next': dueIndex.sortKey,
         '#schedule': 'schedule',

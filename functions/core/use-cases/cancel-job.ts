@@ -8,7 +8,7 @@
 import { ConflictError } from '../errors.ts';
 import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { JobRepository, StoredJob } from '../ports.ts';
-import { changeJob, nextVersionOf, withoutDueEntry, withoutPauseState } from './change-job.ts';
+import { changeJob, nextDefinitionOf, withoutDueEntry, withoutPauseState } from './change-job.ts';
 
 /** ACTIVE or PAUSED → CANCELLED; returns the cancelled job (unchanged when it already was). */
 export async function cancelJob(
@@ -22,7 +22,7 @@ export async function cancelJob(
     if (job.status !== 'ACTIVE' && job.status !== 'PAUSED') {
       throw new ConflictError(`job ${jobId} is ${job.status}; it has already ended`);
     }
-    return { write: { ...withoutPauseState(withoutDueEntry(nextVersionOf(job, now))), status: 'CANCELLED' } };
+    return { write: { ...withoutPauseState(withoutDueEntry(nextDefinitionOf(job, now))), status: 'CANCELLED' } };
   });
   if (changed) await deps.jobCounts?.shift(tenantId, before.status, 'CANCELLED');
   return after;

@@ -1,9 +1,12 @@
 /**
  * The read-decide-write loop every job management change shares: read the tenant's job, decide
- * its next state, and write it conditioned on the version that was read. The scanner advances
- * recurring jobs (bumping their version) all the time, so a lost race is retried against the
- * fresh job a few times before the caller is told to retry (409).
+ * its next state, and write it conditioned on the (internal) version that was read. The scanner
+ * advances recurring jobs (bumping that version) all the time, so a lost race is retried against
+ * the fresh job a few times before the caller is told to retry (409). `decide` sees each fresh
+ * job, so a precondition on the definition version (PATCH's If-Match) is checked again on every
+ * attempt: a scanner advance is retried past, another client's change is refused.
  */
+import { definitionVersionOf } from '../definition-version.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { JobRepository, StoredJob } from '../ports.ts';
 
@@ -33,9 +36,17 @@ export async function changeJob(
   throw new ConflictError(`job ${jobId} kept changing concurrently; retry`);
 }
 
-/** The job with its version bumped and `updatedAt` set: the start of every change. */
+/**
+ * The job with its internal version bumped and `updatedAt` set: the start of every system change
+ * (bookkeeping), which leaves the definition version as it was (stored, for a job without one).
+ */
 export function nextVersionOf(job: StoredJob, now: number): StoredJob {
-  return { ...job, version: job.version + 1, updatedAt: now };
+  return { ...job, version: job.version + 1, definitionVersion: definitionVersionOf(job), updatedAt: now };
+}
+
+/** As nextVersionOf, with the definition version bumped too: the start of every change a tenant makes. */
+export function nextDefinitionOf(job: StoredJob, now: number): StoredJob {
+  return { ...nextVersionOf(job, now), definitionVersion: definitionVersionOf(job) + 1 };
 }
 
 /** Takes the job out of the due-index (the sparse index holds only jobs carrying both keys). */

@@ -36,6 +36,7 @@ export async function createJob(
     ...fields,
     status: 'ACTIVE',
     version: 1,
+    definitionVersion: 1,
     createdAt: now,
     updatedAt: now,
     occurrenceCount: 0,

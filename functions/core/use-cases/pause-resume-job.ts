@@ -37,7 +37,7 @@ import type { StoredJob } from '../ports.ts';
 import { dispatchRequestOf, sendRuns } from '../runs/send-runs.ts';
 import { DEFAULT_MISFIRE_CAP, resolveMisfire } from '../schedule/index.ts';
 import type { RunCreationMeter } from '../tenants/run-creation-meter.ts';
-import { changeJob, nextVersionOf, withoutDueEntry, withoutPauseState } from './change-job.ts';
+import { changeJob, nextDefinitionOf, nextVersionOf, withoutDueEntry, withoutPauseState } from './change-job.ts';
 import { completeIfExhausted } from './complete-exhausted.ts';
 import { discardQueuedRunsAfter } from './discard-queued-runs.ts';
 import { type MaterializeDeps, materializeOccurrences } from './materialize-occurrences.ts';
@@ -53,7 +53,7 @@ export async function pauseJob(deps: PauseDeps, tenantId: string, jobId: string,
     if (job.status !== 'ACTIVE') {
       throw new ConflictError(`job ${jobId} is ${job.status}; only an ACTIVE job can be paused`);
     }
-    const write: StoredJob = { ...withoutDueEntry(nextVersionOf(job, now)), status: 'PAUSED', pausedAt: now };
+    const write: StoredJob = { ...withoutDueEntry(nextDefinitionOf(job, now)), status: 'PAUSED', pausedAt: now };
     return { write: job.nextFireAt === undefined ? write : { ...write, pausedNextFireAt: job.nextFireAt } };
   });
   await deps.jobCounts?.shift(tenantId, 'ACTIVE', 'PAUSED');
@@ -64,6 +64,7 @@ export async function pauseJob(deps: PauseDeps, tenantId: string, jobId: string,
   const rewound = await changeJob(deps.jobs, tenantId, jobId, (job) => {
     // Resumed (or changed) in the meantime: the newer state wins.
     if (job.status !== 'PAUSED' || job.pausedAt !== now) return 'unchanged';
+    // Bookkeeping of the pause just written: its definition version stays.
     return {
       write: {
         ...nextVersionOf(job, now),
@@ -91,7 +92,7 @@ export async function resumeJob(
     if (job.status !== 'PAUSED') {
       throw new ConflictError(`job ${jobId} is ${job.status}; only a PAUSED job can be resumed`);
     }
-    const active: StoredJob = { ...withoutPauseState(nextVersionOf(job, now)), status: 'ACTIVE' };
+    const active: StoredJob = { ...withoutPauseState(nextDefinitionOf(job, now)), status: 'ACTIVE' };
     const resumeAt = job.pausedNextFireAt;
     if (resumeAt === undefined) return { write: active };
     const dueShard = dueShardOf(jobId, deps.config.shardCount);

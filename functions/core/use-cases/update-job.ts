@@ -1,7 +1,9 @@
 /**
- * Changes a job (PATCH). Optimistic concurrency: the caller names the version it read
- * (If-Match) and the write is conditioned on it, so a change based on a stale read is refused
- * (409) instead of silently overwriting someone else's.
+ * Changes a job (PATCH). Optimistic concurrency: the caller names the definition version it read
+ * (If-Match; definition-version.ts), so a change based on a stale read is refused (409) instead of
+ * silently overwriting someone else's. The scanner's advances do not change that version: the
+ * write is conditioned on the internal version read with it, and a write lost to an advance is
+ * decided again on the fresh job (changeJob), as long as its definition version still matches.
  *
  * A new schedule reschedules the job from now on, in the same conditional write: `nextFireAt`
  * becomes the new schedule's first slot at or after now (its `dueShard` with it) and
@@ -25,6 +27,7 @@
  * every attempt picked up after the change — already QUEUED or not — follows the new values,
  * while a retry already scheduled (its run created by the completion handler) still runs.
  */
+import { definitionVersionOf } from '../definition-version.ts';
 import { dueShardOf } from '../due-shard.ts';
 import { ConflictError } from '../errors.ts';
 import { requireFirstFireAt } from '../first-occurrence.ts';
@@ -32,14 +35,14 @@ import type { JobStatus } from '../model.ts';
 import type { StoredJob } from '../ports.ts';
 import type { RunCreationMeter } from '../tenants/run-creation-meter.ts';
 import type { JobChange } from '../update-input.ts';
-import { changeJob, nextVersionOf, withoutDueEntry } from './change-job.ts';
+import { changeJob, nextDefinitionOf, withoutDueEntry } from './change-job.ts';
 import { discardQueuedRunsAfter } from './discard-queued-runs.ts';
 import { type MaterializeDeps, materializeOccurrences } from './materialize-occurrences.ts';
 
 /** Jobs in these states have ended; they are kept as history and cannot change. */
 export const FINISHED_STATUSES: readonly JobStatus[] = ['COMPLETED', 'FAILED', 'CANCELLED'];
 
-/** Applies `change` to the job if it is still at `expectedVersion`; returns the job as stored after it. */
+/** Applies `change` to the job if it is still at definition version `expectedVersion`; returns the job as stored after it. */
 export async function updateJob(
   deps: MaterializeDeps,
   tenantId: string,
@@ -52,8 +55,9 @@ export async function updateJob(
   let metered = false;
   const { after } = await changeJob(deps.jobs, tenantId, jobId, async (job) => {
     if (FINISHED_STATUSES.includes(job.status)) throw new ConflictError(`job ${jobId} is ${job.status}`);
-    if (job.version !== expectedVersion) {
-      throw new ConflictError(`job ${jobId} is at version ${job.version}, not ${expectedVersion}; re-read it`);
+    const current = definitionVersionOf(job);
+    if (current !== expectedVersion) {
+      throw new ConflictError(`job ${jobId} is at version ${current}, not ${expectedVersion}; re-read it`);
     }
     const write = applyChange(job, change, deps.config.shardCount, now);
     if (
@@ -75,12 +79,12 @@ export async function updateJob(
   return (await deps.jobs.get(tenantId, jobId)) ?? after;
 }
 
-/** The job after `change`, one version on; a new schedule restarts it from `now`. */
+/** The job after `change`, one (definition) version on; a new schedule restarts it from `now`. */
 function applyChange(job: StoredJob, change: JobChange, shardCount: number, now: number): StoredJob {
   // onFailure: null removes the URL; the notifier then drops the job's notices (deliver-failure-notice.ts).
   const { onFailureUrl: _removed, ...withoutOnFailure } = job;
   const next: StoredJob = {
-    ...nextVersionOf(change.onFailureUrl === null ? withoutOnFailure : job, now),
+    ...nextDefinitionOf(change.onFailureUrl === null ? withoutOnFailure : job, now),
     ...(change.name === undefined ? {} : { name: change.name }),
     ...(change.target === undefined ? {} : { target: change.target }),
     ...(change.timeoutSeconds === undefined ? {} : { timeoutSeconds: change.timeoutSeconds }),

@@ -24,7 +24,7 @@ export async function cancelJob(event: APIGatewayProxyEvent): Promise<APIGateway
     Date.now(),
   );
   logger.info('job cancelled', { tenantId, jobId });
-  return json(200, jobView(job), { etag: etagOf(job.version) });
+  return json(200, jobView(job), { etag: etagOf(job) });
 }
 
 export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(cancelJob).use(httpErrors());

@@ -16,7 +16,7 @@ export async function getJob(event: APIGatewayProxyEvent): Promise<APIGatewayPro
     tenantOf(event),
     jobIdOf(event),
   );
-  return json(200, jobView(job, latestRun, upcomingOccurrences(job, Date.now())), { etag: etagOf(job.version) });
+  return json(200, jobView(job, latestRun, upcomingOccurrences(job, Date.now())), { etag: etagOf(job) });
 }
 
 export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(getJob).use(httpErrors());

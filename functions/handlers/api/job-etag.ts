@@ -1,14 +1,18 @@
 /**
- * The job's version as an HTTP entity tag. Every write bumps the version (the scanner's too, as
- * it moves `nextFireAt`), so the tag changes whenever the job's representation does.
+ * The job's definition version (#core/definition-version) as an HTTP entity tag. It changes with
+ * the job's definition and status as a tenant changes them (PATCH, pause, resume, cancel), not
+ * with the scanner's bookkeeping (`nextFireAt`, `updatedAt`), so a client editing a job that fires
+ * every second keeps a tag that matches until another client changes the job.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { definitionVersionOf } from '#core/definition-version';
 import { ValidationError } from '#core/errors';
+import type { Job } from '#core/model';
 import { headerOf } from '../header-of.ts';
 
-/** `"<version>"`, a strong entity tag. */
-export function etagOf(version: number): string {
-  return `"${version}"`;
+/** `"<definition version>"`, a strong entity tag. */
+export function etagOf(job: Pick<Job, 'version' | 'definitionVersion'>): string {
+  return `"${definitionVersionOf(job)}"`;
 }
 
 const VERSION_TAG = /^(?:W\/)?(?:"(\d{1,15})"|(\d{1,15}))$/;

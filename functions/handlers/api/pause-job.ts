@@ -21,7 +21,7 @@ export async function pauseJob(event: APIGatewayProxyEvent): Promise<APIGatewayP
     Date.now(),
   );
   logger.info('job paused', { tenantId, jobId, pausedNextFireAt: job.pausedNextFireAt });
-  return json(200, jobView(job), { etag: etagOf(job.version) });
+  return json(200, jobView(job), { etag: etagOf(job) });
 }
 
 export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(pauseJob).use(httpErrors());

@@ -22,7 +22,7 @@ export async function resumeJob(event: APIGatewayProxyEvent): Promise<APIGateway
   const now = Date.now();
   const job = await resumeJobUseCase(materializeDeps(), tenantId, jobId, now, runMeterOf(tenantId, now));
   logger.info('job resumed', { tenantId, jobId, nextFireAt: job.nextFireAt });
-  return json(200, jobView(job), { etag: etagOf(job.version) });
+  return json(200, jobView(job), { etag: etagOf(job) });
 }
 
 export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(resumeJob)

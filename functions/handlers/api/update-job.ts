@@ -3,13 +3,15 @@
  * delivery, onFailure) or timeouts.
  *
  * Optimistic concurrency: `If-Match: <version>` (the job's ETag, quoted or not) is required; a
- * request without it gets 428 Precondition Required, one naming another version 409. The answer
- * carries the new ETag.
+ * request without it gets 428 Precondition Required, one naming another version 409. The version
+ * is the job's definition version (#core/definition-version): the scanner advancing the job does
+ * not change it, another client's PATCH, pause, resume or cancel does. The answer carries the new ETag.
  */
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import validator from '@middy/validator';
 import { transpileSchema } from '@middy/validator/transpile';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { definitionVersionOf } from '#core/definition-version';
 import { MAX_REQUEST_BODY_BYTES } from '#core/limits';
 import { parseUpdateJobRequest, type UpdateJobInput } from '#core/update-input';
 import { updateJob as updateJobUseCase } from '#core/use-cases/update-job';
@@ -55,8 +57,8 @@ export async function updateJob(event: APIGatewayProxyEvent): Promise<APIGateway
     now,
     runMeterOf(tenantId, now),
   );
-  logger.info('job updated', { tenantId, jobId, version: job.version, fields: Object.keys(change) });
-  return json(200, jobView(job), { etag: etagOf(job.version) });
+  logger.info('job updated', { tenantId, jobId, version: definitionVersionOf(job), fields: Object.keys(change) });
+  return json(200, jobView(job), { etag: etagOf(job) });
 }
 
 export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(updateJob)

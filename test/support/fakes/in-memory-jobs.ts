@@ -1,5 +1,6 @@
 import { jobsCursor } from '#adapters/dynamodb/listing-cursors';
 import { JOBS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { definitionVersionOf } from '#core/definition-version';
 import { JobExistsError } from '#core/errors';
 import type { Job } from '#core/model';
 import type { DueJob, JobListQuery, JobRepository, Page, StoredJob } from '#core/ports';
@@ -22,6 +23,11 @@ function dueEntryOf(job: StoredJob): DueJob {
       entry[name] = structuredClone((job as unknown as Record<string, unknown>)[name]);
   }
   return entry as DueJob;
+}
+
+/** As the adapter's system writes: a job stored before definition versions keeps the one it showed. */
+function keepDefinition(stored: StoredJob): void {
+  stored.definitionVersion = definitionVersionOf(stored);
 }
 
 /** A job as read: the DynamoDB adapter's item carries the in-flight marker as the attribute `inFlight`. */
@@ -106,6 +112,7 @@ export class InMemoryJobRepository implements JobRepository {
   ): Promise<boolean> {
     const stored = this.items.get(this.key(job.tenantId, job.jobId));
     if (!stored || stored.version !== job.version) return false;
+    keepDefinition(stored);
     stored.version++;
     stored.occurrenceCount += change.materialized;
     stored.updatedAt = change.now;
@@ -120,6 +127,7 @@ export class InMemoryJobRepository implements JobRepository {
     const stored = this.items.get(this.key(job.tenantId, job.jobId));
     if (!stored || stored.version !== job.version) return false;
     stored.quarantine = { reason, at: now };
+    keepDefinition(stored);
     stored.version++;
     stored.updatedAt = now;
     delete stored.dueShard;
@@ -132,6 +140,7 @@ export class InMemoryJobRepository implements JobRepository {
       return false;
     }
     stored.status = 'COMPLETED';
+    keepDefinition(stored);
     stored.version++;
     stored.updatedAt = now;
     return true;
@@ -149,6 +158,7 @@ export class InMemoryJobRepository implements JobRepository {
       return false;
     }
     stored.status = status;
+    keepDefinition(stored);
     stored.version++;
     stored.updatedAt = now;
     delete stored.nextFireAt;

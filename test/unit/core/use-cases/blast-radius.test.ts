@@ -4,6 +4,7 @@
  * versions are in test/integration/scanner-isolation.test.ts and test/e2e/blast-radius.test.ts).
  */
 import { describe, expect, it } from 'vitest';
+import { definitionVersionOf } from '#core/definition-version';
 import type { StoredJob } from '#core/ports';
 import { parseUpdateJob } from '#core/update-input';
 import { pauseJob, resumeJob } from '#core/use-cases/pause-resume-job';
@@ -103,7 +104,7 @@ describe('a job that cannot be planned', () => {
       TENANT,
       poison.jobId,
       parseUpdateJob(every(30, NOW + 10_000), NOW),
-      quarantined.version,
+      definitionVersionOf(quarantined),
       NOW,
     );
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { definitionVersionOf } from '#core/definition-version';
 import { dueShardOf } from '#core/due-shard';
 import { ConflictError, NotFoundError, ValidationError } from '#core/errors';
 import { parseUpdateJob } from '#core/update-input';
@@ -23,7 +24,7 @@ describe('updating a job', () => {
         misfire: 'skip',
         timeoutSeconds: 5,
       }),
-      job.version,
+      definitionVersionOf(job),
       NOW + 1_000,
     );
 
@@ -33,6 +34,7 @@ describe('updating a job', () => {
       policies: { misfire: 'skip', overlap: 'allow' },
       timeoutSeconds: 5,
       version: job.version + 1,
+      definitionVersion: definitionVersionOf(job) + 1,
       updatedAt: NOW + 1_000,
       nextFireAt: job.nextFireAt,
       dueShard: job.dueShard,
@@ -44,7 +46,7 @@ describe('updating a job', () => {
     const { deps, create } = setup();
     const job = await create({ name: 'old', ...every(3600, NOW + 3_600_000) });
 
-    const stale = updateJob(deps, TENANT, job.jobId, change({ name: 'new' }), job.version - 1, NOW);
+    const stale = updateJob(deps, TENANT, job.jobId, change({ name: 'new' }), definitionVersionOf(job) - 1, NOW);
 
     await expect(stale).rejects.toThrow(ConflictError);
     expect(await deps.jobs.get(TENANT, job.jobId)).toEqual(job);
@@ -60,7 +62,7 @@ describe('updating a job', () => {
       TENANT,
       job.jobId,
       change({ schedule: { type: 'interval', everySeconds: 3600, startAt: iso(later + 600_000) } }, later),
-      job.version,
+      definitionVersionOf(job),
       later,
     );
 
@@ -83,7 +85,7 @@ describe('updating a job', () => {
       TENANT,
       job.jobId,
       change({ schedule: { type: 'cron', expression: '*/30 * * * * *' } }),
-      job.version,
+      definitionVersionOf(job),
       NOW,
     );
 
@@ -103,7 +105,7 @@ describe('updating a job', () => {
       TENANT,
       job.jobId,
       change({ schedule: { type: 'interval', everySeconds: 60 } }),
-      paused.version,
+      definitionVersionOf(paused),
       NOW,
     );
 
@@ -120,8 +122,10 @@ describe('updating a job', () => {
       schedule: { type: 'interval', everySeconds: 60, startAt: iso(NOW - 7_200_000), endAt: iso(NOW - 3_600_000) },
     });
 
-    await expect(updateJob(deps, TENANT, job.jobId, input, job.version, NOW)).rejects.toThrow(ValidationError);
-    await expect(updateJob(deps, TENANT, job.jobId, input, job.version, NOW)).rejects.toMatchObject({
+    await expect(updateJob(deps, TENANT, job.jobId, input, definitionVersionOf(job), NOW)).rejects.toThrow(
+      ValidationError,
+    );
+    await expect(updateJob(deps, TENANT, job.jobId, input, definitionVersionOf(job), NOW)).rejects.toMatchObject({
       details: [{ field: 'schedule.endAt', reason: 'has no occurrence from now on' }],
     });
     expect(await deps.jobs.get(TENANT, job.jobId)).toEqual(job);
@@ -132,18 +136,18 @@ describe('updating a job', () => {
     const job = await create(every(3600, NOW + 3_600_000));
     await jobs.replace({ ...job, status: 'COMPLETED', version: job.version + 1 }, job.version);
 
-    await expect(updateJob(deps, TENANT, job.jobId, change({ name: 'x' }), job.version + 1, NOW)).rejects.toThrow(
-      ConflictError,
-    );
+    await expect(
+      updateJob(deps, TENANT, job.jobId, change({ name: 'x' }), definitionVersionOf(job), NOW),
+    ).rejects.toThrow(ConflictError);
   });
 
   it("answers NotFound for another tenant's job and leaves it untouched", async () => {
     const { deps, create } = setup();
     const theirs = await create({ name: 'theirs', ...every(3600, NOW + 3_600_000) }, NOW, 'tenant-b');
 
-    await expect(updateJob(deps, TENANT, theirs.jobId, change({ name: 'x' }), theirs.version, NOW)).rejects.toThrow(
-      NotFoundError,
-    );
+    await expect(
+      updateJob(deps, TENANT, theirs.jobId, change({ name: 'x' }), definitionVersionOf(theirs), NOW),
+    ).rejects.toThrow(NotFoundError);
     expect(await deps.jobs.get('tenant-b', theirs.jobId)).toEqual(theirs);
   });
 });

@@ -3,6 +3,7 @@
  * before it writes anything, and writes nothing when refused.
  */
 import { describe, expect, it } from 'vitest';
+import { definitionVersionOf } from '#core/definition-version';
 import { ConflictError } from '#core/errors';
 import type { RateLimiter } from '#core/tenants/ports';
 import { RateLimitedError } from '#core/tenants/quota-errors';
@@ -92,12 +93,12 @@ describe('metered run creation', () => {
     const soon = parseUpdateJob({ schedule: { type: 'once', at: new Date(NOW + 5_000).toISOString() } }, NOW);
     const far = parseUpdateJob({ schedule: { type: 'once', at: new Date(NOW + HOUR).toISOString() } }, NOW);
 
-    const moved = await updateJob(deps, TENANT, job.jobId, far, job.version, NOW, meter(NOW));
-    const soonJob = await updateJob(deps, TENANT, job.jobId, soon, moved.version, NOW, meter(NOW));
+    const moved = await updateJob(deps, TENANT, job.jobId, far, definitionVersionOf(job), NOW, meter(NOW));
+    const soonJob = await updateJob(deps, TENANT, job.jobId, soon, definitionVersionOf(moved), NOW, meter(NOW));
     expect(asked).toEqual([1]);
     expect(runsOf(job.jobId).map((run) => run.scheduledFor)).toEqual([NOW + 5_000]);
 
-    const again = updateJob(deps, TENANT, job.jobId, soon, soonJob.version, NOW, meter(NOW));
+    const again = updateJob(deps, TENANT, job.jobId, soon, definitionVersionOf(soonJob), NOW, meter(NOW));
     await expect(again).rejects.toBeInstanceOf(RateLimitedError);
     expect((await deps.jobs.get(TENANT, job.jobId))?.version).toBe(soonJob.version);
   });
