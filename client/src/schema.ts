@@ -379,7 +379,7 @@ export interface components {
     };
     /**
      * Job
-     * @description A job as the API shows it (functions/core/views.ts jobView): secret header values show as "***"; `upcoming` (the next occurrences) only from GET /v1/jobs/{id}; `version` is also its ETag.
+     * @description A job as the API shows it (functions/core/views.ts jobView): secret header values show as "***"; `upcoming` (the next occurrences) only from GET /v1/jobs/{id}; `version` is also its ETag: the job's definition version, bumped by PATCH, pause, resume and cancel only, never by the scheduler advancing the job or finishing it.
      * @example {
      *       "jobId": "01JD2Q8Z4W6X7Y8Z9A0B1C2D3E",
      *       "name": "weekday-report",
@@ -499,6 +499,7 @@ export interface components {
         at: string | null;
       };
       upcoming?: string[];
+      /** @description The definition version (also the ETag; send it in If-Match to PATCH): bumped by PATCH, pause, resume and cancel, not by the scanner or by runs. */
       version: number;
       /** Format: date-time */
       createdAt: string | null;
@@ -1385,7 +1386,7 @@ export interface operations {
       200: {
         headers: {
           /**
-           * @description The job's version as a strong entity tag: send it back in If-Match to change the job
+           * @description The job's (definition) version as a strong entity tag: send it back in If-Match to change the job. PATCH, pause, resume and cancel change it; the scheduler advancing the job does not
            * @example "3"
            */
           ETag: string;
@@ -1420,7 +1421,7 @@ export interface operations {
       200: {
         headers: {
           /**
-           * @description The job's version as a strong entity tag: send it back in If-Match to change the job
+           * @description The job's (definition) version as a strong entity tag: send it back in If-Match to change the job. PATCH, pause, resume and cancel change it; the scheduler advancing the job does not
            * @example "3"
            */
           ETag: string;
@@ -1442,7 +1443,7 @@ export interface operations {
       query?: never;
       header: {
         /**
-         * @description The job's version, its ETag (`"3"`, `3` or `W/"3"`): 428 without it, 409 when the job changed since
+         * @description The job's version, its ETag (`"3"`, `3` or `W/"3"`): 428 without it, 409 when another PATCH, a pause, a resume or a cancel changed the job since (the scheduler advancing it does not)
          * @example "3"
          */
         'If-Match': string;
@@ -1466,7 +1467,7 @@ export interface operations {
       200: {
         headers: {
           /**
-           * @description The job's version as a strong entity tag: send it back in If-Match to change the job
+           * @description The job's (definition) version as a strong entity tag: send it back in If-Match to change the job. PATCH, pause, resume and cancel change it; the scheduler advancing the job does not
            * @example "3"
            */
           ETag: string;
@@ -1650,7 +1651,7 @@ export interface operations {
       200: {
         headers: {
           /**
-           * @description The job's version as a strong entity tag: send it back in If-Match to change the job
+           * @description The job's (definition) version as a strong entity tag: send it back in If-Match to change the job. PATCH, pause, resume and cancel change it; the scheduler advancing the job does not
            * @example "3"
            */
           ETag: string;
@@ -1686,7 +1687,7 @@ export interface operations {
       200: {
         headers: {
           /**
-           * @description The job's version as a strong entity tag: send it back in If-Match to change the job
+           * @description The job's (definition) version as a strong entity tag: send it back in If-Match to change the job. PATCH, pause, resume and cancel change it; the scheduler advancing the job does not
            * @example "3"
            */
           ETag: string;

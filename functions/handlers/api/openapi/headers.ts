@@ -16,7 +16,8 @@ export const REQUEST_HEADER_PARAMETERS: Record<RequestHeader, Record<string, unk
     name: 'If-Match',
     in: 'header',
     required: true,
-    description: 'The job\'s version, its ETag (`"3"`, `3` or `W/"3"`): 428 without it, 409 when the job changed since',
+    description:
+      'The job\'s version, its ETag (`"3"`, `3` or `W/"3"`): 428 without it, 409 when another PATCH, a pause, a resume or a cancel changed the job since (the scheduler advancing it does not)',
     schema: { type: 'string', pattern: '^(W/)?("\\d{1,15}"|\\d{1,15})$' },
     example: '"3"',
   },
@@ -24,7 +25,8 @@ export const REQUEST_HEADER_PARAMETERS: Record<RequestHeader, Record<string, unk
 
 export const RESPONSE_HEADERS: Record<ResponseHeader | 'Retry-After', Record<string, unknown>> = {
   ETag: {
-    description: "The job's version as a strong entity tag: send it back in If-Match to change the job",
+    description:
+      "The job's (definition) version as a strong entity tag: send it back in If-Match to change the job. PATCH, pause, resume and cancel change it; the scheduler advancing the job does not",
     schema: { type: 'string', pattern: '^"\\d+"$' },
     example: '"3"',
   },
