@@ -259,6 +259,41 @@ export function jobRepositoryContract(repositories: () => ContractRepositories) 
       expect(await jobs.get(tenant, jobIdOf(9))).toBeUndefined();
     });
 
+    it("leaves the definition version to the system's writes: kept when set, stored as the version it stood at when absent", async () => {
+      const tenant = unique('t');
+      const shard = unique('due#');
+      const interval = { type: 'interval', everySeconds: 60, startAt: NOW } as const;
+      // Stored before definition versions (absent: the API showed its internal version, 4).
+      const legacy = aJob(tenant, jobIdOf(1), { version: 4, schedule: interval, nextFireAt: NOW, dueShard: shard });
+      const current = aJob(tenant, jobIdOf(2), {
+        version: 4,
+        definitionVersion: 2,
+        schedule: interval,
+        nextFireAt: NOW,
+        dueShard: shard,
+      });
+      const once = aJob(tenant, jobIdOf(3), { version: 5, schedule: { type: 'once', at: NOW }, nextFireAt: NOW });
+      const exhausted = aJob(tenant, jobIdOf(4), { version: 6, schedule: interval });
+      const quarantined = aJob(tenant, jobIdOf(5), { version: 8, nextFireAt: NOW, dueShard: shard });
+      for (const job of [legacy, current, once, exhausted, quarantined]) await jobs.create(job);
+
+      for (const job of [legacy, current]) {
+        expect(await jobs.advance(job, { nextFireAt: NOW + 60_000, materialized: 1, now: NOW + 1 })).toBe(true);
+        expect(
+          await jobs.advance({ ...job, version: 5 }, { nextFireAt: NOW + 120_000, materialized: 1, now: NOW + 2 }),
+        ).toBe(true);
+      }
+      expect(await jobs.finish(tenant, once.jobId, 'COMPLETED', NOW + 1, NOW)).toBe(true);
+      expect(await jobs.completeExhausted(tenant, exhausted.jobId, NOW + 1)).toBe(true);
+      expect(await jobs.quarantine(quarantined, 'cannot plan', NOW + 1)).toBe(true);
+
+      expect(await jobs.get(tenant, legacy.jobId)).toMatchObject({ version: 6, definitionVersion: 4 });
+      expect(await jobs.get(tenant, current.jobId)).toMatchObject({ version: 6, definitionVersion: 2 });
+      expect(await jobs.get(tenant, once.jobId)).toMatchObject({ version: 6, definitionVersion: 5 });
+      expect(await jobs.get(tenant, exhausted.jobId)).toMatchObject({ version: 7, definitionVersion: 6 });
+      expect(await jobs.get(tenant, quarantined.jobId)).toMatchObject({ version: 9, definitionVersion: 8 });
+    });
+
     it('holds the in-flight marker for one occurrence until it is released or its `until` has passed', async () => {
       const tenant = unique('t');
       const job = aJob(tenant, jobIdOf(1));

@@ -162,12 +162,13 @@ export class DynamoJobRepository implements JobRepository {
     // Only the index's partition key goes: the sparse index drops the job, `nextFireAt` stays to say where it stopped.
     // The version is set, not incremented: a job quarantined because the store refuses its data
     // (a version that is not a number) must still be quarantinable, and comes out with a sound one.
-    // So is a missing definition version: the sound version this write started from.
-    const sound = Number.isSafeInteger(Number(job.version)) ? Number(job.version) : 0;
+    // So is a missing definition version: the version this write started from, or 1 for an unsound one.
+    const readable = Number.isSafeInteger(Number(job.version));
+    const sound = readable ? Number(job.version) : 0;
     return this.conditionalUpdate({
       Key: { [PK]: job.tenantId, [SK]: job.jobId },
       UpdateExpression:
-        'SET #quarantine = :quarantine, #definition = if_not_exists(#definition, :sound), #version = :next, #updatedAt = :now REMOVE #shard',
+        'SET #quarantine = :quarantine, #definition = if_not_exists(#definition, :shown), #version = :next, #updatedAt = :now REMOVE #shard',
       ConditionExpression: '#version = :expected',
       ExpressionAttributeNames: {
         '#quarantine': 'quarantine',
@@ -177,7 +178,7 @@ export class DynamoJobRepository implements JobRepository {
       },
       ExpressionAttributeValues: {
         ':quarantine': { reason, at: now },
-        ':sound': sound,
+        ':shown': readable ? sound : 1,
         ':next': sound + 1,
         ':now': now,
         ':expected': job.version,
