@@ -21,8 +21,8 @@ function ConflictNotice({ onReload, reloading }: { onReload: () => void; reloadi
     <div role="alert" className="rounded border border-amber-400 bg-amber-50 p-3 text-sm text-amber-950">
       <p className="font-medium">Not saved: this job changed since you opened it.</p>
       <p className="mt-1">
-        Someone (or the scheduler, as it moved the next fire time) saved a newer version. Reload the job to see it as it
-        is now; your unsaved changes here will be discarded, so make them again after reloading.
+        Someone edited, paused, resumed or cancelled it meanwhile (the scheduler's own runs do not count). Reload the
+        job to see it as it is now; your unsaved changes here will be discarded, so make them again after reloading.
       </p>
       <button
         type="button"
