@@ -105,6 +105,9 @@ describe('job detail', () => {
       await expect.poll(() => headerStatus(page)).toBe('PAUSED');
       expect(await jobStatus(local, jobId)).toBe('PAUSED');
       expect(await page.getByRole('button', { name: 'Pause' }).isDisabled()).toBe(true);
+      // The pressed button was disabled under the focus: focus goes to the outcome, not the page's top.
+      const focused = () => page.evaluate<string>('document.activeElement?.textContent ?? ""');
+      await expect.poll(focused).toMatch(/^Paused: no run starts until you resume\.$/);
 
       await page.getByRole('button', { name: 'Resume' }).click();
       await expect.poll(() => headerStatus(page)).toBe('ACTIVE');
@@ -126,6 +129,7 @@ describe('job detail', () => {
       await page.getByRole('button', { name: 'Cancel job…' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Cancel job', exact: true }).click();
       await expect.poll(() => headerStatus(page)).toBe('CANCELLED');
+      await expect.poll(focused).toMatch(/^Cancelled: the job will not run again\.$/);
       expect(await jobStatus(local, jobId)).toBe('CANCELLED');
       expect(await page.getByRole('button', { name: 'Trigger now' }).isDisabled()).toBe(true);
       expect(errors).toEqual([]);

@@ -160,6 +160,42 @@ describe('the edit request', () => {
     });
   });
 
+  it('refuses an emptied timeout or SLA at its field instead of saying nothing changed', () => {
+    const emptied = buildUpdateJob(initial, { ...initial, timeoutSeconds: '', slaSeconds: ' ' });
+    expect(emptied.unchanged).toBeUndefined();
+    expect(emptied.body).toBeUndefined();
+    expect(Object.keys(emptied.errors).sort()).toEqual(['slaSeconds', 'timeoutSeconds']);
+  });
+
+  it('sends an emptied retry policy as the defaults, not as no change', () => {
+    const emptied = {
+      ...initial,
+      retryMaxAttempts: '',
+      retryInitialDelaySeconds: '',
+      retryMaxDelaySeconds: '',
+      retryMultiplier: '',
+      retryOn: '',
+    };
+    expect(buildUpdateJob(initial, emptied)).toEqual({ body: { retry: {} }, errors: {} });
+  });
+
+  it('edits a job whose body is text, not JSON: other fields alone, or the target with the text kept', () => {
+    const textJob: Job = {
+      ...job,
+      target: { ...job.target, secretHeaders: {}, body: 'a=1&b=2' },
+    };
+    const loaded = valuesFromJob(textJob);
+    expect(buildUpdateJob(loaded, { ...loaded, name: 'renamed' })).toEqual({ body: { name: 'renamed' }, errors: {} });
+    expect(buildUpdateJob(loaded, { ...loaded, url: 'https://example.com/v2' }).body?.target).toEqual({
+      url: 'https://example.com/v2',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'a=1&b=2',
+    });
+    // Edited into other text that is not JSON: said at the body, never dropped unseen.
+    expect(buildUpdateJob(loaded, { ...loaded, body: 'a=3' }).errors['target.body']).toMatch(/not valid JSON/);
+  });
+
   it('needs a stored secret typed again when the target changes, and sends it once typed', () => {
     const retargeted = { ...initial, url: 'https://example.com/v2' };
     expect(buildUpdateJob(initial, retargeted).errors['target.secretHeaders.authorization']).toMatch(

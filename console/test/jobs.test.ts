@@ -212,6 +212,11 @@ describe('jobs list', () => {
       await expect
         .poll(() => page.getByRole('status').first().textContent(), { timeout: 15_000 })
         .toContain('Paused 3 of 3 jobs.');
+      // Focus is not lost with the dialog (the buttons that opened it are disabled now): a keyboard
+      // user goes on from the report.
+      await expect
+        .poll(() => page.evaluate<string>('document.activeElement?.closest("[role=status]")?.textContent ?? ""'))
+        .toContain('Paused 3 of 3 jobs.');
       expect(await statuses()).toEqual(['PAUSED', 'PAUSED', 'PAUSED']);
       await expect
         .poll(() => page.locator('tbody').getByText('PAUSED', { exact: true }).count(), { timeout: 15_000 })

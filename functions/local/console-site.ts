@@ -63,6 +63,19 @@ export function serveConsole(root: string, req: IncomingMessage, res: ServerResp
     res.end();
     return true;
   }
-  createReadStream(file).pipe(res);
+  // The file can go between the check above and the read (a `vite build` empties console/dist while
+  // a runtime serves it): that request gets a 404, and the runtime keeps running.
+  createReadStream(file)
+    .on('error', () => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      res.statusCode = 404;
+      res.setHeader('content-type', 'text/plain; charset=utf-8');
+      res.setHeader('cache-control', 'no-cache');
+      res.end('Not found');
+    })
+    .pipe(res);
   return true;
 }

@@ -5,6 +5,7 @@
 import { type FormEvent, useState } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { errorMessage } from '../api/result.ts';
+import { safeNext } from '../safe-next.ts';
 import { clientFor, type Scope, useSessionState } from '../session.tsx';
 
 /**
@@ -19,9 +20,7 @@ async function scopeOf(token: string): Promise<Scope | string> {
 }
 
 /** Only same-app paths are followed after sign-in (never another origin). */
-function safeNext(next: string | null): string {
-  return next?.startsWith('/') && !next.startsWith('//') ? next : '/';
-}
+const nextOf = (params: URLSearchParams) => safeNext(params.get('next'), window.location.origin);
 
 export function SignInPage() {
   const { session, signIn } = useSessionState();
@@ -30,7 +29,7 @@ export function SignInPage() {
   const [token, setToken] = useState('');
   const [problem, setProblem] = useState<string>();
   const [busy, setBusy] = useState(false);
-  if (session) return <Navigate to={safeNext(params.get('next'))} replace />;
+  if (session) return <Navigate to={nextOf(params)} replace />;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -42,7 +41,7 @@ export function SignInPage() {
     setBusy(false);
     if (scope !== 'tenant' && scope !== 'admin') return setProblem(scope);
     signIn({ token: trimmed, scope });
-    navigate(scope === 'admin' ? '/health' : safeNext(params.get('next')), { replace: true });
+    navigate(scope === 'admin' ? '/health' : nextOf(params), { replace: true });
   }
 
   return (

@@ -4,7 +4,7 @@
  * triggered, a job changed meanwhile) its message is shown as it came.
  */
 import type { Job } from '@chronos/client';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { type JobAction, useJobAction } from '../../api/jobs.ts';
 import { errorMessage } from '../../api/result.ts';
@@ -27,6 +27,15 @@ export function JobActions({ job }: { job: Job }) {
   const busy = action.isPending;
   const run = (name: JobAction) => action.mutate({ id: job.jobId, action: name });
   const ended = ENDED.has(job.status);
+  // Every button is disabled while an action runs, and the browser drops focus from a disabled
+  // button: once the action has answered, a keyboard user goes on from its outcome, not the page's top.
+  const outcome = useRef<HTMLDivElement>(null);
+  const settled = action.isSuccess || action.isError;
+  useEffect(() => {
+    const at = document.activeElement;
+    const lost = at === null || at === document.body || (at instanceof HTMLButtonElement && at.disabled);
+    if (settled && lost) outcome.current?.focus();
+  }, [settled]);
 
   return (
     <div>
@@ -81,16 +90,18 @@ export function JobActions({ job }: { job: Job }) {
           }
         />
       </div>
-      <div aria-live="polite" className="mt-2 min-h-5 text-sm">
-        {busy && <span className="text-slate-600">Working…</span>}
-        {action.isSuccess && <span className="text-emerald-800">{DONE[action.variables.action]}</span>}
+      <div ref={outcome} tabIndex={-1}>
+        <div aria-live="polite" className="mt-2 min-h-5 text-sm">
+          {busy && <span className="text-slate-600">Working…</span>}
+          {action.isSuccess && <span className="text-emerald-800">{DONE[action.variables.action]}</span>}
+        </div>
+        {action.isError && (
+          <p role="alert" className="mt-1 rounded border border-red-300 bg-red-50 p-2 text-sm text-red-900">
+            {action.variables ? `Could not ${action.variables.action}: ` : ''}
+            {errorMessage(action.error)}
+          </p>
+        )}
       </div>
-      {action.isError && (
-        <p role="alert" className="mt-1 rounded border border-red-300 bg-red-50 p-2 text-sm text-red-900">
-          {action.variables ? `Could not ${action.variables.action}: ` : ''}
-          {errorMessage(action.error)}
-        </p>
-      )}
     </div>
   );
 }

@@ -133,15 +133,26 @@ export function buildUpdateJob(
 ): { body?: UpdateJob; errors: FormErrors; unchanged?: true } {
   const errors: FormErrors = {};
   const ignored: FormErrors = {};
-  const target = buildTarget(values, errors);
+  // The target's problems count only when it is sent: a job whose body is text the API took as it
+  // is (not JSON) can still be renamed or rescheduled.
+  const targetErrors: FormErrors = {};
+  const target = buildTarget(values, targetErrors);
   const schedule = buildSchedule(values, errors);
   const body: UpdateJob = {};
   if (values.name.trim() !== initial.name.trim()) body.name = values.name.trim();
   const targetChanged =
     !same(target, buildTarget(initial, ignored)) ||
+    // Text that is not JSON builds no body: only the text tells whether it was edited.
+    (values.body !== initial.body && 'target.body' in targetErrors) ||
     values.secretHeaders.length !== initial.secretHeaders.length ||
     values.secretHeaders.some((row, index) => row.name !== initial.secretHeaders[index]?.name);
   if (targetChanged) {
+    // A body left as loaded that is not JSON goes back as the text it is, not as an error.
+    if (values.body === initial.body && targetErrors['target.body']) {
+      delete targetErrors['target.body'];
+      target.body = initial.body;
+    }
+    Object.assign(errors, targetErrors);
     body.target = target;
     for (const row of values.secretHeaders) {
       if (row.stored && row.value === '') {
@@ -153,11 +164,17 @@ export function buildUpdateJob(
   if (!same(schedule, buildSchedule(initial, ignored))) body.schedule = schedule;
   if (values.misfire !== initial.misfire) body.misfire = values.misfire;
   if (values.overlap !== initial.overlap) body.overlap = values.overlap;
-  if (values.timeoutSeconds !== initial.timeoutSeconds) body.timeoutSeconds = numberOf(values.timeoutSeconds);
-  if (values.slaSeconds !== initial.slaSeconds) body.slaSeconds = numberOf(values.slaSeconds);
+  for (const field of ['timeoutSeconds', 'slaSeconds'] as const) {
+    if (values[field] === initial[field]) continue;
+    const value = numberOf(values[field]);
+    // A job always has both: an emptied field is a change the API cannot make, not "nothing changed".
+    if (value === undefined) errors[field] = 'needs a value: a job always has one';
+    else body[field] = value;
+  }
   if (values.delivery !== initial.delivery) body.delivery = values.delivery;
-  // A PATCHed retry policy replaces the whole policy: send every field the form shows.
-  if (!same(retryOf(values), retryOf(initial))) body.retry = retryOf(values);
+  // A PATCHed retry policy replaces the whole policy: send every field the form shows (every field
+  // emptied is `{}`, the defaults, as a field left out takes its default).
+  if (!same(retryOf(values), retryOf(initial))) body.retry = retryOf(values) ?? {};
   if (values.onFailureUrl.trim() !== initial.onFailureUrl.trim()) {
     body.onFailure = values.onFailureUrl.trim() ? { url: values.onFailureUrl.trim() } : null;
   }

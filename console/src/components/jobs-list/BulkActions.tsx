@@ -4,7 +4,7 @@
  * (a job that is not paused cannot be resumed).
  */
 import type { Job } from '@chronos/client';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { type JobAction, useJobAction } from '../../api/jobs.ts';
 import { errorMessage } from '../../api/result.ts';
 import { ConfirmDialog } from '../ConfirmDialog.tsx';
@@ -44,6 +44,12 @@ export function BulkActions({ jobs, onDone }: BulkActionsProps) {
   const jobAction = useJobAction();
   const [asking, setAsking] = useState<BulkAction>();
   const [report, setReport] = useState<Report>();
+  // The buttons that opened the dialog are disabled once the selection is cleared, so focus cannot
+  // go back to them: it goes to the report, where a keyboard user continues from.
+  const reportRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (report) reportRef.current?.focus();
+  }, [report]);
 
   async function run(action: BulkAction) {
     const answers = await Promise.allSettled(jobs.map((job) => jobAction.mutateAsync({ id: job.jobId, action })));
@@ -97,7 +103,7 @@ export function BulkActions({ jobs, onDone }: BulkActionsProps) {
           }
         />
       )}
-      <div role="status" className="mt-2 text-sm">
+      <div role="status" ref={reportRef} tabIndex={-1} className="mt-2 text-sm">
         {report && <BulkReport report={report} />}
       </div>
     </div>
