@@ -69,7 +69,14 @@ console.log(`Starting Chronos locally (DynamoDB Local + fauxqs${dataDir ? `, dat
 const { startLocalChronos } = await import('#local/chronos-local');
 const { ensureConsoleBuilt } = await import('#local/console-build');
 // Built only when console/ changed since the last build (a second start does not wait for Vite).
-const consoleDir = ensureConsoleBuilt((line) => console.log(line));
+let consoleDir: string;
+try {
+  consoleDir = ensureConsoleBuilt((line) => console.log(line));
+} catch (error) {
+  // Vite's own output says what failed; no stack trace of ours on top of it.
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+}
 chronos = await startLocalChronos({ port, host, consoleDir, ...(dataDir ? { dataDir } : {}), ...secrets }).catch(
   failToStart,
 );

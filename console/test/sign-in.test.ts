@@ -31,6 +31,8 @@ describe('console sign-in', () => {
     expect(await page.text()).toContain('<div id="root">');
     // A missing asset is a 404, not the app; /v1 stays the API's (JSON errors, not HTML).
     expect((await fetch(`${local.url}/assets/missing.js`)).status).toBe(404);
+    // The build's own files (its .source-hash) are not served: the path gets the app, not the hash.
+    expect(await (await fetch(`${local.url}/.source-hash`)).text()).toContain('<div id="root">');
     expect((await fetch(`${local.url}/..%2f..%2fpackage.json`)).status).not.toBe(200);
     const api = await fetch(`${local.url}/v1/nothing-here`);
     expect(api.status).toBe(404);

@@ -34,6 +34,8 @@ function fileFor(root: string, pathname: string): string | undefined {
   } catch {
     return undefined;
   }
+  // Dotfiles (the build's .source-hash) are not part of the site.
+  if (decoded.split('/').some((segment) => segment.startsWith('.'))) return undefined;
   const file = normalize(join(root, decoded));
   if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) return undefined;
   return existsSync(file) && statSync(file).isFile() ? file : undefined;

@@ -82,7 +82,9 @@ export function memorySecrets(): LocalSecrets {
 
 /** The content of `file`, or `make()` written to it first (readable by its owner only). */
 function keptIn(file: string, make: () => string): string {
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const kept = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+  // An emptied file is not a secret: make a new one rather than print or use an empty value.
+  if (kept !== '') return kept;
   const value = make();
   writeFileSync(file, `${value}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);

@@ -115,7 +115,9 @@ export class ApiWaf extends Construct {
     const visibility = (name: string): wafv2.CfnWebACL.VisibilityConfigProperty => ({
       cloudWatchMetricsEnabled: true,
       metricName: `${metricPrefix}-${name}`,
-      sampledRequestsEnabled: true,
+      // Off: GetSampledRequests returns request headers unredacted (tokens, the edge secret) to
+      // anyone with WAF read access; the logs above are redacted and keep what sampling would show.
+      sampledRequestsEnabled: false,
     });
     const rateLimited: wafv2.CfnWebACL.RuleActionProperty = {
       block: {

@@ -225,6 +225,16 @@ describe('WAF web ACL (dev, as cdk.json ships it)', () => {
       },
     ]);
   });
+
+  it('samples no request on any rule: sampled requests would show tokens and the edge secret unredacted', () => {
+    const acl = Object.values(template.findResources('AWS::WAFv2::WebACL'))[0] as Json;
+    const configs = [
+      acl.Properties.VisibilityConfig,
+      ...acl.Properties.Rules.map((rule: Json) => rule.VisibilityConfig),
+    ];
+    expect(configs.length).toBeGreaterThan(1);
+    for (const config of configs) expect(config.SampledRequestsEnabled).toBe(false);
+  });
 });
 
 describe('which budget a request spends: through the console distribution or direct', () => {

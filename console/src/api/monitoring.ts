@@ -19,7 +19,7 @@ export function useStats(query: StatsQuery) {
   });
 }
 
-/** The window as chart points (GET /v1/monitoring/timeseries: 1h in minutes, 24h in quarter-hours). */
+/** The window as chart points (GET /v1/monitoring/timeseries: 1h in minutes, 24h in 15-minute steps counted from the window's start). */
 export function useTimeseries(query: TimeseriesQuery) {
   const { client } = useSession();
   return useQuery({

@@ -1,7 +1,8 @@
 /**
  * GET /v1/monitoring/timeseries: the window of GET /v1/monitoring/stats as a series of points, for
  * a chart. Built from the same minute buckets (one Query), so the points' counts add up to the
- * stats of the same window; a day is merged into quarter hours, whose percentiles come from the
+ * stats of the same window; a day is merged into 15-minute steps counted from the window's start (not clock quarter hours, so
+ * the points add up to the stats of the same window), whose percentiles come from the
  * merged histograms of their minutes. Every step of the window has its point, zeros where nothing
  * finished, so a chart's time axis has no gaps.
  */
@@ -12,7 +13,7 @@ import { type StatsWindow, windowMinutes } from './monitoring-stats.ts';
 import type { RunAggregates } from './ports.ts';
 import { MINUTE_MS } from './run-sample.ts';
 
-/** The windows a series covers and the length of its steps: 60 minutes of an hour, 96 quarter hours of a day. */
+/** The windows a series covers and the length of its steps: 60 minutes of an hour, 96 fifteen-minute steps of a day. */
 export const TIMESERIES_WINDOWS = {
   '1h': { stepMinutes: 1 },
   '24h': { stepMinutes: 15 },

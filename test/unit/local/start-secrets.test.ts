@@ -3,7 +3,7 @@
  * is new on each start without a data folder, and kept in the folder (owner-only) with one, so the
  * token printed before a restart still works after it.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -40,6 +40,15 @@ describe('the operator token of npm start', () => {
     expect(statSync(join(dataDir, 'secrets-local-key')).mode & 0o077).toBe(0);
     // Another folder, another token.
     expect(prepareDataDir(folder(), {}).adminToken).not.toBe(first.adminToken);
+  });
+
+  it('makes a new operator token when the kept file was emptied, never an empty one', () => {
+    const dataDir = folder();
+    prepareDataDir(dataDir, {});
+    writeFileSync(join(dataDir, 'operator-token'), '\n');
+    const again = prepareDataDir(dataDir, {});
+    expect(again.adminToken).toMatch(/^chronos_[A-Za-z0-9_-]{43}$/);
+    expect(readFileSync(join(dataDir, 'operator-token'), 'utf8').trim()).toBe(again.adminToken);
   });
 
   it('keeps SECRETS_LOCAL_KEY winning over the kept key, and the operator token kept either way', () => {
