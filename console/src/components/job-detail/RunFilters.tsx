@@ -5,6 +5,7 @@
  */
 import type { Run } from '@chronos/client';
 import { type FormEvent, useEffect, useState } from 'react';
+import { fromLocalInput, toLocalInput } from './range-input.ts';
 
 export const RUN_STATUSES: readonly Run['status'][] = [
   'QUEUED',
@@ -23,22 +24,6 @@ export interface RunFilter {
   to?: string;
 }
 
-/** An ISO instant as a datetime-local value in the browser's zone (what the input shows). */
-function toLocalInput(iso: string | undefined): string {
-  if (!iso) return '';
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '';
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
-}
-
-/** A datetime-local value (browser zone) as an ISO instant; undefined when empty or invalid. */
-function fromLocalInput(value: string): string | undefined {
-  if (!value) return undefined;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
-}
-
 const FIELD = 'mt-1 block rounded border border-slate-300 bg-white px-2 py-1 text-sm';
 
 export function RunFilters({ filter, onChange }: { filter: RunFilter; onChange: (next: RunFilter) => void }) {
@@ -51,7 +36,7 @@ export function RunFilters({ filter, onChange }: { filter: RunFilter; onChange: 
   function apply(event: FormEvent) {
     event.preventDefault();
     if (backwards) return;
-    onChange({ ...filter, from: fromLocalInput(from), to: fromLocalInput(to) });
+    onChange({ ...filter, from: fromLocalInput(from), to: fromLocalInput(to, 'end') });
   }
 
   return (
@@ -75,12 +60,19 @@ export function RunFilters({ filter, onChange }: { filter: RunFilter; onChange: 
       </label>
       <label className="text-sm">
         Scheduled from
-        <input type="datetime-local" className={FIELD} value={from} onChange={(event) => setFrom(event.target.value)} />
+        <input
+          type="datetime-local"
+          step="1"
+          className={FIELD}
+          value={from}
+          onChange={(event) => setFrom(event.target.value)}
+        />
       </label>
       <label className="text-sm">
         Scheduled to
         <input
           type="datetime-local"
+          step="1"
           className={FIELD}
           value={to}
           onChange={(event) => setTo(event.target.value)}
