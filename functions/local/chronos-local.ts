@@ -293,8 +293,12 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     cleanups.push(restoreEnvironment);
     // Before the handlers build their clients: the hook puts the IAM check on each of them.
     installIamHook();
-    if (options.iam !== false) {
-      const iam = await startLocalIam(
+    const validatesRequests = runs('api') && options.gatewayValidation !== false;
+    // Read once: both the IAM policies and the gateway's models come from the same templates.
+    const stacks = options.iam !== false || validatesRequests ? await synthesizedStacks() : undefined;
+    if (stacks && options.iam !== false) {
+      const iam = startLocalIam(
+        stacks,
         { ...resources, region: LOCAL_REGION, account: LOCAL_ACCOUNT_ID },
         options.iam ?? {},
         (message) => log(message),
@@ -303,9 +307,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     }
     const handlers = await loadHandlers(ROUTES, effectiveHandlers);
     const validateRequest =
-      runs('api') && options.gatewayValidation !== false
-        ? gatewayRequestValidator(gatewayRequestChecks((await synthesizedStacks()).stateless))
-        : undefined;
+      stacks && validatesRequests ? gatewayRequestValidator(gatewayRequestChecks(stacks.stateless)) : undefined;
 
     // Before any poller or scan: the runs kept on disk get their messages back first.
     const restoredRuns =
