@@ -69,7 +69,14 @@ export interface RunningApiGateway {
   stop(): Promise<void>;
 }
 
-export type GatewayErrorCode = 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'PAYLOAD_TOO_LARGE' | 'INTERNAL';
+export type GatewayErrorCode =
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'INTERNAL'
+  | 'VALIDATION_FAILED'
+  | GatewayRefusal['kind'];
 
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 const DEFAULT_FUNCTION_TIMEOUT_SECONDS = 10;
@@ -260,18 +267,13 @@ function sendResult(res: ServerResponse, result: APIGatewayProxyResult, requestI
  * answers on AWS: BAD_REQUEST_BODY names the body, other refusals fall under DEFAULT_4XX.
  */
 function sendRefusal(res: ServerResponse, refusal: GatewayRefusal, requestId: string): void {
-  const error =
-    refusal.kind === 'BAD_REQUEST_BODY'
-      ? {
-          code: 'VALIDATION_FAILED',
-          message: 'The request is invalid',
-          details: [{ field: 'body', reason: refusal.reason }],
-        }
-      : { code: refusal.kind, message: refusal.reason, details: [] };
-  res.statusCode = 400;
-  res.setHeader('content-type', 'application/json');
-  res.setHeader('x-amzn-RequestId', requestId);
-  res.end(JSON.stringify({ error }));
+  if (refusal.kind === 'BAD_REQUEST_BODY') {
+    sendError(res, 400, 'VALIDATION_FAILED', 'The request is invalid', requestId, [
+      { field: 'body', reason: refusal.reason },
+    ]);
+  } else {
+    sendError(res, 400, refusal.kind, refusal.reason, requestId);
+  }
 }
 
 function sendError(
@@ -280,9 +282,10 @@ function sendError(
   code: GatewayErrorCode,
   message: string,
   requestId: string,
+  details: readonly { field: string; reason: string }[] = [],
 ): void {
   res.statusCode = status;
   res.setHeader('content-type', 'application/json');
   res.setHeader('x-amzn-RequestId', requestId);
-  res.end(JSON.stringify({ error: { code, message, details: [] } }));
+  res.end(JSON.stringify({ error: { code, message, details } }));
 }
