@@ -7,6 +7,7 @@ import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useDeadLetters, useJobNames, useRedrive } from '../api/runs.ts';
 import { ActionDialog } from '../components/ActionDialog.tsx';
+import { CursorPager } from '../components/CursorPager.tsx';
 import { DeadLetterTable } from '../components/dead-letters/DeadLetterTable.tsx';
 import { RedriveResults } from '../components/dead-letters/RedriveResults.tsx';
 import { pageSize } from '../components/format.ts';
@@ -101,26 +102,7 @@ export function DeadLettersPage() {
           />
         )}
       </div>
-      <nav aria-label="Dead-letter pages" className="mt-3 flex gap-2">
-        {cursor && (
-          <button
-            type="button"
-            className="rounded border border-slate-300 px-3 py-1 text-sm hover:bg-slate-100"
-            onClick={() => goTo(undefined)}
-          >
-            First page
-          </button>
-        )}
-        {list.data?.cursor && (
-          <button
-            type="button"
-            className="rounded border border-slate-300 px-3 py-1 text-sm hover:bg-slate-100"
-            onClick={() => goTo(list.data?.cursor ?? undefined)}
-          >
-            Next page
-          </button>
-        )}
-      </nav>
+      <CursorPager label="Dead-letter pages" cursor={cursor} nextCursor={list.data?.cursor} onGo={goTo} />
     </>
   );
 }

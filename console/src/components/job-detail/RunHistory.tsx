@@ -7,6 +7,7 @@ import type { Job, RunListQuery } from '@chronos/client';
 import { lazy, Suspense } from 'react';
 import { useSearchParams } from 'react-router';
 import { useRuns } from '../../api/runs.ts';
+import { CursorPager } from '../CursorPager.tsx';
 import { pageSize } from '../format.ts';
 import { Empty, ErrorState, Loading } from '../QueryState.tsx';
 import { RUN_STATUSES, type RunFilter, RunFilters } from './RunFilters.tsx';
@@ -78,26 +79,7 @@ export function RunHistory({ job }: { job: Job }) {
           </div>
         </>
       )}
-      <nav aria-label="Run pages" className="mt-3 flex gap-2">
-        {cursor && (
-          <button
-            type="button"
-            className="rounded border border-slate-300 px-3 py-1 text-sm hover:bg-slate-100"
-            onClick={() => setCursor(undefined)}
-          >
-            First page
-          </button>
-        )}
-        {runs.data?.cursor && (
-          <button
-            type="button"
-            className="rounded border border-slate-300 px-3 py-1 text-sm hover:bg-slate-100"
-            onClick={() => setCursor(runs.data?.cursor ?? undefined)}
-          >
-            Next page
-          </button>
-        )}
-      </nav>
+      <CursorPager label="Run pages" cursor={cursor} nextCursor={runs.data?.cursor} onGo={setCursor} />
     </section>
   );
 }
