@@ -5,10 +5,11 @@
  * start does not wait for Vite.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildConsole } from '../../lib/console/vite-build.ts';
+import { filesUnder } from './files-under.ts';
 
 const REPOSITORY = fileURLToPath(new URL('../..', import.meta.url));
 export const CONSOLE_ROOT = join(REPOSITORY, 'console');
@@ -26,14 +27,6 @@ const SOURCES = [
   join(REPOSITORY, 'lib', 'console', 'vite-build.ts'),
   join(REPOSITORY, 'functions', 'local', 'console-build.ts'),
 ];
-
-function filesUnder(path: string): string[] {
-  if (!existsSync(path)) return [];
-  if (statSync(path).isFile()) return [path];
-  return readdirSync(path)
-    .sort()
-    .flatMap((name) => filesUnder(join(path, name)));
-}
 
 /** A hash of every source file's path and content. */
 export function consoleSourceHash(): string {

@@ -6,9 +6,10 @@
  * two test workers synthesizing at once never read half a file.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { filesUnder } from '../files-under.ts';
 import type { CfnTemplate } from './cfn-values.ts';
 
 /** Where a stateful resource lives locally: the key of ProvisionedResources it is. */
@@ -87,11 +88,6 @@ function functionImports(root: string, file: string): string[] {
   return [...text.matchAll(/from '#(core|adapters|handlers)\/([^']+)'/g)].map(([, dir, path]) =>
     join(root, 'functions', dir as string, `${path}.ts`),
   );
-}
-
-function filesUnder(path: string): string[] {
-  if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path).flatMap((name) => filesUnder(join(path, name)));
 }
 
 /**
