@@ -38,18 +38,19 @@ describe('gateway checks from the synthesized template', () => {
   });
 
   it('enforces a model as the template writes it: a stricter model refuses what the deployed one lets through', async () => {
-    const { stateless } = await templateChecks();
-    const strict = structuredClone(stateless) as { Resources: Record<string, { Type: string; Properties: any }> };
+    const { stateless } = await synthesizedStacks();
+    const strict = structuredClone(stateless);
     const createJob = Object.values(strict.Resources).find(
-      (r) => r.Type === 'AWS::ApiGateway::Model' && r.Properties.Name === 'CreateJob',
+      (r) => r.Type === 'AWS::ApiGateway::Model' && r.Properties?.Name === 'CreateJob',
     );
-    expect(createJob).toBeDefined();
+    const schema = createJob?.Properties?.Schema as Record<string, unknown> | undefined;
+    expect(schema).toBeDefined();
     const body = JSON.stringify({ schedule: { type: 'once' } });
-    const deployed = gatewayRequestValidator(gatewayRequestChecks((await synthesizedStacks()).stateless));
+    const deployed = gatewayRequestValidator(gatewayRequestChecks(stateless));
     expect(deployed(request('POST /v1/jobs', body))).toBeUndefined();
 
-    (createJob as { Properties: any }).Properties.Schema.required = ['target'];
-    const stricter = gatewayRequestValidator(gatewayRequestChecks(strict as never));
+    (schema as Record<string, unknown>).required = ['target'];
+    const stricter = gatewayRequestValidator(gatewayRequestChecks(strict));
     expect(stricter(request('POST /v1/jobs', body))).toEqual({
       kind: 'BAD_REQUEST_BODY',
       reason: expect.stringContaining('target'),
