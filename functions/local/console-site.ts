@@ -7,7 +7,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
-import { CONSOLE_SECURITY_HEADERS } from '../../lib/console/security-headers.ts';
+import { CONSOLE_CACHE_CONTROL, CONSOLE_SECURITY_HEADERS } from '../../lib/console/security-headers.ts';
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -41,6 +41,13 @@ function fileFor(root: string, pathname: string): string | undefined {
   return existsSync(file) && statSync(file).isFile() ? file : undefined;
 }
 
+function notFound(res: ServerResponse): void {
+  res.statusCode = 404;
+  res.setHeader('content-type', 'text/plain; charset=utf-8');
+  res.setHeader('cache-control', CONSOLE_CACHE_CONTROL);
+  res.end('Not found');
+}
+
 /** Answers a GET or HEAD for the console; false when the method is not one the site serves. */
 export function serveConsole(root: string, req: IncomingMessage, res: ServerResponse, pathname: string): boolean {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
@@ -49,9 +56,7 @@ export function serveConsole(root: string, req: IncomingMessage, res: ServerResp
   // A path without an extension is a page of the app; one with an extension is a file or a 404.
   const file = asset ?? (extname(pathname) === '' ? fileFor(root, '/index.html') : undefined);
   if (!file) {
-    res.statusCode = 404;
-    res.setHeader('content-type', 'text/plain; charset=utf-8');
-    res.end('Not found');
+    notFound(res);
     return true;
   }
   res.statusCode = 200;
@@ -59,7 +64,7 @@ export function serveConsole(root: string, req: IncomingMessage, res: ServerResp
   // Vite names assets by content hash: cache them for good; index.html must always be fresh.
   res.setHeader(
     'cache-control',
-    file.includes(`${sep}assets${sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+    file.includes(`${sep}assets${sep}`) ? 'public, max-age=31536000, immutable' : CONSOLE_CACHE_CONTROL,
   );
   if (req.method === 'HEAD') {
     res.end();
@@ -73,10 +78,7 @@ export function serveConsole(root: string, req: IncomingMessage, res: ServerResp
         res.destroy();
         return;
       }
-      res.statusCode = 404;
-      res.setHeader('content-type', 'text/plain; charset=utf-8');
-      res.setHeader('cache-control', 'no-cache');
-      res.end('Not found');
+      notFound(res);
     })
     .pipe(res);
   return true;

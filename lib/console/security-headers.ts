@@ -19,6 +19,9 @@ export const CONSOLE_CONTENT_SECURITY_POLICY = [
 /** A year (and the subdomains): what browsers' preload lists ask for at least. */
 export const CONSOLE_HSTS_MAX_AGE_SECONDS = 31_536_000;
 
+/** What browsers are told of the console's pages: keep them, but ask before each use (a deploy shows at once). */
+export const CONSOLE_CACHE_CONTROL = 'no-cache';
+
 /** Every header the console's answers carry, as name → value. */
 export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': CONSOLE_CONTENT_SECURITY_POLICY,

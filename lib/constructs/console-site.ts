@@ -17,7 +17,11 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { CONSOLE_CONTENT_SECURITY_POLICY, CONSOLE_HSTS_MAX_AGE_SECONDS } from '../console/security-headers.ts';
+import {
+  CONSOLE_CACHE_CONTROL,
+  CONSOLE_CONTENT_SECURITY_POLICY,
+  CONSOLE_HSTS_MAX_AGE_SECONDS,
+} from '../console/security-headers.ts';
 import { buildConsole } from '../console/vite-build.ts';
 import { EDGE_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from './api-waf.ts';
 import { PROJECT_ROOT } from './chronos-function.ts';
@@ -50,12 +54,6 @@ export interface ConsoleSiteProps {
 
 /** Requests under this path go to the API; everything else is the console's files. */
 export const API_PATH_PATTERN = '/v1/*';
-
-/** The console's Content-Security-Policy, shared with the local runtime's static server. */
-export const CONSOLE_CSP = CONSOLE_CONTENT_SECURITY_POLICY;
-
-/** What browsers are told of every console file: keep it, but ask the edge before each use. */
-export const CONSOLE_CACHE_CONTROL = 'no-cache';
 
 /** HSTS as the local runtime sends it too (lib/console/security-headers.ts). */
 export const HSTS_MAX_AGE = Duration.seconds(CONSOLE_HSTS_MAX_AGE_SECONDS);
@@ -162,7 +160,7 @@ export class ConsoleSite extends Construct {
         customHeaders: [{ header: 'Cache-Control', value: CONSOLE_CACHE_CONTROL, override: false }],
       },
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: CONSOLE_CSP, override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: CONSOLE_CONTENT_SECURITY_POLICY, override: true },
         strictTransportSecurity: hsts,
         frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
         contentTypeOptions: { override: true },

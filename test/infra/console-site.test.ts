@@ -13,12 +13,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '#adapters/environment';
 import type { ChronosApp } from '../../lib/app.ts';
+import { CONSOLE_CACHE_CONTROL, CONSOLE_CONTENT_SECURITY_POLICY } from '../../lib/console/security-headers.ts';
 import { EDGE_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../../lib/constructs/api-waf.ts';
 import {
   API_PATH_PATTERN,
   buildConsole,
-  CONSOLE_CACHE_CONTROL,
-  CONSOLE_CSP,
   SPA_FALLBACK_FUNCTION,
   VIEWER_ADDRESS_FUNCTION,
 } from '../../lib/constructs/console-site.ts';
@@ -354,8 +353,11 @@ describe('the security headers', () => {
 
   it("of every console answer: a CSP of the console's own origin with frame-ancestors 'none', HSTS, DENY, nosniff, referrer", () => {
     const headers = securityHeaders(defaultBehaviour);
-    expect(headers.ContentSecurityPolicy).toEqual({ ContentSecurityPolicy: CONSOLE_CSP, Override: true });
-    const csp = CONSOLE_CSP.split('; ');
+    expect(headers.ContentSecurityPolicy).toEqual({
+      ContentSecurityPolicy: CONSOLE_CONTENT_SECURITY_POLICY,
+      Override: true,
+    });
+    const csp = CONSOLE_CONTENT_SECURITY_POLICY.split('; ');
     expect(csp).toEqual(
       expect.arrayContaining([
         "default-src 'self'",
@@ -367,7 +369,7 @@ describe('the security headers', () => {
       ]),
     );
     // Inline styles only (Recharts), never inline or foreign scripts.
-    expect(CONSOLE_CSP).not.toMatch(/script-src[^;]*(unsafe|http|\*)/);
+    expect(CONSOLE_CONTENT_SECURITY_POLICY).not.toMatch(/script-src[^;]*(unsafe|http|\*)/);
     expect(headers.StrictTransportSecurity.AccessControlMaxAgeSec).toBeGreaterThanOrEqual(365 * 24 * 3600);
     expect(headers.StrictTransportSecurity.IncludeSubdomains).toBe(true);
     expect(headers.FrameOptions).toEqual({ FrameOption: 'DENY', Override: true });
