@@ -15,10 +15,9 @@ export function useJobList(query: JobListQuery) {
   });
 }
 
-/** `enabled: false` holds the call (e.g. a list row that already has what it needs). */
-export function useJob(id: string, options: { enabled?: boolean } = {}) {
+export function useJob(id: string) {
   const { client } = useSession();
-  return useQuery({ queryKey: keys.job(id), queryFn: () => data(client.jobs.get(id)), enabled: options.enabled });
+  return useQuery({ queryKey: keys.job(id), queryFn: () => data(client.jobs.get(id)) });
 }
 
 export type JobAction = 'pause' | 'resume' | 'trigger' | 'cancel';

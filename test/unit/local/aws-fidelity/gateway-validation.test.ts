@@ -17,14 +17,13 @@ const request = (routeKey: string, body: string | null, headers: Record<string, 
   body,
 });
 
-async function templateChecks(): Promise<{ checks: GatewayRequestChecks; stateless: unknown }> {
-  const { stateless } = await synthesizedStacks();
-  return { checks: gatewayRequestChecks(stateless), stateless };
+async function templateChecks(): Promise<GatewayRequestChecks> {
+  return gatewayRequestChecks((await synthesizedStacks()).stateless);
 }
 
 describe('gateway checks from the synthesized template', () => {
   it('finds every route of the route table with its validator, path parameters and body model', async () => {
-    const { checks } = await templateChecks();
+    const checks = await templateChecks();
     expect([...checks.keys()].sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
     for (const route of ROUTES) {
       const check = checks.get(`${route.method} ${route.path}`);
@@ -58,7 +57,7 @@ describe('gateway checks from the synthesized template', () => {
   });
 
   it('validates only the content type that has a model, and a missing body as {}', async () => {
-    const validate = gatewayRequestValidator((await templateChecks()).checks);
+    const validate = gatewayRequestValidator(await templateChecks());
     expect(validate(request('POST /v1/jobs', '{oops'))).toEqual({
       kind: 'BAD_REQUEST_BODY',
       reason: 'Invalid request body',
@@ -74,7 +73,7 @@ describe('gateway checks from the synthesized template', () => {
   });
 
   it('refuses a blank required path parameter with BAD_REQUEST_PARAMETERS', async () => {
-    const validate = gatewayRequestValidator((await templateChecks()).checks);
+    const validate = gatewayRequestValidator(await templateChecks());
     expect(validate({ ...request('GET /v1/jobs/{id}', null), pathParameters: { id: '' } })).toEqual({
       kind: 'BAD_REQUEST_PARAMETERS',
       reason: 'Missing required request parameters: [id]',
