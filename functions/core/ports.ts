@@ -175,11 +175,13 @@ export interface RunRepository {
    * Conditional put: the first writer creates the run, later ones get the existing item back.
    * A new QUEUED run enters the sweep index in the same write, at `sweepAt` (a retry parked beyond
    * the SQS delay limit) or else at its release plus the sweep grace (runs/send-runs.ts): if no
-   * executor has claimed it by then, its message never came, and the sweep sends it.
+   * executor has claimed it by then, its message never came, and the sweep sends it. With
+   * `inSweepIndex: false` it does not: a scanner's run is covered by its page's dispatch intent
+   * instead (runs/dispatch-intent.ts), which the caller recorded before the put.
    */
   createIfAbsent(
     run: Run,
-    options?: { sweepAt?: number },
+    options?: { sweepAt?: number; inSweepIndex?: boolean },
   ): Promise<{ created: true } | { created: false; existing: Run }>;
   /**
    * QUEUED → RUNNING, or takes over a RUNNING run whose lease expired before `now`.

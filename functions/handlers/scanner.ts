@@ -16,7 +16,14 @@ import { type ScanResult, scanDueJobs, scanResultOf, withinBudget } from '#core/
 import { type SweepResult, sweepRuns } from '#core/use-cases/sweep-runs';
 import { logger } from './logger.ts';
 import { instrumentedWithMetrics, MetricUnit, metrics } from './observability.ts';
-import { materializeDeps, runDispatcher, runRepository, scannerHeartbeats, schedulingConfig } from './wiring.ts';
+import {
+  dispatchIntents,
+  materializeDeps,
+  runDispatcher,
+  runRepository,
+  scannerHeartbeats,
+  schedulingConfig,
+} from './wiring.ts';
 
 /**
  * How long the scan and the sweep may take before a shard still going is reported as cut short:
@@ -41,9 +48,12 @@ export async function scan(): Promise<{ materialized: number; swept: number }> {
   const started = Date.now();
   const elapsedMs = () => Date.now() - started;
   const [scanned, swept] = await Promise.allSettled([
-    scanDueJobs(materializeDeps(), started, elapsedMs, SCANNER_PASS_BUDGET_MS),
+    scanDueJobs({ ...materializeDeps(), intents: dispatchIntents() }, started, elapsedMs, SCANNER_PASS_BUDGET_MS),
     withinBudget(
-      sweepRuns({ runs: runRepository(), dispatcher: runDispatcher(), config: schedulingConfig() }, started),
+      sweepRuns(
+        { runs: runRepository(), dispatcher: runDispatcher(), config: schedulingConfig(), intents: dispatchIntents() },
+        started,
+      ),
       SCANNER_PASS_BUDGET_MS,
     ),
   ]);

@@ -9,6 +9,7 @@ import { DynamoActiveJobLimiter } from '#adapters/dynamodb/active-job-limiter';
 import { CoalescedJobReads, withCoalescedGets } from '#adapters/dynamodb/coalesced-job-reads';
 import { DynamoCreateKeyRepository } from '#adapters/dynamodb/create-key-repository';
 import { DynamoCreateRateLimiter } from '#adapters/dynamodb/create-rate-limiter';
+import { DynamoDispatchIntents } from '#adapters/dynamodb/dispatch-intent-store';
 import { DynamoJobRepository } from '#adapters/dynamodb/job-repository';
 import { DynamoJobStatusCounts } from '#adapters/dynamodb/job-status-counts';
 import { DynamoRunAggregates } from '#adapters/dynamodb/run-aggregates';
@@ -150,6 +151,8 @@ export const materializeDeps = once(
 
 // Monitoring (OBSERVABILITY_ENV): the metrics table and the queues it reports on.
 const metricsTable = () => requiredEnv(OBSERVABILITY_ENV.metricsTable);
+/** The scanner's dispatch intents (core/runs/dispatch-intent.ts), beside its heartbeats. */
+export const dispatchIntents = once(() => new DynamoDispatchIntents(documentClient(), metricsTable()));
 export const runAggregates = once(() => new DynamoRunAggregates(documentClient(), metricsTable()));
 export const scannerHeartbeats = once(() => new DynamoScannerHeartbeats(documentClient(), metricsTable()));
 /** Read side of the job-status counters (the stats endpoint; all tenants: summed over the tenants' ids). */

@@ -59,6 +59,14 @@ export function runRepositoryContract(repositories: () => ContractRepositories) 
       expect((await sweepable(tenant, NOW + 2_759_999)).map((run) => run.runId)).toEqual([due.runId]);
     });
 
+    it('leaves a run put with inSweepIndex false out of the sweep index (a scanner page’s intent covers it)', async () => {
+      const tenant = unique('t');
+      const covered = aRun(tenant, jobIdOf(1), NOW);
+      expect(await runs.createIfAbsent(covered, { inSweepIndex: false })).toEqual({ created: true });
+      expect(await runs.get(keyOf(covered))).toMatchObject({ status: 'QUEUED' });
+      expect(await sweepable(tenant, Number.MAX_SAFE_INTEGER)).toEqual([]);
+    });
+
     it('claims a QUEUED run once, takes over only a lease that ended before now, and only when allowed', async () => {
       const tenant = unique('t');
       const run = aRun(tenant, jobIdOf(1), NOW);

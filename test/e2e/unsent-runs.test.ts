@@ -1,7 +1,8 @@
 /**
  * A run written but never sent is found and sent, whatever wrote it: every path that puts a run
- * (trigger, re-drive, resume catch-up, retry, a scanner's catch-up pass) is made to die between
- * its put and its send (a dispatcher that drops everything), and the run must still be called,
+ * (trigger, re-drive, resume catch-up, retry, a scanner's catch-up pass under its dispatch intent)
+ * is made to die between its put and its send (a dispatcher that drops everything), and the run
+ * must still be called,
  * by the scanner's sweep, within its release plus the sweep grace plus a scan or two. And with the
  * SQS emulator stopped, creating a job still answers 201, and its run is called once SQS is back.
  */
@@ -12,13 +13,16 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDispatchIntents } from '#adapters/dynamodb/dispatch-intent-store';
 import { DynamoJobRepository } from '#adapters/dynamodb/job-repository';
 import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
+import { dueShardOf } from '#core/due-shard';
 import { planFiring } from '#core/fire-plan';
 import type { RunDispatcher } from '#core/ports';
 import { runIdOf } from '#core/run-id';
 import { completeRun } from '#core/use-cases/complete-run';
 import { redriveRun } from '#core/use-cases/dead-letters';
+import { materializeOccurrences } from '#core/use-cases/materialize-occurrences';
 import { newRun } from '#core/use-cases/new-run';
 import { resumeJob } from '#core/use-cases/pause-resume-job';
 import { triggerJob } from '#core/use-cases/trigger-job';
@@ -194,11 +198,23 @@ describe('a run put but never sent is found by the sweep and called', () => {
     const plannedAt = Date.now() - 5_000;
     const missedFrom = plannedAt - 120_000;
     const schedule = { type: 'interval' as const, everySeconds: 2, startAt: missedFrom };
-    // A pass planned 5 s ago put the runs of its catch-up (the latest missed slot and the slots
-    // within the misfire grace) and died before sending them or advancing the job.
-    const crashed = planFiring({ ...stored, schedule, nextFireAt: missedFrom }, plannedAt, plannedAt + HORIZON_MS);
+    const late = { ...stored, schedule, nextFireAt: missedFrom };
+    // A scanner pass planned 5 s ago recorded its page's dispatch intent, put the runs of its
+    // catch-up (the latest missed slot and the slots within the misfire grace) without sweep
+    // entries, and died before sending them, clearing its intent or advancing the job.
+    const intents = new DynamoDispatchIntents(documents, chronos.tables.metrics);
+    const deadScanner = {
+      ...deps(diesBeforeSending),
+      config: { ...deps(diesBeforeSending).config, sweepGraceMs: GRACE_SECONDS * 1000 },
+      intents: { record: intents.record.bind(intents), clear: async () => {}, findDue: intents.findDue.bind(intents) },
+      jobs: { ...jobs, advance: async () => false } as unknown as DynamoJobRepository,
+    };
+    const crashed = planFiring(late, plannedAt, plannedAt + HORIZON_MS);
+    await materializeOccurrences(deadScanner, [late], plannedAt);
     const due = crashed.occurrences.filter((at) => at <= Date.now());
-    for (const at of due) await runs.createIfAbsent(newRun({ ...stored, schedule }, at, 1, plannedAt, 1));
+    // Put (the live sweep may already be sending them: the intent's grace counts from 5 s ago).
+    for (const at of due)
+      expect(await runs.get({ tenantId: chronos.tenantId, jobId, scheduledFor: at, attempt: 1 })).toBeDefined();
     await documents.send(
       new UpdateCommand({
         TableName: chronos.tables.jobs,
@@ -209,7 +225,7 @@ describe('a run put but never sent is found by the sweep and called', () => {
       }),
     );
     // The live scanners plan from now: the latest missed slot and the grace window have moved on.
-    const nextPlan = planFiring({ ...stored, schedule, nextFireAt: missedFrom }, Date.now(), Date.now());
+    const nextPlan = planFiring(late, Date.now(), Date.now());
     const neverPlannedAgain = due.filter((at) => !nextPlan.occurrences.includes(at));
     expect(neverPlannedAgain.length).toBeGreaterThan(0);
 
@@ -219,8 +235,13 @@ describe('a run put but never sent is found by the sweep and called', () => {
       (calls) => new Set(calls.map((call) => call.headers['idempotency-key'])).size === keys.size,
       FOUND_WITHIN_MS,
     );
-    for (const at of neverPlannedAgain)
-      expect(await sweepsOf(chronos.tenantId, jobId, at, 1)).toBeGreaterThanOrEqual(1);
+    // Found by its intent, not a sweep entry of its own; and the intent is gone once swept.
+    for (const at of neverPlannedAgain) expect(await sweepsOf(chronos.tenantId, jobId, at, 1)).toBe(0);
+    await eventually(
+      async () => intents.findDue(dueShardOf(jobId, SHARDS), Number.MAX_SAFE_INTEGER, 100),
+      (left) => left.every((intent) => !intent.jobs.includes(`${chronos.tenantId}#${jobId}`)),
+      FOUND_WITHIN_MS,
+    );
     expect((await api('DELETE', `/v1/jobs/${jobId}`)).status).toBe(200);
   }, 30_000);
 });

@@ -1,6 +1,7 @@
-/** The metrics table adapters against DynamoDB Local: count-once aggregates, job counters, heartbeats. */
+/** The metrics table adapters against DynamoDB Local: count-once aggregates, job counters, heartbeats, dispatch intents. */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDispatchIntents } from '#adapters/dynamodb/dispatch-intent-store';
 import { DynamoJobStatusCounts } from '#adapters/dynamodb/job-status-counts';
 import { batchMarkerKey, jobCountsKey } from '#adapters/dynamodb/metrics-keys';
 import { DynamoRunAggregates } from '#adapters/dynamodb/run-aggregates';
@@ -8,6 +9,7 @@ import { DynamoScannerHeartbeats } from '#adapters/dynamodb/scanner-heartbeats';
 import { bucketOf } from '#core/metrics/lag-histogram';
 import { type AggregateBatch, type AggregateEntry, ALL_TENANTS } from '#core/metrics/ports';
 import { minuteOf, type RunSample } from '#core/metrics/run-sample';
+import { intentOf } from '#core/runs/dispatch-intent';
 import { type EmulatedAws, startEmulatedAws } from '../support/emulated-aws.ts';
 
 // Near the real now: DynamoDB Local applies TTL, and buckets and markers expire days after their minute.
@@ -204,5 +206,36 @@ describe('scanner heartbeats', () => {
     const read = await heartbeats.read();
     expect(read).toHaveLength(30);
     expect(read.find((b) => b.shard === 'due#00')).toEqual(beat('due#00', 2));
+  });
+});
+
+describe('dispatch intents', () => {
+  it('finds a shard’s intents due by `until`, oldest first, and forgets a cleared one', async () => {
+    const intents = new DynamoDispatchIntents(aws.documents, aws.resources.tables.metrics);
+    const config = { shardCount: 1, sweepGraceMs: 60_000 };
+    const page = (id: string, now: number, jobs: number) =>
+      intentOf(
+        Array.from({ length: jobs }, (_, i) => ({ tenantId: 'it', jobId: `01JOB${id}${i}`, scheduledFor: now + i })),
+        now,
+        config,
+        id,
+      );
+    const later = page('later', 2_000, 100);
+    const earlier = page('earlier', 1_000, 3);
+    // Racing scanners: another intent written in the same millisecond.
+    const twin = page('twin', 1_000, 1);
+    for (const intent of [later, earlier, twin]) await intents.record(intent);
+
+    expect(await intents.findDue(earlier.shard, 61_000, 10)).toEqual(
+      [earlier, twin].sort((a, b) => a.id.localeCompare(b.id)),
+    );
+    expect((await intents.findDue(earlier.shard, 62_000, 10)).map((i) => i.id)).toEqual(['earlier', 'twin', 'later']);
+    expect(await intents.findDue(earlier.shard, 62_000, 1)).toHaveLength(1);
+    expect(await intents.findDue(earlier.shard, 60_999, 10)).toEqual([]);
+    expect(await intents.findDue('due#99', 62_000, 10)).toEqual([]);
+
+    await intents.clear(earlier);
+    await intents.clear(earlier);
+    expect((await intents.findDue(earlier.shard, 62_000, 10)).map((i) => i.id)).toEqual(['twin', 'later']);
   });
 });

@@ -45,3 +45,12 @@ export const HISTOGRAM_CELLS = Array.from({ length: LAG_BUCKET_COUNT }, (_, i) =
  */
 export const BUCKET_TTL_SECONDS = 3 * 24 * 3600;
 export const MARKER_TTL_SECONDS = 2 * 24 * 3600;
+
+/**
+ * A scanner page's dispatch intent (core/runs/dispatch-intent.ts): `intent#<due shard>` /
+ * `<sweepAt, 13 digits>#<id>`, so the sweep reads a shard's abandoned intents, oldest first, with
+ * one Query. No TTL: an intent that never clears keeps being swept, and shows in the scanner's log.
+ */
+export function dispatchIntentKey(intent: { shard: string; sweepAt: number; id: string }): { pk: string; sk: string } {
+  return { pk: `intent#${intent.shard}`, sk: `${String(intent.sweepAt).padStart(13, '0')}#${intent.id}` };
+}

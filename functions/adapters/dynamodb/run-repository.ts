@@ -3,7 +3,8 @@
  * change is a conditional write, which is what makes duplicate messages and racing executors safe.
  *
  * The sparse sweep-index (`sweepShard`, `sweepAt`) holds the runs no executor has claimed yet:
- * every run enters it with its creating put, at its release plus a grace (or, for a retry parked
+ * every run enters it with its creating put (but a scanner's, covered by its page's dispatch
+ * intent: core/runs/dispatch-intent.ts), at its release plus a grace (or, for a retry parked
  * beyond the SQS delay limit, when it comes within reach of a delay), and the claim takes it out.
  * A run whose message never came (its writer died before sending, SQS refused the send) is still
  * there after the grace, and the scanner's sweep sends it. A run under a lease is not in it: the
@@ -61,11 +62,11 @@ export class DynamoRunRepository implements RunRepository {
 
   async createIfAbsent(
     run: Run & { expiresAt?: number },
-    options: { sweepAt?: number } = {},
+    options: { sweepAt?: number; inSweepIndex?: boolean } = {},
   ): Promise<{ created: true } | { created: false; existing: Run }> {
     // In the same put: a writer that dies right after it still leaves the run where the sweep looks.
     const sweep =
-      run.status === 'QUEUED'
+      run.status === 'QUEUED' && options.inSweepIndex !== false
         ? {
             [sweepIndex.partitionKey]: dueShardOf(run.jobId, this.shardCount),
             [sweepIndex.sortKey]: options.sweepAt ?? sweepAtOf(run, this.sweepGraceMs),

@@ -2,16 +2,19 @@
  * Turns due occurrences into runs and queue messages. Used by the scanner for every due job and
  * by job creation for jobs due within the horizon, so both paths share one protocol:
  *
- *  1. conditional put of each run (deterministic id: a second materializer gets "exists"), which
- *     also puts it in the sweep index (run-repository.ts);
- *  2. send the runs this call created to the dispatch queue, released at their due time;
+ *  1. conditional put of each run (deterministic id: a second materializer gets "exists"). Job
+ *     creation, PATCH and resume put each run in the sweep index with it (run-repository.ts); the
+ *     scanner first records one dispatch intent for the whole page (runs/dispatch-intent.ts) and
+ *     puts its runs without a sweep entry: two writes per page instead of two per run;
+ *  2. send the runs this call created to the dispatch queue, released at their due time, and
+ *     once they are sent, remove the intent;
  *  3. advance the job past what was materialized, conditioned on its version.
  *
  * A crash between 1 and 3 leaves the job in the due-index, so the next scan finds it again; the
- * runs it had put but not sent are the sweep's (sweep-runs.ts): found once their release plus the
- * grace has passed unclaimed, even when the next pass plans another window (a misfire catch-up
- * planned at another time) and never meets them again. The chaos test kills a scanner exactly
- * there. A failed send (step 2) is left to the sweep the same way, and the job still advances.
+ * runs it had put but not sent are the sweep's (sweep-runs.ts, sweep-intents.ts): found once the
+ * grace has passed, even when the next pass plans another window (a misfire catch-up planned at
+ * another time) and never meets them again. The chaos test kills a scanner exactly there. A failed
+ * send (step 2) is left to the sweep the same way (the intent stays), and the job still advances.
  *
  * One job never holds up the others: planning, run creation and the advance are isolated per job.
  * A job whose own data makes it fail (job-faults.ts: an instant that cannot be stored, a value
@@ -19,11 +22,13 @@
  * that fails for any other reason (throttling, the network) is left as it is for this pass and
  * reported; the next pass tries it again.
  */
+import { randomUUID } from 'node:crypto';
 import { type FirePlan, planFiring, UnplannableJobError } from '../fire-plan.ts';
 import type { JobStatusCounts } from '../metrics/ports.ts';
 import type { Run } from '../model.ts';
 import type { DueJob, JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
-import { dispatchRequestOf, sendRuns } from '../runs/send-runs.ts';
+import { type DispatchIntent, type DispatchIntents, intentOf } from '../runs/dispatch-intent.ts';
+import { DEFAULT_SWEEP_GRACE_MS, dispatchRequestOf, sendRuns } from '../runs/send-runs.ts';
 import { completeIfExhausted } from './complete-exhausted.ts';
 import { completeIfFinalRunEnded } from './final-occurrence.ts';
 import { isOwnFailure, reasonOf } from './job-faults.ts';
@@ -34,9 +39,14 @@ export interface MaterializeDeps {
   jobs: JobRepository;
   runs: RunRepository;
   dispatcher: RunDispatcher;
-  config: { horizonMs: number; retentionDays: number; shardCount: number };
+  config: { horizonMs: number; retentionDays: number; shardCount: number; sweepGraceMs?: number };
   /** Per-tenant job-status counters (monitoring): moved when a pass finds a schedule over. */
   jobCounts?: JobStatusCounts;
+  /**
+   * The scanner's: with it, one dispatch intent covers a call's runs, which are put without a
+   * sweep-index entry. Without it (one job's create, PATCH or resume), each run has its own entry.
+   */
+  intents?: DispatchIntents;
 }
 
 export interface MaterializeResult {
@@ -93,13 +103,23 @@ export async function materializeOccurrences(
     }
   }
 
-  const created = await Promise.all(planned.map((plan) => createRuns(deps, plan, now)));
+  const intent = await recordIntent(deps, planned, now);
+  if (intent.error !== undefined) {
+    // Nothing was put: the jobs with runs to make stay due, for the next pass; the others go on.
+    for (const plan of planned) if (plan.occurrences.length > 0) failed.push(faultOf(plan.job, intent.error));
+    planned.splice(0, planned.length, ...planned.filter((plan) => plan.occurrences.length === 0));
+  }
+  const inSweepIndex = intent.recorded === undefined;
+  const created = await Promise.all(planned.map((plan) => createRuns(deps, plan, now, inSweepIndex)));
   const toSend = created.flatMap((c) => c.toSend);
   // Runs of a job that failed half-way are sent too (or, should the send fail, swept).
   const sent = await sendRuns(
     deps.dispatcher,
     toSend.map((run) => dispatchRequestOf(run, run.scheduledFor)),
   );
+  // Sent: the intent has nothing left to cover. Should removing it fail, the sweep sends its runs
+  // again after the grace: duplicate messages, which the conditional claim makes harmless.
+  if (sent && intent.recorded) await deps.intents?.clear(intent.recorded).catch(() => undefined);
 
   const advanced: AdvancedJob[] = [];
   await Promise.all(
@@ -136,11 +156,36 @@ export async function materializeOccurrences(
   };
 }
 
+/**
+ * Records the dispatch intent of the planned runs, when the caller keeps intents and there are runs
+ * to make. `recorded`: the intent covering them; `error`: it could not be written, so no run may be put.
+ */
+async function recordIntent(
+  deps: MaterializeDeps,
+  planned: PlannedJob[],
+  now: number,
+): Promise<{ recorded?: DispatchIntent; error?: unknown }> {
+  if (!deps.intents) return {};
+  const runs = planned.flatMap(({ job, occurrences }) =>
+    occurrences.map((scheduledFor) => ({ tenantId: job.tenantId, jobId: job.jobId, scheduledFor })),
+  );
+  if (runs.length === 0) return {};
+  const sweepGraceMs = deps.config.sweepGraceMs ?? DEFAULT_SWEEP_GRACE_MS;
+  const intent = intentOf(runs, now, { shardCount: deps.config.shardCount, sweepGraceMs }, randomUUID());
+  try {
+    await deps.intents.record(intent);
+    return { recorded: intent };
+  } catch (error) {
+    return { error };
+  }
+}
+
 /** Creates the runs of one job's plan; what to send, and the first error if some could not be created. */
 async function createRuns(
   deps: MaterializeDeps,
   { job, occurrences, nextFireAt }: PlannedJob,
   now: number,
+  inSweepIndex: boolean,
 ): Promise<{ toSend: Run[]; created: number; existed: number[]; error?: unknown }> {
   let created = 0;
   const existed: number[] = [];
@@ -150,7 +195,7 @@ async function createRuns(
       const final = nextFireAt === undefined && i === occurrences.length - 1 && job.schedule.type !== 'once';
       const run = newRun(job, scheduledFor, 1, now, deps.config.retentionDays, final);
       // An existing run is another materializer's: it sends it, or the sweep does.
-      if (!(await deps.runs.createIfAbsent(run)).created) {
+      if (!(await deps.runs.createIfAbsent(run, { inSweepIndex })).created) {
         existed.push(scheduledFor);
         return undefined;
       }

@@ -1,9 +1,10 @@
 /**
  * The scanner's second duty: sending the runs whose message never brought them to an executor.
- * Every run enters the sweep index with the put that creates it (`sweepAt`: its release plus a
+ * Every run but the scanner's own (covered by its page's dispatch intent, swept by
+ * sweep-intents.ts) enters the sweep index with the put that creates it (`sweepAt`: its release plus a
  * grace, see runs/send-runs.ts) and leaves it when it is claimed; so a run still there at
  * `sweepAt` is one whose writer died between put and send, whose send failed, or whose message
- * was lost, whatever wrote it (scanner, trigger, re-drive, resume, retry). Retries parked beyond
+ * was lost, whatever wrote it (creation, trigger, re-drive, resume, retry). Retries parked beyond
  * the SQS delay limit wait there too, until their due time is within reach of an SQS delay.
  *
  * Each swept run's `sweepAt` is first moved forward with a conditional write, so racing scanners
@@ -22,8 +23,10 @@
 import { allShards } from '../due-shard.ts';
 import type { Run } from '../model.ts';
 import type { RunDispatcher, RunRepository } from '../ports.ts';
+import type { DispatchIntents } from '../runs/dispatch-intent.ts';
 import { DEFAULT_SWEEP_GRACE_MS, dispatchRequestOf, releaseAtOf, sendRuns } from '../runs/send-runs.ts';
 import { reasonOf } from './job-faults.ts';
+import { sweepIntentShard } from './sweep-intents.ts';
 
 /** The longest a swept run waits before it may be swept again if nothing picks it up. */
 export const MAX_RESWEEP_INTERVAL_MS = 5 * 60_000;
@@ -34,6 +37,8 @@ export interface SweepDeps {
   dispatcher: RunDispatcher;
   /** `sweepGraceMs`: the grace new runs enter the index with (SWEEP_GRACE_SECONDS). */
   config: { shardCount: number; sweepGraceMs?: number };
+  /** The scanner's dispatch intents, swept beside the runs (sweep-intents.ts). */
+  intents?: DispatchIntents;
 }
 
 /** When a run swept at `now` is looked at again: its release plus the grace, doubled for every earlier sweep. */
@@ -54,11 +59,20 @@ type Sweepable = Run & { sweepAt: number };
 export async function sweepRuns(deps: SweepDeps, now: number): Promise<SweepResult> {
   const perShard = await Promise.all(
     allShards(deps.config.shardCount).map(async (shard) => {
-      try {
-        return { shard, ...(await sweepShard(deps, shard, now)), error: undefined };
-      } catch (error) {
-        return { shard, found: 0, resent: 0, error: reasonOf(error) };
-      }
+      const { intents } = deps;
+      // The runs' index and the intents are swept apart: one failing leaves the other's work done.
+      const [runs, pages] = await Promise.allSettled([
+        sweepShard(deps, shard, now),
+        intents ? sweepIntentShard({ ...deps, intents }, shard, now) : { found: 0, resent: 0 },
+      ]);
+      const done = [runs, pages].flatMap((part) => (part.status === 'fulfilled' ? [part.value] : []));
+      const errors = [runs, pages].flatMap((part) => (part.status === 'rejected' ? [reasonOf(part.reason)] : []));
+      return {
+        shard,
+        found: done.reduce((sum, part) => sum + part.found, 0),
+        resent: done.reduce((sum, part) => sum + part.resent, 0),
+        error: errors.length === 0 ? undefined : errors.join('; '),
+      };
     }),
   );
   const failedShards = perShard.flatMap(({ shard, error }) => (error === undefined ? [] : [{ shard, error }]));

@@ -53,13 +53,15 @@ export class InMemoryRunRepository implements RunRepository {
 
   async createIfAbsent(
     run: Run,
-    options: { sweepAt?: number } = {},
+    options: { sweepAt?: number; inSweepIndex?: boolean } = {},
   ): Promise<{ created: true } | { created: false; existing: Run }> {
     const existing = this.items.get(keyOf(run));
     if (existing) return { created: false, existing: asRead(existing) };
     this.items.set(keyOf(run), {
       ...structuredClone(run),
-      ...(run.status === 'QUEUED' ? { sweepAt: options.sweepAt ?? sweepAtOf(run, this.sweepGraceMs) } : {}),
+      ...(run.status === 'QUEUED' && options.inSweepIndex !== false
+        ? { sweepAt: options.sweepAt ?? sweepAtOf(run, this.sweepGraceMs) }
+        : {}),
     });
     return { created: true };
   }
