@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ShardHeartbeat } from '#core/metrics/ports';
 import { heartbeatStateOf } from '#handlers/api/health-heartbeats';
 import { RecordingDispatcher } from '../../support/fakes/fakes.ts';
+import { InMemoryDispatchIntents } from '../../support/fakes/in-memory-dispatch-intents.ts';
 import { InMemoryJobRepository } from '../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../support/fakes/in-memory-runs.ts';
 import { unplannableJobFixture } from '../../support/job-fixture.ts';
@@ -17,6 +18,7 @@ const fakes = vi.hoisted(() => ({
   jobs: undefined as unknown as InMemoryJobRepository,
   runs: undefined as unknown as InMemoryRunRepository,
   beats: [] as ShardHeartbeat[],
+  intents: undefined as unknown as InMemoryDispatchIntents,
 }));
 
 vi.mock('#handlers/wiring', () => {
@@ -25,6 +27,7 @@ vi.mock('#handlers/wiring', () => {
     materializeDeps: () => ({ jobs: fakes.jobs, runs: fakes.runs, dispatcher: new RecordingDispatcher(), config }),
     runRepository: () => fakes.runs,
     runDispatcher: () => new RecordingDispatcher(),
+    dispatchIntents: () => fakes.intents,
     schedulingConfig: () => config,
     scannerHeartbeats: () => ({
       beat: async (beats: ShardHeartbeat[]) => {
@@ -46,6 +49,7 @@ beforeEach(() => {
   fakes.jobs = new InMemoryJobRepository();
   fakes.runs = new InMemoryRunRepository();
   fakes.beats = [];
+  fakes.intents = new InMemoryDispatchIntents();
   errors.length = 0;
   vi.spyOn(logger, 'error').mockImplementation((message: unknown, ...extra: unknown[]) => {
     errors.push({ message: String(message), extra: Object.assign({}, ...(extra as object[])) });
