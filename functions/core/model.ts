@@ -161,7 +161,9 @@ export type ErrorType =
   | 'paused'
   /** at-most-once: the executor died mid-call, so whether the target was called is unknown. */
   | 'lost'
-  | 'dead_letter';
+  | 'dead_letter'
+  /** A one-time job's run for another time than the job's `at` (moved by PATCH, or a retried create's "now"). */
+  | 'superseded';
 
 /** The body of a dispatch-queue message: just enough to find the run. */
 export interface DispatchMessage extends RunKey {

@@ -355,8 +355,9 @@ export const RECHECK_AFTER_WAIT_MS = 1000;
 export const RECHECK_BEFORE_CALL_MS = 500;
 
 /**
- * Ends the run without a call when its job is gone or cancelled, or paused (unless the run was
- * triggered by hand); undefined when the call may go out.
+ * Ends the run without a call when its job is gone or cancelled, when it is not the occurrence of
+ * its one-time job, or when the job is paused (unless the run was triggered by hand); undefined
+ * when the call may go out.
  */
 async function stopBeforeCall(
   job: Job | undefined,
@@ -367,6 +368,13 @@ async function stopBeforeCall(
     const reason = job ? 'job was cancelled before the run started' : 'job no longer exists';
     await end({ status: 'CANCELLED', errorType: 'cancelled', error: reason });
     return { kind: 'cancelled' };
+  }
+  if (job.schedule.type === 'once' && !run.triggered && run.scheduledFor !== job.schedule.at) {
+    // Not the job's occurrence: made before a PATCH moved `at`, or by a create that died and was
+    // retried with "now" as its `at` (create-job.ts). The job's own occurrence has its own run.
+    const reason = 'superseded: the one-time job is due at another time than this run';
+    await end({ status: 'SKIPPED', errorType: 'superseded', error: reason });
+    return { kind: 'skipped', reason };
   }
   if (job.status === 'PAUSED' && !run.triggered) {
     // A scan that read the job just before it was paused may still have materialized this

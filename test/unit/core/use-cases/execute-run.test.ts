@@ -112,6 +112,26 @@ describe('executing a run', () => {
     expect(await runs.get(message)).toMatchObject({ status: 'CANCELLED', errorType: 'cancelled' });
   });
 
+  it('skips, calling nothing, a run of a one-time job whose `at` is another time (moved, or a retried create’s "now")', async () => {
+    const { deps, message, jobs, runs, invoker } = await setup();
+    const stored = jobs.items.get('t/J1') as Job;
+    stored.schedule = { type: 'once', at: DUE + 60_000 };
+
+    expect(await executeRun(deps('exec-1'), message)).toMatchObject({ kind: 'skipped' });
+    expect(invoker.requests).toHaveLength(0);
+    expect(await runs.get(message)).toMatchObject({ status: 'SKIPPED', errorType: 'superseded' });
+  });
+
+  it('still calls a run triggered by hand at another time than the one-time job’s `at`', async () => {
+    const { deps, runs, invoker } = await setup();
+    const triggered = { ...newRun({ ...job, triggered: true }, DUE + 1, 1, DUE - 1_000, 7) };
+    await runs.createIfAbsent(triggered);
+    const { tenantId, jobId, scheduledFor, attempt, runId } = triggered;
+
+    expect((await executeRun(deps('exec-1'), { tenantId, jobId, scheduledFor, attempt, runId })).kind).toBe('called');
+    expect(invoker.requests).toHaveLength(1);
+  });
+
   it('ignores a message whose run does not exist', async () => {
     const { deps, message, invoker } = await setup();
     expect((await executeRun(deps('e'), { ...message, attempt: 9 })).kind).toBe('missing');

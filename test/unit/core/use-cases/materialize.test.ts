@@ -68,10 +68,88 @@ describe('creating a job', () => {
       return false;
     };
 
-    const job = await createJob(deps, 'tenant-a', once(), NOW);
+    const recurring = {
+      target: { url: 'https://example.com/hook' },
+      schedule: { type: 'interval' as const, everySeconds: 30, startAt: iso(NOW) },
+    };
+    const job = await createJob(deps, 'tenant-a', recurring, NOW);
 
     expect(job).toEqual(await jobs.get('tenant-a', job.jobId));
     expect(job.version).toBe(2);
+  });
+
+  it('writes a one-time job due soon after its run, already past its occurrence, and sends the run last', async () => {
+    const { deps, jobs, runs, dispatcher } = setup();
+    const steps: string[] = [];
+    const create = jobs.create.bind(jobs);
+    jobs.create = async (job) => {
+      steps.push(`job (nextFireAt ${job.nextFireAt}, dueShard ${job.dueShard}) after ${runs.all().length} run`);
+      await create(job);
+    };
+    const dispatch = dispatcher.dispatch.bind(dispatcher);
+    dispatcher.dispatch = async (messages) => {
+      steps.push(`send after ${jobs.items.size} job`);
+      await dispatch(messages);
+    };
+
+    const job = await createJob(deps, 'tenant-a', once(NOW + 5_000), NOW);
+
+    // No due-index entry written, so no advance and no removal: three writes fewer.
+    expect(steps).toEqual(['job (nextFireAt undefined, dueShard undefined) after 1 run', 'send after 1 job']);
+    expect(job).toMatchObject({ version: 1, definitionVersion: 1, occurrenceCount: 1, status: 'ACTIVE' });
+    expect(job).toEqual(await jobs.get('tenant-a', job.jobId));
+    // The run keeps its own sweep entry: a create that dies before its send leaves it to the sweep.
+    expect(runs.all()[0]).toMatchObject({ status: 'QUEUED', sweepAt: NOW + 5_000 + DEFAULT_SWEEP_GRACE_MS });
+  });
+
+  it('leaves the run of a create that died before writing its job to the sweep', async () => {
+    const { deps, jobs, runs, dispatcher } = setup();
+    jobs.create = async () => Promise.reject(new Error('the API Lambda timed out'));
+
+    await expect(createJob(deps, 'tenant-a', once(NOW), NOW)).rejects.toThrow('timed out');
+
+    expect(dispatcher.sent).toEqual([]);
+    expect(runs.all()).toHaveLength(1);
+    const swept = await sweepRuns({ runs, dispatcher, config: deps.config }, NOW + DEFAULT_SWEEP_GRACE_MS);
+    expect(swept.resent).toBe(1);
+  });
+
+  it('retried with the same job id, sends the run the first attempt put, once the job is written', async () => {
+    const { deps, jobs, runs, dispatcher } = setup();
+    const create = jobs.create.bind(jobs);
+    jobs.create = async () => Promise.reject(new Error('the API Lambda timed out'));
+    const input = parseCreateJob(once(NOW + 2_000), NOW);
+    await expect(createJobUseCase(deps, 'tenant-a', input, NOW, 'JOB-1')).rejects.toThrow();
+    jobs.create = create;
+
+    const job = await createJobUseCase(deps, 'tenant-a', input, NOW + 500, 'JOB-1');
+
+    expect(runs.all()).toHaveLength(1);
+    expect(dispatcher.sent.map((s) => s.message.runId)).toEqual([runs.all()[0]?.runId]);
+    expect(job.nextFireAt).toBeUndefined();
+  });
+
+  it('goes through the due-index when the first attempt’s run has ended meanwhile, so the scan settles the job', async () => {
+    const { deps, jobs, runs } = setup();
+    const input = parseCreateJob(once(NOW + 2_000), NOW);
+    const create = jobs.create.bind(jobs);
+    jobs.create = async () => Promise.reject(new Error('the API Lambda timed out'));
+    await expect(createJobUseCase(deps, 'tenant-a', input, NOW, 'JOB-1')).rejects.toThrow();
+    jobs.create = create;
+    // The sweep sent the orphan, and the executor, finding no job, ended it CANCELLED.
+    const [orphan] = runs.all();
+    if (!orphan) throw new Error('run expected');
+    await runs.claim(orphan, { owner: 'e', expiresAt: NOW + 90_000, now: NOW + 61_000, takeOverExpired: true });
+    await runs.complete(orphan, 'e', { status: 'CANCELLED', errorType: 'cancelled', completedAt: NOW + 61_000 });
+
+    const job = await createJobUseCase(deps, 'tenant-a', input, NOW + 70_000, 'JOB-1');
+
+    // In the due-index path the existing run's verdict (cancelled: fire again) makes attempt 2.
+    expect(job.nextFireAt).toBeUndefined();
+    expect(runs.all().map((run) => [run.attempt, run.status])).toEqual([
+      [1, 'CANCELLED'],
+      [2, 'QUEUED'],
+    ]);
   });
 
   it("marks the run of a recurring schedule's final occurrence, and only that one", async () => {
