@@ -1,0 +1,17 @@
+/**
+ * What a task key may be. The same characters and length as tenant ids
+ * (tenants/manage-tenants.ts): safe in URLs, run ids (task-run-id.ts), DynamoDB keys and log
+ * lines without escaping.
+ */
+
+/** Letters, digits, `_` and `-`, 1 to 64 of them. */
+export const TASK_KEY_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const MAX_TASK_KEY_LENGTH = 64;
+
+/** Most tasks in one workflow: bounds every per-run pass (readiness, status) and the run item. */
+export const MAX_WORKFLOW_TASKS = 100;
+
+/** True for a string that may be a task key. */
+export function isTaskKey(value: unknown): value is string {
+  return typeof value === 'string' && TASK_KEY_PATTERN.test(value);
+}
