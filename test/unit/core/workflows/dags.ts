@@ -57,17 +57,18 @@ export function play(
   let steps = 0;
   for (; steps < maxSteps; steps++) {
     const next = readiness(graph, current);
+    // Skips first: a task may start in the same step as the skip of one of its dependencies.
+    for (const { key, skippedReason } of next.skip) {
+      skippedReasons.set(key, skippedReason);
+      current.set(key, { status: 'SKIPPED' });
+    }
+    for (const key of next.cancel) current.set(key, { status: 'CANCELLED' });
     for (const key of next.start) {
       const task = graph.find((t) => t.key === key);
       dependenciesAtStart.set(key, (task?.dependsOn ?? []).map(statusOf));
       started.push(key);
       current.set(key, { status: 'RUNNING' });
     }
-    for (const { key, skippedReason } of next.skip) {
-      skippedReasons.set(key, skippedReason);
-      current.set(key, { status: 'SKIPPED' });
-    }
-    for (const key of next.cancel) current.set(key, { status: 'CANCELLED' });
     const inFlight = graph.map((t) => t.key).filter((key) => ['QUEUED', 'RUNNING'].includes(statusOf(key)));
     if (inFlight.length === 0) break;
     const key = inFlight[pickNext(inFlight) % inFlight.length] as string;
