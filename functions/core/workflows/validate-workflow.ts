@@ -19,7 +19,7 @@ import {
   type TriggerRule,
   type WorkflowGraph,
 } from './model.ts';
-import { isTaskKey, MAX_WORKFLOW_TASKS } from './task-key.ts';
+import { isTaskKey, MAX_WORKFLOW_TASKS, RESERVED_TASK_KEYS } from './task-key.ts';
 
 /** A task of the request as far as the graph goes; its other fields are ignored here. */
 export interface WorkflowTaskInput {
@@ -84,6 +84,8 @@ function taskKeys(tasks: readonly unknown[], problems: FieldProblem[]): (string 
     }
     const key = task.key;
     if (key === undefined) return void problems.push(problem(index, 'key', 'is required'));
+    if (typeof key === 'string' && RESERVED_TASK_KEYS.includes(key))
+      return void problems.push(problem(index, 'key', 'is reserved'));
     if (!isTaskKey(key)) return void problems.push(problem(index, 'key', 'must be 1 to 64 letters, digits, _ or -'));
     const earlier = seen.get(key);
     if (earlier !== undefined) return void problems.push(problem(index, 'key', `repeats the key of tasks.${earlier}`));

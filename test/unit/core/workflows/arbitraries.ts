@@ -15,36 +15,37 @@ export interface TaskSpec {
 
 const RULES: TriggerRule[] = ['all_succeeded', 'all_done', 'any_failed'];
 
+/** A task key: the pattern's characters, without the one reserved name. */
+export const taskKey = fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/).filter((key) => key !== '__proto__');
+
 /** 1..maxTasks tasks with unique keys, acyclic, in shuffled definition order. */
 export function acyclicTasks(maxTasks = 25): fc.Arbitrary<TaskSpec[]> {
-  return fc
-    .uniqueArray(fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/), { minLength: 1, maxLength: maxTasks })
-    .chain((keys) =>
-      fc
-        .tuple(
-          // For each task (by rank), which lower-ranked tasks it depends on and its rule.
-          fc.tuple(
-            ...keys.map((_, rank) =>
-              fc.record({
-                deps: fc.subarray(keys.slice(0, rank), { maxLength: Math.min(rank, 6) }),
-                rule: fc.constantFrom(...RULES),
-              }),
-            ),
+  return fc.uniqueArray(taskKey, { minLength: 1, maxLength: maxTasks }).chain((keys) =>
+    fc
+      .tuple(
+        // For each task (by rank), which lower-ranked tasks it depends on and its rule.
+        fc.tuple(
+          ...keys.map((_, rank) =>
+            fc.record({
+              deps: fc.subarray(keys.slice(0, rank), { maxLength: Math.min(rank, 6) }),
+              rule: fc.constantFrom(...RULES),
+            }),
           ),
-          fc.shuffledSubarray(
-            keys.map((_, i) => i),
-            { minLength: keys.length, maxLength: keys.length },
-          ),
-        )
-        .map(([choices, order]) =>
-          order.map((rank) => {
-            const { deps, rule } = choices[rank] as { deps: string[]; rule: TriggerRule };
-            // any_failed needs a dependency (validation refuses it on a root).
-            const when = deps.length === 0 && rule === 'any_failed' ? 'all_succeeded' : rule;
-            return { key: keys[rank] as string, dependsOn: deps, when };
-          }),
         ),
-    );
+        fc.shuffledSubarray(
+          keys.map((_, i) => i),
+          { minLength: keys.length, maxLength: keys.length },
+        ),
+      )
+      .map(([choices, order]) =>
+        order.map((rank) => {
+          const { deps, rule } = choices[rank] as { deps: string[]; rule: TriggerRule };
+          // any_failed needs a dependency (validation refuses it on a root).
+          const when = deps.length === 0 && rule === 'any_failed' ? 'all_succeeded' : rule;
+          return { key: keys[rank] as string, dependsOn: deps, when };
+        }),
+      ),
+  );
 }
 
 /** An acyclic workflow with one back edge added: some task now depends on one of its descendants. */

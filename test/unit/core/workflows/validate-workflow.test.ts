@@ -66,13 +66,24 @@ describe('workflow graph validation', () => {
   });
 
   it('refuses repeated and malformed keys', () => {
-    const tasks = [{ key: 'a' }, { key: 'a' }, { key: 'has space' }, { key: 'x'.repeat(65) }, { key: '' }, {}];
+    const tasks = [
+      { key: 'a' },
+      { key: 'a' },
+      { key: 'has space' },
+      { key: 'x'.repeat(65) },
+      { key: '' },
+      {},
+      { key: '__proto__' },
+      { key: 7 },
+    ];
     expect(problemsOf(tasks)).toEqual([
       { field: 'tasks.1.key', reason: 'repeats the key of tasks.0' },
       { field: 'tasks.2.key', reason: 'must be 1 to 64 letters, digits, _ or -' },
       { field: 'tasks.3.key', reason: 'must be 1 to 64 letters, digits, _ or -' },
       { field: 'tasks.4.key', reason: 'must be 1 to 64 letters, digits, _ or -' },
       { field: 'tasks.5.key', reason: 'is required' },
+      { field: 'tasks.6.key', reason: 'is reserved' },
+      { field: 'tasks.7.key', reason: 'must be 1 to 64 letters, digits, _ or -' },
     ]);
   });
 
