@@ -319,6 +319,95 @@ export interface components {
       slaSeconds?: number;
     };
     /**
+     * CreateWorkflow
+     * @description Body of POST /v1/workflows: tasks with dependencies, run on a schedule (the same shape as a job's, referenced from create-job.json, not copied) or only when triggered. Each task takes a job's target, retry, timeoutSeconds and delivery (also referenced from create-job.json). Beyond this schema, the graph is checked in functions/core/workflows/validate-workflow.ts: keys unique, every dependsOn names another task, no cycles (the 400 names the tasks of one), at least one task without dependencies, any_failed only on a task with dependencies.
+     * @example {
+     *       "name": "nightly-etl",
+     *       "schedule": {
+     *         "type": "cron",
+     *         "expression": "0 2 * * *",
+     *         "timezone": "Europe/Berlin"
+     *       },
+     *       "tasks": [
+     *         {
+     *           "key": "extract",
+     *           "target": {
+     *             "url": "https://etl.example.com/extract"
+     *           }
+     *         },
+     *         {
+     *           "key": "clean",
+     *           "target": {
+     *             "url": "https://etl.example.com/clean"
+     *           },
+     *           "dependsOn": [
+     *             "extract"
+     *           ]
+     *         },
+     *         {
+     *           "key": "enrich",
+     *           "target": {
+     *             "url": "https://etl.example.com/enrich"
+     *           },
+     *           "dependsOn": [
+     *             "extract"
+     *           ],
+     *           "retry": {
+     *             "maxAttempts": 5
+     *           }
+     *         },
+     *         {
+     *           "key": "load",
+     *           "target": {
+     *             "url": "https://etl.example.com/load"
+     *           },
+     *           "dependsOn": [
+     *             "clean",
+     *             "enrich"
+     *           ],
+     *           "input": "upstream"
+     *         },
+     *         {
+     *           "key": "page-oncall",
+     *           "target": {
+     *             "url": "https://oncall.example.com/page"
+     *           },
+     *           "dependsOn": [
+     *             "load"
+     *           ],
+     *           "when": "any_failed"
+     *         }
+     *       ]
+     *     }
+     */
+    CreateWorkflow: {
+      name?: string;
+      schedule?: components['schemas']['CreateJob']['schedule'];
+      misfire?: components['schemas']['CreateJob']['misfire'];
+      overlap?: components['schemas']['CreateJob']['overlap'];
+      onFailure?: components['schemas']['CreateJob']['onFailure'];
+      tasks: {
+        /** @description Names the task within its workflow: 1 to 64 letters, digits, _ or - (as tenant ids) */
+        key: string;
+        target: components['schemas']['CreateJob']['target'];
+        retry?: components['schemas']['CreateJob']['retry'];
+        timeoutSeconds?: components['schemas']['CreateJob']['timeoutSeconds'];
+        delivery?: components['schemas']['CreateJob']['delivery'];
+        /** @description Keys of the tasks this one waits for, each once */
+        dependsOn?: string[];
+        /**
+         * @description The rule on the dependencies once they ended: all_succeeded (default), all_done (whatever their outcome), any_failed (at least one failed, or was skipped after a failure)
+         * @enum {string}
+         */
+        when?: 'all_succeeded' | 'all_done' | 'any_failed';
+        /**
+         * @description upstream: the request body becomes { body: <the task's own body>, upstream: { <key>: { status, httpStatus, output or responseExcerpt } } }, at most 256 KiB
+         * @enum {string}
+         */
+        input?: 'upstream';
+      }[];
+    };
+    /**
      * Error
      * @description Every answer that is not a 2xx, from a handler or from the gateway: a stable code, a message for people, and one detail per problem naming the field (body field in dotted form, query parameter or header).
      * @example {

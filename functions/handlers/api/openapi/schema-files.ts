@@ -3,6 +3,7 @@
  * carries them (the handler reads no file). A test fails when a file there is missing here.
  */
 import createJob from '#schemas/create-job.json' with { type: 'json' };
+import createWorkflow from '#schemas/create-workflow.json' with { type: 'json' };
 import error from '#schemas/error.json' with { type: 'json' };
 import health from '#schemas/health.json' with { type: 'json' };
 import job from '#schemas/job.json' with { type: 'json' };
@@ -24,6 +25,7 @@ export type JsonSchema = Record<string, unknown>;
 
 export const SCHEMA_FILES: Readonly<Record<string, JsonSchema>> = {
   'create-job.json': createJob,
+  'create-workflow.json': createWorkflow,
   'error.json': error,
   'health.json': health,
   'job.json': job,
