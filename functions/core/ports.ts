@@ -199,6 +199,11 @@ export interface RunRepository {
    * someone else moved it first.
    */
   rescheduleSweep(key: RunKey, from: number, to: number): Promise<boolean>;
+  /**
+   * Counts a sweep of a run that is not in the sweep index (its `sweeps`, as rescheduleSweep does
+   * for one that is), when it is still QUEUED; false otherwise (claimed or ended meanwhile).
+   */
+  countSweep(key: RunKey): Promise<boolean>;
   /** A tenant's dead-lettered runs, newest first. */
   listDeadLetters(tenantId: string, options: { limit: number; cursor?: string }): Promise<Page<Run>>;
   /**

@@ -65,6 +65,12 @@ export function runRepositoryContract(repositories: () => ContractRepositories) 
       expect(await runs.createIfAbsent(covered, { inSweepIndex: false })).toEqual({ created: true });
       expect(await runs.get(keyOf(covered))).toMatchObject({ status: 'QUEUED' });
       expect(await sweepable(tenant, Number.MAX_SAFE_INTEGER)).toEqual([]);
+      // Swept through its intent: counted while QUEUED, not once claimed.
+      expect(await runs.countSweep(keyOf(covered))).toBe(true);
+      expect(await runs.get(keyOf(covered))).toMatchObject({ sweeps: 1, status: 'QUEUED' });
+      await runs.claim(keyOf(covered), { owner: 'e', expiresAt: NOW + 60_000, now: NOW, takeOverExpired: true });
+      expect(await runs.countSweep(keyOf(covered))).toBe(false);
+      expect(await runs.countSweep({ ...keyOf(covered), attempt: 2 })).toBe(false);
     });
 
     it('claims a QUEUED run once, takes over only a lease that ended before now, and only when allowed', async () => {

@@ -254,6 +254,16 @@ export class DynamoRunRepository implements RunRepository {
     return result.ok;
   }
 
+  async countSweep(key: RunKey): Promise<boolean> {
+    const result = await this.update(key, {
+      UpdateExpression: 'ADD #sweeps :one',
+      ConditionExpression: '#status = :queued',
+      ExpressionAttributeNames: { '#sweeps': 'sweeps', '#status': 'status' },
+      ExpressionAttributeValues: { ':one': 1, ':queued': 'QUEUED' },
+    });
+    return result.ok;
+  }
+
   async listDeadLetters(tenantId: string, options: { limit: number; cursor?: string }): Promise<Page<Run>> {
     const start = decodeCursor(options.cursor, deadLettersCursor(tenantId));
     const { Items = [], LastEvaluatedKey } = await this.client.send(

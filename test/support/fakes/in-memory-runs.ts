@@ -109,6 +109,13 @@ export class InMemoryRunRepository implements RunRepository {
     return true;
   }
 
+  async countSweep(key: RunKey): Promise<boolean> {
+    const run = this.items.get(keyOf(key));
+    if (run?.status !== 'QUEUED') return false;
+    run.sweeps = (run.sweeps ?? 0) + 1;
+    return true;
+  }
+
   /** As the adapter's Query of the dead-letter index: newest first, base64 LastEvaluatedKey cursors. */
   async listDeadLetters(tenantId: string, options: { limit: number; cursor?: string }): Promise<Page<Run>> {
     type IndexKey = { pk: string; sk: string; deadLetterTenant: string; deadLetteredAt: number };
