@@ -168,7 +168,7 @@ describe('bench verdict (exit code)', () => {
 });
 
 describe('precision targets (issue #15)', () => {
-  const file = fileURLToPath(new URL('./results/2026-11-24.json', import.meta.url));
+  const file = fileURLToPath(new URL('./results/2026-11-24-before-intents.json', import.meta.url));
   const { workloads } = JSON.parse(readFileSync(file, 'utf8')) as { workloads: WorkloadResult[] };
   const withP99 = (mode: string, p99: number) =>
     workloads

@@ -39,8 +39,11 @@ const unitsOn = (suffix: string) =>
     .filter(([target]) => target.endsWith(suffix))
     .reduce((sum, [, units]) => sum + units.write, 0);
 
-/** Every request the materialize protocol makes per due one-time job: run put, job advance, 1/100 of a due-index page query. */
-const SCANNER_REQUESTS_PER_RUN = 2 + 1 / 100;
+/**
+ * Every request the materialize protocol makes per due one-time job: run put, job advance, and
+ * 3/100 for the page (its due-index query, its dispatch intent's put and removal).
+ */
+const SCANNER_REQUESTS_PER_RUN = 2 + 3 / 100;
 const counts: MeasuredCounts = {
   ...profile,
   // Failed conditional writes (computed units) land on the tables; count them with the table writes.

@@ -188,8 +188,8 @@ describe('physical floor', () => {
     expect(physicalFloorMs(5000, 1, 0)).toBeNaN();
   });
 
-  it("is printed beside the burst's p99, from the committed 2026-11-24 run", () => {
-    const file = fileURLToPath(new URL('./results/2026-11-24.json', import.meta.url));
+  it("is printed beside the burst's p99, from the committed 2026-11-24 run (before dispatch intents)", () => {
+    const file = fileURLToPath(new URL('./results/2026-11-24-before-intents.json', import.meta.url));
     const { limits, workloads } = JSON.parse(readFileSync(file, 'utf8')) as {
       limits: Limits;
       workloads: WorkloadResult[];
