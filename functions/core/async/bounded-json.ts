@@ -19,12 +19,13 @@ export type BoundedJson = { ok: true; json: string; bytes: number } | { ok: fals
 /** `value` as JSON text when it is a JSON value of at most `maxBytes` UTF-8 bytes serialized. */
 export function boundedJson(value: unknown, maxBytes: number): BoundedJson {
   // Every node costs at least one byte serialized, so more nodes than bytes is too large already.
-  const walk = fitsBudget(value, maxBytes + 1);
-  if (walk !== 'fits') return { ok: false, reason: walk };
   let json: string | undefined;
   try {
+    const walk = fitsBudget(value, maxBytes + 1);
+    if (walk !== 'fits') return { ok: false, reason: walk };
     json = JSON.stringify(value);
   } catch {
+    // A getter or proxy that throws, a toJSON that does: no JSON value a request body can hold.
     return { ok: false, reason: 'must be a JSON value' };
   }
   if (json === undefined) return { ok: false, reason: 'must be a JSON value' };

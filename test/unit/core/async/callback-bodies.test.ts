@@ -55,6 +55,13 @@ describe('boundedJson', () => {
     expect(boundedJson({ n: 10n }, 100)).toEqual({ ok: false, reason: 'must be a JSON value' });
     expect(boundedJson(() => 1, 100)).toEqual({ ok: false, reason: 'must be a JSON value' });
     expect(boundedJson(undefined, 100)).toEqual({ ok: false, reason: 'must be a JSON value' });
+    const hostile = Object.defineProperty({}, 'x', {
+      enumerable: true,
+      get: () => {
+        throw new Error('boom');
+      },
+    });
+    expect(boundedJson(hostile, 100)).toEqual({ ok: false, reason: 'must be a JSON value' });
   });
 
   it('gives up on a value with more nodes than bytes before serializing it', () => {
