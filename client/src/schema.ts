@@ -268,6 +268,67 @@ export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
     /**
+     * AsyncSettings
+     * @description The job field `async`: the target takes each call's work by answering 202 and reports back through the call's `Chronos-Callback-Url` (heartbeats, then one completion). Without it a job behaves as a synchronous one. `maxDurationSeconds` must also be at least the effective `heartbeatTimeoutSeconds` (checked by the handler, functions/core/async/async-settings.ts).
+     * @example {
+     *       "heartbeatTimeoutSeconds": 120,
+     *       "maxDurationSeconds": 86400,
+     *       "cancelGraceSeconds": 60
+     *     }
+     */
+    AsyncSettings: {
+      /** @description An attempt without a heartbeat for this long ends TIMED_OUT (errorType heartbeat_timeout); default 60. */
+      heartbeatTimeoutSeconds?: number;
+      /** @description An attempt running this long from its call ends TIMED_OUT (errorType timeout), heartbeats or not; default 3600, at most 7 days. */
+      maxDurationSeconds?: number;
+      /** @description After a cancel request, how long the worker may still complete before the run ends CANCELLED; default 30. */
+      cancelGraceSeconds?: number;
+    };
+    /**
+     * CallbackComplete
+     * @description Body of POST /v1/callbacks/{token}/complete: the worker of an async run reports its end. Idempotent: the same completion again answers with the first result; another after the run ended answers 409 RUN_ENDED. The handler also bounds `error` in UTF-8 bytes and `output` serialized (functions/core/async/completion-body.ts).
+     * @example {
+     *       "status": "succeeded",
+     *       "output": {
+     *         "rows": 1000
+     *       }
+     *     }
+     * @example {
+     *       "status": "failed",
+     *       "error": "source bucket is gone",
+     *       "retryable": false
+     *     }
+     */
+    CallbackComplete: {
+      /** @enum {string} */
+      status: 'succeeded' | 'failed';
+      /** @description Any JSON value of at most 64 KB serialized, kept in the run's history. */
+      output?: unknown;
+      /** @description Why the work failed, at most 4 KB (UTF-8). */
+      error?: string;
+      /** @description Whether a failure may be retried per the job's retry policy; default true. */
+      retryable?: boolean;
+    };
+    /**
+     * CallbackHeartbeat
+     * @description Body of POST /v1/callbacks/{token}/heartbeat: the worker of an async run is alive. Extends the heartbeat deadline by the job's heartbeatTimeoutSeconds (never past the attempt's max duration). Every field is optional; `{}` only proves liveness. The handler also bounds `message` in UTF-8 bytes and `checkpoint` serialized (functions/core/async/heartbeat-body.ts).
+     * @example {
+     *       "progress": 42.5,
+     *       "message": "copied 425 of 1000 files",
+     *       "checkpoint": {
+     *         "offset": 425
+     *       }
+     *     }
+     */
+    CallbackHeartbeat: {
+      /** @description Percent done. */
+      progress?: number;
+      /** @description What the worker is doing, at most 1 KB (UTF-8). */
+      message?: string;
+      /** @description Any JSON value of at most 16 KB serialized: the latest one of the occurrence is handed to a retried worker (GET /v1/callbacks/{token}). */
+      checkpoint?: unknown;
+    };
+    /**
      * CreateJob
      * @description Body of POST /v1/jobs. API Gateway checks that it is a JSON object; the create-job handler validates every field against this schema and the per-type schedule rules (which fields go with which type, cron syntax, time zones, dates), naming the field.
      */

@@ -2,6 +2,9 @@
  * Every JSON Schema under schemas/, by file name: imported statically so the API function's bundle
  * carries them (the handler reads no file). A test fails when a file there is missing here.
  */
+import asyncSettings from '#schemas/async-settings.json' with { type: 'json' };
+import callbackComplete from '#schemas/callback-complete.json' with { type: 'json' };
+import callbackHeartbeat from '#schemas/callback-heartbeat.json' with { type: 'json' };
 import createJob from '#schemas/create-job.json' with { type: 'json' };
 import createWorkflow from '#schemas/create-workflow.json' with { type: 'json' };
 import error from '#schemas/error.json' with { type: 'json' };
@@ -24,6 +27,9 @@ import updateJob from '#schemas/update-job.json' with { type: 'json' };
 export type JsonSchema = Record<string, unknown>;
 
 export const SCHEMA_FILES: Readonly<Record<string, JsonSchema>> = {
+  'async-settings.json': asyncSettings,
+  'callback-complete.json': callbackComplete,
+  'callback-heartbeat.json': callbackHeartbeat,
   'create-job.json': createJob,
   'create-workflow.json': createWorkflow,
   'error.json': error,
