@@ -1138,7 +1138,7 @@ export interface components {
       httpStatus: number | null;
       durationMs: number | null;
       error: string | null;
-      /** @description timeout, connection, http_5xx, http_4xx, lost, dead_letter, overlap, cancelled, blocked_target, invalid_target */
+      /** @description timeout, connection, http_5xx, http_4xx, lost, dead_letter, overlap, cancelled, blocked_target, invalid_target, paused, superseded */
       errorType: string | null;
       responseExcerpt: string | null;
       recoveries: number;
