@@ -118,8 +118,10 @@ export async function materializeOccurrences(
     toSend.map((run) => dispatchRequestOf(run, run.scheduledFor)),
   );
   // Sent: the intent has nothing left to cover. Should removing it fail, the sweep sends its runs
-  // again after the grace: duplicate messages, which the conditional claim makes harmless.
-  if (sent && intent.recorded) await deps.intents?.clear(intent.recorded).catch(() => undefined);
+  // again after the grace: duplicate messages, which the conditional claim makes harmless. A put
+  // that failed may still have landed (a timeout after the write), unsent: the intent stays for it.
+  const putsFailed = created.some((c) => c.error !== undefined);
+  if (sent && !putsFailed && intent.recorded) await deps.intents?.clear(intent.recorded).catch(() => undefined);
 
   const advanced: AdvancedJob[] = [];
   await Promise.all(

@@ -151,6 +151,27 @@ describe('dispatch intents', () => {
     expect(dispatcher.sent.map((s) => s.message.runId)).toEqual([queued.runId]);
   });
 
+  it('keeps the intent when a put failed, as a put whose answer was lost may have landed unsent', async () => {
+    const { scanner, create, runs, intents, dispatcher, sweep } = withIntents();
+    const [, lost] = await oneTimeJobs(create, 2);
+    const put = runs.createIfAbsent.bind(runs);
+    runs.createIfAbsent = async (run, options) => {
+      const result = await put(run, options);
+      // Written, but the answer never came back (a timeout after the write).
+      if (run.jobId === lost) throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
+      return result;
+    };
+
+    const result = await scanDueJobs(scanner, DUE_SOON);
+
+    expect(result.failed.map((f) => f.jobId)).toEqual([lost]);
+    expect(dispatcher.sent.map((s) => s.message.jobId)).not.toContain(lost);
+    expect(intents.items.size).toBe(1);
+    await sweep(DUE_SOON + GRACE);
+    const landed = runs.all().find((run) => run.jobId === lost);
+    expect(dispatcher.sent.map((s) => s.message.runId)).toContain(landed?.runId);
+  });
+
   it('puts nothing when the intent cannot be written: the jobs stay due and are reported', async () => {
     const { scanner, create, runs, jobs, intents } = withIntents();
     const ids = await oneTimeJobs(create, 2);
