@@ -166,11 +166,12 @@ describe('retries', () => {
 
 describe('crash recovery and dead letters', () => {
   async function futureJob(path: string): Promise<string> {
-    // Due far beyond the horizon: the test plants the run itself.
+    // Due far beyond the horizon: the test plants the run itself. Recurring: a one-time job's run
+    // for another time than its `at` is skipped as superseded, and the planted run is due now.
     return createJob({
       target: { url: target.url(path) },
       timeoutSeconds: 1,
-      schedule: { type: 'once', at: new Date(Date.now() + 3_600_000).toISOString() },
+      schedule: { type: 'interval', everySeconds: 3_600, startAt: new Date(Date.now() + 3_600_000).toISOString() },
     });
   }
 

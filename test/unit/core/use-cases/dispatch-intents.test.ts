@@ -86,6 +86,8 @@ describe('dispatch intents', () => {
     const swept = await sweep(DUE_SOON + GRACE);
     expect(swept.resent).toBe(3);
     expect(new Set(dispatcher.sent.map((s) => s.message.runId))).toEqual(new Set(runs.all().map((run) => run.runId)));
+    // Counted on each run, as a sweep of the sweep index is.
+    expect(runs.all().map((run) => run.sweeps)).toEqual([1, 1, 1]);
     expect(intents.items.size).toBe(0);
     // Cleared: the next pass sends nothing again.
     expect(await sweep(DUE_SOON + 2 * GRACE)).toMatchObject({ resent: 0 });
@@ -144,7 +146,14 @@ describe('dispatch intents', () => {
     await scanDueJobs(deadScanner, DUE_SOON);
     const [claimed, queued] = runs.all();
     if (!claimed || !queued) throw new Error('two runs expected');
-    await runs.claim(claimed, { owner: 'e', expiresAt: DUE_SOON + 600_000, now: DUE_SOON, takeOverExpired: true });
+    // Claimed between the sweep's listing and its count: not sent again.
+    const listByJob = runs.listByJob.bind(runs);
+    runs.listByJob = async (tenantId, jobId, query) => {
+      const page = await listByJob(tenantId, jobId, query);
+      if (jobId === claimed.jobId)
+        await runs.claim(claimed, { owner: 'e', expiresAt: DUE_SOON + 600_000, now: DUE_SOON, takeOverExpired: true });
+      return page;
+    };
 
     await sweep(DUE_SOON + GRACE);
 
