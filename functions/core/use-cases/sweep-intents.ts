@@ -46,7 +46,11 @@ export async function sweepIntentShard(
 
 /** Sends the intent's QUEUED runs and removes it; how many it sent. Throws, keeping it, when it cannot. */
 async function sweepIntent(deps: IntentSweepDeps, intent: DispatchIntent): Promise<number> {
-  const found = (await Promise.all(jobsOf(intent).map((job) => queuedRunsOf(deps.runs, job, intent)))).flat();
+  // First attempts only: those are what a scanner page puts. A later attempt in the range is a
+  // retry with its own sweep entry, perhaps parked beyond SQS's reach, which must not be sent early.
+  const found = (await Promise.all(jobsOf(intent).map((job) => queuedRunsOf(deps.runs, job, intent))))
+    .flat()
+    .filter((run) => run.attempt === 1);
   // Counted on the run, as the sweep index's sweeps are (history shows it; the chaos run checks it),
   // and only while still QUEUED: a run claimed since the listing is not sent again.
   const counted = await Promise.all(found.map((run) => deps.runs.countSweep(run)));

@@ -160,6 +160,21 @@ describe('dispatch intents', () => {
     expect(dispatcher.sent.map((s) => s.message.runId)).toEqual([queued.runId]);
   });
 
+  it('sends only first attempts: a retry in the range keeps its own sweep entry and is never sent early', async () => {
+    const { deadScanner, create, runs, dispatcher, sweep } = withIntents();
+    await oneTimeJobs(create, 1);
+    await scanDueJobs(deadScanner, DUE_SOON);
+    const [first] = runs.all();
+    if (!first) throw new Error('run expected');
+    // Its first attempt ran (a duplicate message, say) and failed; the retry is parked for an hour.
+    const parked = { ...first, attempt: 2, runId: `${first.runId}-2`, availableAt: DUE_SOON + 3_600_000 };
+    await runs.createIfAbsent(parked, { sweepAt: DUE_SOON + 3_600_000 });
+
+    await sweep(DUE_SOON + GRACE);
+
+    expect(dispatcher.sent.map((s) => s.message.attempt)).toEqual([1]);
+  });
+
   it('keeps the intent when a put failed, as a put whose answer was lost may have landed unsent', async () => {
     const { scanner, create, runs, intents, dispatcher, sweep } = withIntents();
     const [, lost] = await oneTimeJobs(create, 2);
