@@ -81,6 +81,61 @@ describe('create bucket', () => {
   });
 });
 
+describe('create bucket writes', () => {
+  /** The bucket's UpdateItems, and how many failed their condition (each a write unit on AWS). */
+  async function countingLimiter() {
+    const counts = { updates: 0, failed: 0 };
+    // A client of its own: a document client shares its middleware with the client it wraps.
+    const base = new DynamoDBClient({
+      endpoint: await endpointOf(aws),
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const client = DynamoDBDocumentClient.from(base);
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        counts.updates++;
+        try {
+          return await next(args);
+        } catch (error) {
+          if ((error as Error).name === 'ConditionalCheckFailedException') counts.failed++;
+          throw error;
+        }
+      },
+      { step: 'initialize', name: 'countUpdates' },
+    );
+    return { limiter: new DynamoCreateRateLimiter(client, table), counts };
+  }
+
+  it('takes a token from a busy bucket with one write, not a failed one first', async () => {
+    const { limiter, counts } = await countingLimiter();
+    const limits = { perSecond: 10, burst: 100 };
+    const now = Date.now();
+
+    for (let i = 0; i < 20; i++) expect((await limiter.take('busy-tenant', limits, now + i)).allowed).toBe(true);
+
+    // The first finds the bucket idle; every later one, seen busy, goes straight to the busy update.
+    expect(counts).toEqual({ updates: 20, failed: 0 });
+  });
+
+  it('refuses at the burst with one failed write, and takes the idle update once the bucket has drained', async () => {
+    const { limiter, counts } = await countingLimiter();
+    const limits = { perSecond: 1, burst: 2 };
+    const now = Date.now();
+    expect((await limiter.take('drained-tenant', limits, now)).allowed).toBe(true);
+    expect((await limiter.take('drained-tenant', limits, now)).allowed).toBe(true);
+    counts.updates = 0;
+    counts.failed = 0;
+
+    expect(await limiter.take('drained-tenant', limits, now)).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    expect(counts).toEqual({ updates: 1, failed: 1 });
+
+    // Ten seconds on, past the `tat` it last saw: the bucket is taken idle, with one write.
+    expect((await limiter.take('drained-tenant', limits, now + 10_000)).allowed).toBe(true);
+    expect(counts).toEqual({ updates: 2, failed: 1 });
+  });
+});
+
 describe('active-job quota', () => {
   const job = (tenantId: string, n: number, status = 'ACTIVE') =>
     aws.documents.send(

@@ -12,8 +12,21 @@ import { type BucketLimits, gcraDecide, gcraParameters, tokensFor } from '#core/
 import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
 import { tenantKeys } from './tenant-keys.ts';
 
+/** Buckets whose last `tat` a process remembers, at most (a Lambda instance serves a few tenants). */
+const MAX_REMEMBERED = 10_000;
+
+type UpdateResult = { updated: true; tat: number } | { updated: false; tat?: number };
+
 /** A GCRA bucket per tenant, kept in the item `keyOf(tenantId)` of the tenants table. */
 export class DynamoBucketRateLimiter implements RateLimiter {
+  /**
+   * The `tat` this process last saw per bucket. Under load a bucket is busy on almost every
+   * request, and trying the idle update first then costs a failed conditional write (a write unit)
+   * before the busy one: a bucket last seen busy is tried busy first. Only the order of the two
+   * conditional updates depends on it, never the decision.
+   */
+  readonly #seen = new Map<string, number>();
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -24,47 +37,74 @@ export class DynamoBucketRateLimiter implements RateLimiter {
     const { intervalMs, toleranceMs } = gcraParameters(limits);
     const tokens = tokensFor(count, limits);
     const key = this.keyOf(tenantId);
+    const seenKey = JSON.stringify(key);
     // Idle bucket (or none yet): start again from now (tokens never exceed the burst).
-    const idle = await this.update(key, 'SET tat = :next', 'attribute_not_exists(tat) OR tat <= :now', {
-      ':next': now + tokens * intervalMs,
-      ':now': now,
-    });
-    if (idle === 'updated') return { allowed: true as const };
+    const idle = () =>
+      this.update(key, 'SET tat = :next', 'attribute_not_exists(tat) OR tat <= :now', {
+        ':next': now + tokens * intervalMs,
+        ':now': now,
+      });
     // Busy bucket: `tokens` more intervals, if the last of them is within the burst.
-    const busy = await this.update(key, 'SET tat = tat + :step', 'tat > :now AND tat <= :limit', {
-      ':step': tokens * intervalMs,
-      ':now': now,
-      ':limit': now + toleranceMs - (tokens - 1) * intervalMs,
-    });
-    if (busy === 'updated') return { allowed: true as const };
-    const decision = gcraDecide(busy, limits, now, tokens);
-    // The bucket went idle between the two updates: a request that found it so is allowed.
-    if (decision.allowed) return { allowed: true as const };
-    return { allowed: false as const, retryAfterSeconds: decision.retryAfterSeconds };
+    const busy = () =>
+      this.update(key, 'SET tat = tat + :step', 'tat > :now AND tat <= :limit', {
+        ':step': tokens * intervalMs,
+        ':now': now,
+        ':limit': now + toleranceMs - (tokens - 1) * intervalMs,
+      });
+    const allowed = (result: { tat: number }) => {
+      this.remember(seenKey, result.tat);
+      return { allowed: true as const };
+    };
+    const refusedOrAllowed = (tat: number | undefined) => {
+      if (tat !== undefined) this.remember(seenKey, tat);
+      const decision = gcraDecide(tat, limits, now, tokens);
+      // The bucket went idle between the two updates: a request that found it so is allowed.
+      if (decision.allowed) return { allowed: true as const };
+      return { allowed: false as const, retryAfterSeconds: decision.retryAfterSeconds };
+    };
+
+    if ((this.#seen.get(seenKey) ?? 0) > now) {
+      const first = await busy();
+      if (first.updated) return allowed(first);
+      // Still busy, so over the burst: refused without trying the idle update, which would fail.
+      if (first.tat !== undefined && first.tat > now) return refusedOrAllowed(first.tat);
+    }
+    const fresh = await idle();
+    if (fresh.updated) return allowed(fresh);
+    const next = await busy();
+    if (next.updated) return allowed(next);
+    return refusedOrAllowed(next.tat);
   }
 
-  /** 'updated', or the `tat` that made the condition fail. */
+  private remember(seenKey: string, tat: number): void {
+    if (this.#seen.size >= MAX_REMEMBERED && !this.#seen.has(seenKey)) this.#seen.clear();
+    this.#seen.set(seenKey, tat);
+  }
+
+  /** The new `tat` when the update was made, else the `tat` that made the condition fail. */
   private async update(
     Key: Record<string, string>,
     UpdateExpression: string,
     ConditionExpression: string,
     values: Record<string, number>,
-  ): Promise<'updated' | number | undefined> {
+  ): Promise<UpdateResult> {
     try {
-      await this.client.send(
+      const { Attributes } = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key,
           UpdateExpression,
           ConditionExpression,
           ExpressionAttributeValues: values,
+          ReturnValues: 'UPDATED_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return 'updated';
+      return { updated: true, tat: Attributes?.tat as number };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      return itemOfConditionFailure<{ tat?: number }>(error)?.tat;
+      const tat = itemOfConditionFailure<{ tat?: number }>(error)?.tat;
+      return tat === undefined ? { updated: false } : { updated: false, tat };
     }
   }
 }
