@@ -5,6 +5,11 @@
 export const ENV = {
   jobsTable: 'JOBS_TABLE_NAME',
   runsTable: 'RUNS_TABLE_NAME',
+  /**
+   * The API's public base URL (no trailing slash): async jobs' calls carry
+   * `Chronos-Callback-Url: <it>/v1/callbacks/<token>` (the executor).
+   */
+  callbackBaseUrl: 'CALLBACK_BASE_URL',
   dispatchQueueUrl: 'DISPATCH_QUEUE_URL',
   dueShardCount: 'DUE_SHARD_COUNT',
   scanHorizonSeconds: 'SCAN_HORIZON_SECONDS',

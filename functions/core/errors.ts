@@ -64,3 +64,28 @@ export class OutcomeRejectedError extends Error {
     this.name = 'OutcomeRejectedError';
   }
 }
+
+/**
+ * A callback or run cancel the run's state refuses (core/use-cases/async/): `RUN_ENDED` and
+ * `RUN_NOT_STARTED` and `RUN_NOT_CANCELLABLE` map to 409, `RUN_NOT_FOUND` to 404,
+ * `INVALID_CALLBACK_TOKEN` (forged, tampered, ill-formed) to 401.
+ */
+export class RunStateRefusal extends Error {
+  constructor(
+    public readonly code:
+      | 'RUN_ENDED'
+      | 'RUN_NOT_STARTED'
+      | 'RUN_NOT_FOUND'
+      | 'RUN_NOT_CANCELLABLE'
+      | 'INVALID_CALLBACK_TOKEN',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RunStateRefusal';
+  }
+
+  get status(): 401 | 404 | 409 {
+    if (this.code === 'INVALID_CALLBACK_TOKEN') return 401;
+    return this.code === 'RUN_NOT_FOUND' ? 404 : 409;
+  }
+}

@@ -2,6 +2,7 @@
  * The Chronos domain model. Times are epoch milliseconds inside the system and ISO-8601 strings
  * at the API boundary.
  */
+import type { AsyncSettings } from './async/async-settings.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { RunStatus } from './run-state.ts';
 import type { MisfirePolicy, OverlapPolicy, ScheduleSpec, ScheduleType } from './schedule/index.ts';
@@ -56,6 +57,11 @@ export interface Job {
   timeoutSeconds: number;
   /** Start-lag target in seconds (run-timing.ts; default 5): a run started later missed its SLA. */
   slaSeconds?: number;
+  /**
+   * Present for a job whose target takes its work with 202 and reports back through callbacks
+   * (core/async/): how long a silent worker is trusted, an attempt may live, a cancel may wait.
+   */
+  async?: AsyncSettings;
   status: JobStatus;
   /**
    * Internal write counter, bumped on every write (the scanner's and the completion handler's
@@ -147,6 +153,36 @@ export interface Run extends RunKey {
    * only its completion can find the job exhausted, so only it tries to complete the job.
    */
   finalOccurrence?: boolean;
+  /**
+   * The job's `async` settings, copied at the claim of an async job's attempt (the call that hands
+   * out its callback URL): what the callbacks and the deadline pass decide on (core/async/), even
+   * if the job changes or goes meanwhile. Absent on runs of other jobs.
+   */
+  async?: AsyncSettings;
+  /** Bumped by every write an async decision makes: the exact condition of the next (core/async/async-run.ts). */
+  asyncRevision?: number;
+  /** When the target's 202 (or a first heartbeat) took the work. */
+  acceptedAt?: number;
+  heartbeatAt?: number;
+  heartbeatDeadline?: number;
+  maxDurationDeadline?: number;
+  /** 0–100, as the worker's last heartbeat said. */
+  progress?: number;
+  progressMessage?: string;
+  /** The worker's last checkpoint, as JSON text (≤ 16 KB): shown by GET /v1/runs/{runId} and the callback GET. */
+  checkpointJson?: string;
+  checkpointAt?: number;
+  /** A soft cancel was requested (POST /v1/runs/{runId}/cancel, or the job's cancel). */
+  cancelRequestedAt?: number;
+  /** What the worker's completion carried, as JSON text (≤ 64 KB). */
+  outputJson?: string;
+  /** A worker's `failed` completion said whether a retry may help. */
+  retryable?: boolean;
+  /** Digest of the completion that ended the run: the same completion again is answered as the first. */
+  completionDigest?: string;
+  /** The sparse deadline index of accepted async runs in flight (core/async/deadline-index.ts). */
+  deadlineShard?: string;
+  deadlineAt?: number;
 }
 
 export type ErrorType =
@@ -163,7 +199,11 @@ export type ErrorType =
   | 'lost'
   | 'dead_letter'
   /** A one-time job's run for another time than the job's `at` (moved by PATCH, or a retried create's "now"). */
-  | 'superseded';
+  | 'superseded'
+  /** An async run whose worker stopped heartbeating (core/async/). */
+  | 'heartbeat_timeout'
+  /** An async run whose worker completed with `failed`. */
+  | 'worker_failed';
 
 /** The body of a dispatch-queue message: just enough to find the run. */
 export interface DispatchMessage extends RunKey {

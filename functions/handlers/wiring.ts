@@ -6,6 +6,8 @@
 
 import { createCloudWatchClient, createDocumentClient, createSqsClient } from '#adapters/aws-clients';
 import { DynamoActiveJobLimiter } from '#adapters/dynamodb/active-job-limiter';
+import { DynamoAsyncRunStore } from '#adapters/dynamodb/async-run-store';
+import { StoredCallbackKeys } from '#adapters/dynamodb/callback-key-store';
 import { CoalescedJobReads, withCoalescedGets } from '#adapters/dynamodb/coalesced-job-reads';
 import { DynamoCreateKeyRepository } from '#adapters/dynamodb/create-key-repository';
 import { DynamoCreateRateLimiter } from '#adapters/dynamodb/create-rate-limiter';
@@ -34,6 +36,7 @@ import { SqsFailureNotices } from '#adapters/sqs/failure-notice-queue';
 import { oldestMessageAges, queueNameOf } from '#adapters/sqs/oldest-message-age';
 import { queueStats } from '#adapters/sqs/queue-stats';
 import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
+import { systemClock } from '#adapters/system-clock';
 import { defaultQuotasFromEnv } from '#adapters/tenant-quotas';
 import { DEFAULT_LEASE_MARGIN_SECONDS } from '#core/limits';
 import { type JobStatusCounts, type JobStatusDeltas, shiftDeltas } from '#core/metrics/ports';
@@ -41,6 +44,7 @@ import { ReleaseSpread } from '#core/release-spread';
 import { DEFAULT_SWEEP_GRACE_MS } from '#core/runs/send-runs';
 import type { AdmissionDeps } from '#core/tenants/admit-job';
 import { effectiveQuotas, type TenantQuotas } from '#core/tenants/quotas';
+import type { CallbackDeps } from '#core/use-cases/async/callbacks';
 import type { CompleteRunDeps } from '#core/use-cases/complete-run';
 import type { MaterializeDeps } from '#core/use-cases/materialize-occurrences';
 import { logger } from './logger.ts';
@@ -231,3 +235,22 @@ export async function quotasOf(tenantId: string): Promise<TenantQuotas> {
   const tenant = await tenantRepository().getTenant(tenantId);
   return effectiveQuotas(defaultQuotas(), tenant?.quotas);
 }
+
+// Async runs (core/async/): their run items, the callback token keys, and what the callbacks, a
+// run's cancel, the executor's 202 and the scanner's deadline pass decide with.
+export const asyncRunStore = once(() => new DynamoAsyncRunStore(documentClient(), requiredEnv(ENV.runsTable)));
+/** Sealed in the tenants table, opened with the secrets cipher (callback-key-store.ts). */
+export const callbackKeys = once(() => new StoredCallbackKeys(documentClient(), tenantsTable(), secretCipher()));
+export const asyncDeps = once(
+  (): CallbackDeps => ({
+    store: asyncRunStore(),
+    keys: callbackKeys(),
+    runs: runRepository(),
+    jobs: jobRepository(),
+    clock: systemClock,
+    random: Math.random,
+    config: { shardCount: schedulingConfig().shardCount, leaseMarginMs: leaseMarginMs() },
+  }),
+);
+/** Where async jobs' workers call back (`Chronos-Callback-Url`): the API's public base URL. */
+export const callbackBaseUrl = once(() => requiredEnv(ENV.callbackBaseUrl).replace(/\/+$/, ''));

@@ -2,6 +2,8 @@
  * Key layout of Chronos' DynamoDB tables. The CDK constructs and the local runtime both build
  * their tables from these constants, so the deployed and the local schema cannot drift apart.
  */
+import { DEADLINE_INDEX } from '#core/async/deadline-index';
+
 export const JOBS_TABLE = {
   partitionKey: 'tenantId',
   sortKey: 'jobId',
@@ -31,6 +33,18 @@ export const RUNS_TABLE = {
   sweepIndex: { name: 'sweep-index', partitionKey: 'sweepShard', sortKey: 'sweepAt' },
   /** Sparse index of dead-lettered runs per tenant, newest last, for `GET /v1/dead-letters`. */
   deadLetterIndex: { name: 'dead-letter-index', partitionKey: 'deadLetterTenant', sortKey: 'deadLetteredAt' },
+  /**
+   * Sparse, sharded index of accepted async runs in flight, by their earliest deadline (heartbeat,
+   * max duration, cancel grace: core/async/deadline-index.ts): the scanner's deadline pass ends
+   * those whose deadline passed. Only the key parts are projected: each run is read again, strongly
+   * consistent, before it is decided on.
+   */
+  deadlineIndex: {
+    name: DEADLINE_INDEX.name,
+    partitionKey: DEADLINE_INDEX.partitionKey,
+    sortKey: DEADLINE_INDEX.sortKey,
+    projectedAttributes: ['tenantId', 'jobId', 'scheduledFor', 'attempt'],
+  },
 } as const;
 
 /**

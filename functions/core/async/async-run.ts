@@ -74,6 +74,8 @@ export interface AsyncRunChanges {
   outputJson?: string;
   retryable?: boolean;
   completionDigest?: string;
+  /** Set on an end the job's retry policy retries (async-retry.ts): when the next attempt starts. */
+  nextAttemptAt?: number;
   /** The sparse deadline index (deadline-index.ts): set while an accepted run is RUNNING, removed at its end. */
   deadlineShard?: string;
   deadlineAt?: number;

@@ -1,0 +1,46 @@
+/**
+ * The executor's side of an async run: the target answered 202, so the run becomes an accepted
+ * async run, RUNNING under its heartbeat and max-duration deadlines (core/async/accept-decision.ts),
+ * and the executor writes no outcome of its own. A worker's heartbeat or completion may have been
+ * faster: then there is nothing left to record.
+ */
+import { decideAccepted } from '../../async/accept-decision.ts';
+import type { AsyncRunStore } from '../../async/ports.ts';
+import type { RunKey } from '../../model.ts';
+import { runIdOf } from '../../run-id.ts';
+import { type AsyncEndDeps, jobOnce, settleInFlightAfterEnd, withRetryDecision } from './async-ends.ts';
+import { decideAndApply } from './decide-and-apply.ts';
+
+export interface AcceptAsyncDeps extends AsyncEndDeps {
+  store: AsyncRunStore;
+  config: AsyncEndDeps['config'] & { shardCount: number };
+}
+
+export type AcceptResult =
+  | { kind: 'accepted'; heartbeatDeadline: number }
+  /** A worker's callback got there first (accepted or ended the run), or the claim was lost. */
+  | { kind: 'ignored'; reason: string }
+  /** The call outlived the max duration (or a cancel's grace): ended at once. */
+  | { kind: 'expired' };
+
+/** Records the 202 the executor holding `leaseOwner`'s claim received at `now`. */
+export async function acceptAsyncRun(
+  deps: AcceptAsyncDeps,
+  key: RunKey,
+  leaseOwner: string,
+  now: number,
+): Promise<AcceptResult> {
+  const job = jobOnce(deps, key);
+  const context = { now, shardCount: deps.config.shardCount };
+  const applied = await decideAndApply(deps.store, key, async (state) => {
+    if (!state?.isAsync) return { answer: { kind: 'ignored', reason: 'the run is not async' } };
+    return withRetryDecision(deps, state, decideAccepted(state, leaseOwner, context), job);
+  });
+  const { answer } = applied;
+  if (answer.kind === 'accepted') return { kind: 'accepted', heartbeatDeadline: answer.heartbeatDeadline };
+  if (answer.kind === 'expired') {
+    if (applied.write) await settleInFlightAfterEnd(deps, { ...key, runId: runIdOf(key) }, applied.write.set, job, now);
+    return { kind: 'expired' };
+  }
+  return { kind: 'ignored', reason: answer.kind === 'ignored' ? answer.reason : answer.kind };
+}
