@@ -239,12 +239,16 @@ export async function quotasOf(tenantId: string): Promise<TenantQuotas> {
 // Async runs (core/async/): their run items, the callback token keys, and what the callbacks, a
 // run's cancel, the executor's 202 and the scanner's deadline pass decide with.
 export const asyncRunStore = once(() => new DynamoAsyncRunStore(documentClient(), requiredEnv(ENV.runsTable)));
-/** Sealed in the tenants table, opened with the secrets cipher (callback-key-store.ts). */
+/** Sealed in the tenants table, opened with the secrets cipher (callback-key-store.ts); the executor makes the first. */
 export const callbackKeys = once(() => new StoredCallbackKeys(documentClient(), tenantsTable(), secretCipher()));
+/** The same keys as the callback routes see them: read only (no token exists before the first key). */
+export const callbackKeysToOpen = once(
+  () => new StoredCallbackKeys(documentClient(), tenantsTable(), secretCipher(), false),
+);
 export const asyncDeps = once(
   (): CallbackDeps => ({
     store: asyncRunStore(),
-    keys: callbackKeys(),
+    keys: callbackKeysToOpen(),
     runs: runRepository(),
     jobs: jobRepository(),
     clock: systemClock,

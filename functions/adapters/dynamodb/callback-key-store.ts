@@ -27,6 +27,11 @@ export class StoredCallbackKeys implements CallbackKeys {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly cipher: SecretCipher,
+    /**
+     * False for the callback routes: they only open tokens, and no token exists before the first
+     * call of an async job made the key (with no key, every token is refused as not valid).
+     */
+    private readonly createIfMissing = true,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -39,7 +44,7 @@ export class StoredCallbackKeys implements CallbackKeys {
   }
 
   private async load(): Promise<readonly string[]> {
-    const sealed = (await this.readSealed()) ?? (await this.create());
+    const sealed = (await this.readSealed()) ?? (this.createIfMissing ? await this.create() : []);
     const keys = await Promise.all(sealed.map((one) => this.cipher.open(one, { ...CALLBACK_KEYS_CONTEXT })));
     this.cached = { keys, until: this.now() + CALLBACK_KEYS_CACHE_MS };
     return keys;
