@@ -3,6 +3,7 @@
  * has already checked shapes and types; this adds the checks a schema cannot express (real URLs,
  * real instants, valid cron and time zones, header safety) and applies defaults.
  */
+import { parseAsyncSettings } from './async/async-settings.ts';
 import { checkBound, outOfBoundReason } from './bounds.ts';
 import { type FieldProblem, ValidationError } from './errors.ts';
 import { checkHeaders } from './header-rules.ts';
@@ -31,12 +32,23 @@ export interface CreateJobInput {
   onFailure?: { url: string };
   timeoutSeconds?: number;
   slaSeconds?: number;
+  /** Calls answered 202 are taken as async work, reported back through callbacks (core/async/). */
+  async?: unknown;
 }
 
 /** What a create request decides about a job; the rest (ids, status, counters) the system sets. */
 export type NewJobFields = Pick<
   Job,
-  'name' | 'target' | 'schedule' | 'policies' | 'retry' | 'delivery' | 'onFailureUrl' | 'timeoutSeconds' | 'slaSeconds'
+  | 'name'
+  | 'target'
+  | 'schedule'
+  | 'policies'
+  | 'retry'
+  | 'delivery'
+  | 'onFailureUrl'
+  | 'timeoutSeconds'
+  | 'slaSeconds'
+  | 'async'
 >;
 
 /**
@@ -116,6 +128,7 @@ export function parseCreateJobRequest(
   const onFailureUrl = input.onFailure ? parseOnFailureUrl(input.onFailure.url, problems, rules) : undefined;
   checkBound('timeoutSeconds', input.timeoutSeconds, problems);
   checkBound('slaSeconds', input.slaSeconds, problems);
+  const asyncSettings = input.async === undefined ? undefined : parseAsyncSettings(input.async, problems);
   if (problems.length > 0 || !schedule.ok) throw new ValidationError(problems);
   const fields: NewJobFields = {
     ...(input.name === undefined ? {} : { name: input.name }),
@@ -131,6 +144,7 @@ export function parseCreateJobRequest(
     timeoutSeconds: input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
     // Absent means the default (DEFAULT_SLA_SECONDS), applied where the SLA is judged.
     ...(input.slaSeconds === undefined ? {} : { slaSeconds: input.slaSeconds }),
+    ...(asyncSettings === undefined ? {} : { async: asyncSettings }),
   };
   return secretHeaders ? { fields, secretHeaders } : { fields };
 }

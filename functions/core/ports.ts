@@ -2,6 +2,8 @@
  * The interfaces the core needs from the outside world. Adapters implement them (DynamoDB, SQS,
  * HTTP); unit tests pass in-memory fakes.
  */
+
+import type { AsyncSettings } from './async/async-settings.ts';
 import type { DispatchMessage, ErrorType, Job, JobStatus, Run, RunKey } from './model.ts';
 import type { RunStatus, TerminalRunStatus } from './run-state.ts';
 import type { ScheduleType } from './schedule/index.ts';
@@ -163,6 +165,8 @@ export interface Lease {
   now: number;
   /** Whether a RUNNING run whose lease expired may be taken over (at-least-once) or not (at-most-once). */
   takeOverExpired: boolean;
+  /** An async job's settings, copied onto the run by the claim: what its callbacks are decided on. */
+  async?: AsyncSettings;
 }
 
 export type ClaimResult =

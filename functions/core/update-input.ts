@@ -3,6 +3,8 @@
  * (schemas/update-job.json) has checked shapes and that at least one known field is present; this
  * adds the checks a schema cannot express, with the same rules as job creation (job-input.ts).
  */
+
+import { type AsyncSettings, parseAsyncSettings } from './async/async-settings.ts';
 import { checkBound } from './bounds.ts';
 import { type FieldProblem, ValidationError } from './errors.ts';
 import { type CreateJobInput, parseOnFailureUrl, parseRetry, parseTarget } from './job-input.ts';
@@ -20,6 +22,8 @@ export type UpdateJobInput = Partial<
 > & {
   /** As at creation, or null to remove the job's onFailure URL. */
   onFailure?: CreateJobInput['onFailure'] | null;
+  /** As at creation, or null: the job's calls are synchronous again. */
+  async?: unknown;
 };
 
 /** The fields a PATCH replaces; absent ones keep their value. `target` and `retry` are replaced as a whole. */
@@ -36,6 +40,8 @@ export interface JobChange {
   onFailureUrl?: string | null;
   timeoutSeconds?: number;
   slaSeconds?: number;
+  /** New async settings (whole, defaults filled), or null: no longer async. */
+  async?: AsyncSettings | null;
 }
 
 /** Validates and normalizes a PATCH body; throws ValidationError listing every problem. */
@@ -84,6 +90,11 @@ export function parseUpdateJobRequest(
   checkBound('slaSeconds', input.slaSeconds, problems);
   if (input.timeoutSeconds !== undefined) change.timeoutSeconds = input.timeoutSeconds;
   if (input.slaSeconds !== undefined) change.slaSeconds = input.slaSeconds;
+  if (input.async === null) change.async = null;
+  else if (input.async !== undefined) {
+    const settings = parseAsyncSettings(input.async, problems);
+    if (settings) change.async = settings;
+  }
   if (problems.length > 0) throw new ValidationError(problems);
   if (Object.keys(change).length === 0) {
     throw new ValidationError([{ field: 'body', reason: 'must change at least one field' }]);

@@ -18,6 +18,9 @@ import { deliveryTimingOf, RUN_METRICS, receiveCountOf, recordCallMetrics } from
 import { readOrSetAside } from './set-aside.ts';
 import { patientRunSlots, runCapOf, sendBackLater } from './tenant-run-cap.ts';
 import {
+  asyncRunStore,
+  callbackBaseUrl,
+  callbackKeys,
   executorJobRepository,
   executorMaxCallsInFlight,
   httpInvoker,
@@ -25,6 +28,7 @@ import {
   leaseVisibilityOf,
   runRepository,
   runSlots,
+  schedulingConfig,
   secretCipher,
   signingKeys,
 } from './wiring.ts';
@@ -50,6 +54,13 @@ function sharedDeps(): Omit<ExecuteRunDeps, 'config' | 'redelivery'> {
       fleetMaxCallsInFlight: executorMaxCallsInFlight(),
     },
     secrets: secretCipher(),
+    async: {
+      store: asyncRunStore(),
+      keys: callbackKeys(),
+      // Read when an async job is first called: only functions that make such calls need it.
+      baseUrl: callbackBaseUrl,
+      shardCount: schedulingConfig().shardCount,
+    },
   };
   return shared;
 }
@@ -93,6 +104,14 @@ function recordHandlerFor(owner: string, visibility: BatchLeaseVisibility) {
         // send fail, the message itself comes back as shortly.
         await sendBackLater(message).catch(comeBackSoon);
         logger.debug('run deferred: tenant at its in-flight cap', keys);
+        return;
+      }
+      if (result.kind === 'accepted') {
+        addRunMetric(RUN_METRICS.accepted, MetricUnit.Count, 1, message.tenantId);
+        logger.info('run taken by its target (202): it ends through its callbacks', {
+          ...keys,
+          acceptance: result.acceptance.kind,
+        });
         return;
       }
       if (result.kind === 'called') {

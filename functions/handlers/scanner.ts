@@ -11,12 +11,14 @@
 
 import { allShards } from '#core/due-shard';
 import type { ShardHeartbeat } from '#core/metrics/ports';
+import { type ExpireResult, expireAsyncRuns } from '#core/use-cases/async/expire-async-runs';
 import { reasonOf } from '#core/use-cases/job-faults';
 import { type ScanResult, scanDueJobs, scanResultOf, withinBudget } from '#core/use-cases/scan-due-jobs';
 import { type SweepResult, sweepRuns } from '#core/use-cases/sweep-runs';
 import { logger } from './logger.ts';
 import { instrumentedWithMetrics, MetricUnit, metrics } from './observability.ts';
 import {
+  asyncDeps,
   dispatchIntents,
   materializeDeps,
   runDispatcher,
@@ -42,12 +44,18 @@ export const SCANNER_METRICS = {
   quarantined: 'JobsQuarantined',
   /** Jobs that failed this pass for a transient reason (tried again next pass). */
   jobFailures: 'ScannerJobFailures',
+  /** Async runs ended by the deadline pass because their worker stopped heartbeating. */
+  heartbeatTimeouts: 'HeartbeatTimeouts',
+  /** Async runs ended by the deadline pass at their max duration, or their cancel's grace. */
+  asyncDeadlinesEnded: 'AsyncDeadlinesEnded',
+  /** Deadline-index shards or runs the pass could not decide (tried again next pass). */
+  deadlineFailures: 'ScannerDeadlineFailures',
 } as const;
 
 export async function scan(): Promise<{ materialized: number; swept: number }> {
   const started = Date.now();
   const elapsedMs = () => Date.now() - started;
-  const [scanned, swept] = await Promise.allSettled([
+  const [scanned, swept, expired] = await Promise.allSettled([
     scanDueJobs({ ...materializeDeps(), intents: dispatchIntents() }, started, elapsedMs, SCANNER_PASS_BUDGET_MS),
     withinBudget(
       sweepRuns(
@@ -56,10 +64,25 @@ export async function scan(): Promise<{ materialized: number; swept: number }> {
       ),
       SCANNER_PASS_BUDGET_MS,
     ),
+    // Async runs whose heartbeat, max duration or cancel grace passed (core/async/deadline-index.ts).
+    withinBudget(
+      expireAsyncRuns(
+        {
+          ...asyncDeps(),
+          onError: (error) => logger.warn('async run not decided this pass; tried again next pass', { error }),
+        },
+        allShards(schedulingConfig().shardCount),
+      ),
+      SCANNER_PASS_BUDGET_MS,
+    ),
   ]);
   // Neither rejects for one shard or one job; a rejection here is a bug, reported on every shard.
   const result = settledOr(scanned, (error) => emptyScan(`scan: ${reasonOf(error)}`));
   const sweep = settledOr(swept, (error): SweepResult => ({ found: 0, resent: 0, failedShards: everyShard(error) }));
+  const deadlines = settledOr(expired, (error): ExpireResult => {
+    logger.error('deadline pass failed', { error: error as Error });
+    return { ended: {}, failed: 1 };
+  });
   const durationMs = Date.now() - started;
 
   for (const job of result.quarantined) logger.error('job quarantined', { ...job });
@@ -72,6 +95,14 @@ export async function scan(): Promise<{ materialized: number; swept: number }> {
   metrics.addMetric(SCANNER_METRICS.materialized, MetricUnit.Count, result.runsCreated);
   metrics.addMetric(SCANNER_METRICS.quarantined, MetricUnit.Count, result.quarantined.length);
   metrics.addMetric(SCANNER_METRICS.jobFailures, MetricUnit.Count, result.failed.length);
+  const { heartbeat_timeout: heartbeatTimeouts = 0, ...otherEnds } = deadlines.ended;
+  metrics.addMetric(SCANNER_METRICS.heartbeatTimeouts, MetricUnit.Count, heartbeatTimeouts);
+  metrics.addMetric(
+    SCANNER_METRICS.asyncDeadlinesEnded,
+    MetricUnit.Count,
+    Object.values(otherEnds).reduce((sum, count) => sum + count, 0),
+  );
+  metrics.addMetric(SCANNER_METRICS.deadlineFailures, MetricUnit.Count, deadlines.failed);
   metrics.addMetric(SCANNER_METRICS.shardFailures, MetricUnit.Count, beats.filter((beat) => beat.error).length);
   // One value per shard in the same EMF line (no shard dimension): max and percentiles still show a lagging shard.
   for (const shard of result.perShard)
@@ -84,6 +115,7 @@ export async function scan(): Promise<{ materialized: number; swept: number }> {
     failedJobs: failed.length,
     sweptFound: sweep.found,
     sweptResent: sweep.resent,
+    asyncEnded: deadlines.ended,
     durationMs,
   });
   return { materialized: result.runsCreated, swept: sweep.resent };

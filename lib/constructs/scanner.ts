@@ -59,7 +59,8 @@ export class Scanner extends Construct {
         table: props.runsTable,
         access: 'readWrite',
         envName: ENV.runsTable,
-        indexes: [RUNS_TABLE.sweepIndex.name],
+        // The sweep, and the deadline pass of async runs in flight.
+        indexes: [RUNS_TABLE.sweepIndex.name, RUNS_TABLE.deadlineIndex.name],
       })
       .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl)
       .bindTable({ table: props.metricsTable, access: 'readWrite', envName: OBSERVABILITY_ENV.metricsTable });

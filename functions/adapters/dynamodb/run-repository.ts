@@ -92,21 +92,26 @@ export class DynamoRunRepository implements RunRepository {
   }
 
   async claim(key: RunKey, lease: Lease): Promise<ClaimResult> {
-    const names = {
+    const names: Record<string, string> = {
       '#status': 'status',
       '#owner': 'leaseOwner',
       '#lease': 'leaseExpiresAt',
       '#claimedAt': 'claimedAt',
       ...SWEEP_NAMES,
     };
-    const values = {
+    const values: Record<string, unknown> = {
       ':running': 'RUNNING',
       ':owner': lease.owner,
       ':lease': lease.expiresAt,
       ':now': lease.now,
     };
-    const setLease =
-      'SET #status = :running, #owner = :owner, #lease = :lease, #claimedAt = :now REMOVE #sweepShard, #sweepAt';
+    // An async job's settings ride on the claim: the run's callbacks are decided on them (core/async/).
+    const setAsync = lease.async ? ', #async = :async' : '';
+    if (lease.async) {
+      names['#async'] = 'async';
+      values[':async'] = lease.async;
+    }
+    const setLease = `SET #status = :running, #owner = :owner, #lease = :lease, #claimedAt = :now${setAsync} REMOVE #sweepShard, #sweepAt`;
     const fresh = await this.update(key, {
       UpdateExpression: setLease,
       ConditionExpression: '#status = :queued',

@@ -24,6 +24,7 @@ import type {
   HttpInvoker,
   HttpRequest,
   JobRepository,
+  Lease,
   RunOutcome,
   RunRedelivery,
   RunRepository,
@@ -37,6 +38,8 @@ import { openSecretHeaders } from '../secrets/secret-headers.ts';
 import { type SigningKeys, webhookHeaders } from '../signing.ts';
 import { inFlightCapCanBind } from '../tenants/in-flight-cap.ts';
 import type { RunSlots } from '../tenants/ports.ts';
+import { type AcceptResult, acceptAsyncRun } from './async/accept-async-run.ts';
+import { ACCEPTED_STATUS, type AsyncCallDeps, asyncCallHeaders } from './async/async-call.ts';
 import { recordOutcome } from './record-outcome.ts';
 import { outcomeOf } from './target-outcome.ts';
 
@@ -67,11 +70,15 @@ export interface ExecuteRunDeps {
   secrets?: SecretCipher;
   /** Brings the message back when the lease of a claimed run ends, should this executor die first. */
   redelivery?: RunRedelivery;
+  /** Async jobs' callback URL and the record of their 202 (use-cases/async/async-call.ts). */
+  async?: AsyncCallDeps;
 }
 
 export type ExecuteRunResult =
   /** `outcomeReduced`: the outcome was stored without some of its fields, and why. */
   | { kind: 'called'; run: Run; outcome: RunOutcome; outcomeReduced?: string }
+  /** An async job's target took the work (202): the run stays RUNNING under its callbacks' deadlines. */
+  | { kind: 'accepted'; run: Run; acceptance: AcceptResult }
   | { kind: 'cancelled' }
   | { kind: 'skipped'; reason: string }
   | { kind: 'lost' }
@@ -187,6 +194,7 @@ async function pickUp(deps: ExecuteRunDeps, message: DispatchMessage) {
     expiresAt: Math.max(now, message.scheduledFor) + timeoutMs + deps.config.leaseMarginMs,
     now,
     takeOverExpired: job?.delivery !== 'at-most-once',
+    ...(job?.async ? { async: job.async } : {}),
   };
   // The slot expires with the lease: an executor that dies holding it frees it by then.
   const slot = job ? capped : undefined;
@@ -209,7 +217,7 @@ async function claimAndCall(
   deps: ExecuteRunDeps,
   message: DispatchMessage,
   job: Job | undefined,
-  pickedUp: { owner: string; expiresAt: number; now: number; takeOverExpired: boolean },
+  pickedUp: Lease,
   delivery: DeliveryTiming | undefined,
 ): Promise<ExecuteRunResult> {
   // The lease starts now, not when the message was picked up: a slot wait or a slow read before
@@ -260,6 +268,9 @@ async function claimAndCall(
   const { job: ready, request, holdsInFlight } = prepared;
 
   const result = await deps.invoker.invoke(request);
+  if (ready.async && deps.async && result.kind === 'response' && result.status === ACCEPTED_STATUS) {
+    return acceptCall(deps, deps.async, message, ready, claim.run, lease.owner, holdsInFlight);
+  }
   const outcome = withRetryDecision(ready, message.attempt, outcomeOf(result, deps.clock.now()), deps.random());
   // The stamp rides along with the outcome: the repository records every field it is given.
   const stored = await recordOutcome(
@@ -312,6 +323,7 @@ async function prepareCall(
     job.target.secretHeaders && deps.secrets
       ? await openSecretHeaders(deps.secrets, job.tenantId, job.target.secretHeaders)
       : undefined;
+  const asyncHeaders = job.async ? await asyncCallHeaders(requireAsync(deps), message) : undefined;
 
   const callAt = Math.max(message.scheduledFor, run.availableAt ?? 0);
   if (callAt - deps.clock.now() > RECHECK_AFTER_WAIT_MS) {
@@ -324,7 +336,10 @@ async function prepareCall(
     if (stoppedLate) return stoppedLate;
   }
   // Built and signed before the wait, as of the call's time: at the due millisecond only the call is left.
-  const request = requestOf(job, message, keys, Math.max(callAt, deps.clock.now()), secretHeaders);
+  const request = requestOf(job, message, keys, Math.max(callAt, deps.clock.now()), {
+    ...secretHeaders,
+    ...asyncHeaders,
+  });
   await deps.clock.sleepUntil(callAt);
   if (deps.clock.now() + job.timeoutSeconds * 1000 > lease.expiresAt) {
     // Stalled between claim and call (an overloaded host): the lease could run out mid-call and
@@ -348,6 +363,53 @@ async function prepareCall(
   }
   return { kind: 'call', job, request, holdsInFlight: job.policies.overlap === 'forbid' };
 }
+
+/** An async job's call needs its callback configuration: without it, it is not made. */
+function requireAsync(deps: ExecuteRunDeps): AsyncCallDeps {
+  if (!deps.async) throw new Error('async job, but the executor has no callback configuration (CALLBACK_BASE_URL)');
+  return deps.async;
+}
+
+/**
+ * The target answered 202: the run becomes an accepted async run (accept-async-run.ts). Recorded
+ * with a few tries, like an outcome (record-outcome.ts): a 202 not recorded would leave the run to
+ * its lease, and a second call. An `overlap: "forbid"` job's marker is kept until the max duration
+ * (the attempt's end frees it: async-ends.ts).
+ */
+async function acceptCall(
+  deps: ExecuteRunDeps,
+  asyncDeps: AsyncCallDeps,
+  message: DispatchMessage,
+  job: Job,
+  run: Run,
+  owner: string,
+  holdsInFlight: boolean,
+): Promise<ExecuteRunResult> {
+  const acceptDeps = {
+    store: asyncDeps.store,
+    jobs: deps.jobs,
+    random: deps.random,
+    config: { leaseMarginMs: deps.config.leaseMarginMs, shardCount: asyncDeps.shardCount },
+  };
+  let acceptance: AcceptResult | undefined;
+  for (let attempt = 1; acceptance === undefined; attempt++) {
+    try {
+      acceptance = await acceptAsyncRun(acceptDeps, message, owner, deps.clock.now());
+    } catch (error) {
+      if (attempt >= ACCEPT_WRITE_TRIES) throw error;
+      await deps.clock.sleepUntil(deps.clock.now() + 100 * 2 ** attempt);
+    }
+  }
+  if (holdsInFlight && acceptance.kind === 'accepted' && job.async) {
+    const until = (run.claimedAt ?? deps.clock.now()) + job.async.maxDurationSeconds * 1000 + deps.config.leaseMarginMs;
+    const marker = { scheduledFor: message.scheduledFor, runId: message.runId, until };
+    await deps.jobs.takeInFlight(job.tenantId, job.jobId, marker, deps.clock.now()).catch(() => undefined);
+  }
+  return { kind: 'accepted', run, acceptance };
+}
+
+/** Tries of the 202's write (backoff 200, 400, 800 ms). */
+const ACCEPT_WRITE_TRIES = 4;
 
 /** A wait before the call longer than this reads the job again (a pause or cancel meanwhile)... */
 export const RECHECK_AFTER_WAIT_MS = 1000;

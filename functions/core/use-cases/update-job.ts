@@ -83,8 +83,14 @@ export async function updateJob(
 function applyChange(job: StoredJob, change: JobChange, shardCount: number, now: number): StoredJob {
   // onFailure: null removes the URL; the notifier then drops the job's notices (deliver-failure-notice.ts).
   const { onFailureUrl: _removed, ...withoutOnFailure } = job;
+  // async: null makes the job's calls synchronous again; runs already called keep their copy.
+  const { async: _sync, ...withoutAsync } = change.onFailureUrl === null ? withoutOnFailure : job;
   const next: StoredJob = {
-    ...nextDefinitionOf(change.onFailureUrl === null ? withoutOnFailure : job, now),
+    ...nextDefinitionOf(
+      change.async === null ? withoutAsync : change.onFailureUrl === null ? withoutOnFailure : job,
+      now,
+    ),
+    ...(change.async ? { async: change.async } : {}),
     ...(change.name === undefined ? {} : { name: change.name }),
     ...(change.target === undefined ? {} : { target: change.target }),
     ...(change.timeoutSeconds === undefined ? {} : { timeoutSeconds: change.timeoutSeconds }),

@@ -3,11 +3,12 @@
  * cancelling again answers the same. 409 for a job that already COMPLETED or FAILED.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { cancelAsyncRunsInFlight } from '#core/use-cases/async/cancel-run';
 import { cancelJob as cancelJobUseCase } from '#core/use-cases/cancel-job';
 import { jobView } from '#core/views';
 import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
-import { jobCountsUpdater, jobRepository } from '../wiring.ts';
+import { asyncDeps, asyncRunStore, jobCountsUpdater, jobRepository } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { etagOf } from './job-etag.ts';
 import { jobIdOf } from './path-id.ts';
@@ -18,7 +19,12 @@ export async function cancelJob(event: APIGatewayProxyEvent): Promise<APIGateway
   const tenantId = tenantOf(event);
   const jobId = jobIdOf(event);
   const job = await cancelJobUseCase(
-    { jobs: jobRepository(), jobCounts: jobCountsUpdater() },
+    {
+      jobs: jobRepository(),
+      jobCounts: jobCountsUpdater(),
+      cancelAsyncRuns: (tenant, job) =>
+        cancelAsyncRunsInFlight({ ...asyncDeps(), inFlight: (t, j) => asyncRunStore().inFlight(t, j) }, tenant, job),
+    },
     tenantId,
     jobId,
     Date.now(),

@@ -14,6 +14,7 @@ import { MAX_REQUEST_BODY_BYTES } from '#core/limits';
 import { createJob as createJobUseCase } from '#core/use-cases/create-job';
 import { createJobOnce, requestFingerprint } from '#core/use-cases/create-job-once';
 import { jobView } from '#core/views';
+import asyncSettingsSchema from '#schemas/async-settings.json' with { type: 'json' };
 import createJobSchema from '#schemas/create-job.json' with { type: 'json' };
 import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
@@ -31,7 +32,7 @@ const ids = ulidIds();
 const eventSchema = transpileSchema(
   { type: 'object', required: ['body'], properties: { body: createJobSchema } },
   // The body is JSON already: "30" is not a number, whatever query-string habits say.
-  { coerceTypes: false, useDefaults: false },
+  { coerceTypes: false, useDefaults: false, schemas: { 'async-settings.json': asyncSettingsSchema } },
 );
 
 export async function createJob(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {

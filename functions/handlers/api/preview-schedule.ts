@@ -8,6 +8,7 @@ import validator from '@middy/validator';
 import { transpileSchema } from '@middy/validator/transpile';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { type PreviewScheduleInput, previewSchedule } from '#core/use-cases/preview-schedule';
+import asyncSettingsSchema from '#schemas/async-settings.json' with { type: 'json' };
 import createJobSchema from '#schemas/create-job.json' with { type: 'json' };
 import previewSchema from '#schemas/preview-schedule.json' with { type: 'json' };
 import { instrumented } from '../observability.ts';
@@ -22,7 +23,11 @@ const MAX_BODY_BYTES = 8 * 1024;
 const eventSchema = transpileSchema(
   { type: 'object', required: ['body'], properties: { body: previewSchema } },
   // The schedule is create-job.json's own (`$ref: create-job.json#/properties/schedule`).
-  { coerceTypes: false, useDefaults: false, schemas: { 'create-job.json': createJobSchema } },
+  {
+    coerceTypes: false,
+    useDefaults: false,
+    schemas: { 'create-job.json': createJobSchema, 'async-settings.json': asyncSettingsSchema },
+  },
 );
 
 export async function previewScheduleHandler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {

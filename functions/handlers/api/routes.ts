@@ -228,7 +228,8 @@ export const ROUTES: readonly DocumentedRoute[] = [
     tag: 'Jobs',
     answers: [{ status: 200, schema: 'job.json', description: 'The CANCELLED job', headers: ['ETag'] }],
     errors: [404, 409],
-    access: { jobs: 'readWrite', metrics: 'readWrite' },
+    // runs: an async job's runs in flight are asked to stop (use-cases/async/cancel-run.ts).
+    access: { jobs: 'readWrite', metrics: 'readWrite', runs: 'readWrite' },
   },
   {
     method: 'POST',

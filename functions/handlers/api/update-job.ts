@@ -16,6 +16,7 @@ import { MAX_REQUEST_BODY_BYTES } from '#core/limits';
 import { parseUpdateJobRequest, type UpdateJobInput } from '#core/update-input';
 import { updateJob as updateJobUseCase } from '#core/use-cases/update-job';
 import { jobView } from '#core/views';
+import asyncSettingsSchema from '#schemas/async-settings.json' with { type: 'json' };
 import updateJobSchema from '#schemas/update-job.json' with { type: 'json' };
 import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
@@ -32,7 +33,7 @@ import { wellFormedBody } from './well-formed-body.ts';
 
 const eventSchema = transpileSchema(
   { type: 'object', required: ['body'], properties: { body: updateJobSchema } },
-  { coerceTypes: false, useDefaults: false },
+  { coerceTypes: false, useDefaults: false, schemas: { 'async-settings.json': asyncSettingsSchema } },
 );
 
 export async function updateJob(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {

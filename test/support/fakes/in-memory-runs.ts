@@ -156,6 +156,7 @@ export class InMemoryRunRepository implements RunRepository {
       leaseOwner: lease.owner,
       leaseExpiresAt: lease.expiresAt,
       claimedAt: lease.now,
+      ...(lease.async ? { async: lease.async } : {}),
     });
     delete run.sweepAt;
     return { claimed: true, run: asRead(run) };
