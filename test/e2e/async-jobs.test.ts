@@ -131,7 +131,9 @@ describe('async jobs', () => {
     );
     expect(job.async).toEqual(ASYNC);
     // The same completion again: the first result. Another one: RUN_ENDED.
-    expect((await post(`${call.callbackUrl}/complete`, { status: 'succeeded', output: { rows: 1000 } })).status).toBe(200);
+    expect((await post(`${call.callbackUrl}/complete`, { status: 'succeeded', output: { rows: 1000 } })).status).toBe(
+      200,
+    );
     const other = await post(`${call.callbackUrl}/complete`, { status: 'failed', error: 'late' });
     expect(other.status).toBe(409);
     expect(other.body.code).toBe('RUN_ENDED');
