@@ -378,6 +378,7 @@ export interface components {
       timeoutSeconds?: number;
       /** @description Start-lag target: a run whose call starts more than this after its due time missed its SLA (default 5) */
       slaSeconds?: number;
+      async?: components['schemas']['AsyncSettings'];
     };
     /**
      * CreateWorkflow
@@ -1257,6 +1258,8 @@ export interface components {
       timeoutSeconds?: number;
       /** @description Start-lag target: a run whose call starts more than this after its due time missed its SLA (default 5) */
       slaSeconds?: number;
+      /** @description As at creation (the whole settings, absent fields at their defaults), or null: the job's calls are synchronous again. Runs already called keep the settings they were called with. */
+      async?: components['schemas']['AsyncSettings'] | null;
     };
   };
   responses: {
