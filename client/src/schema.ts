@@ -565,6 +565,7 @@ export interface components {
      *         "url": "https://example.com/hooks/report-failed"
      *       },
      *       "timeoutSeconds": 30,
+     *       "async": null,
      *       "slaSeconds": 5,
      *       "nextFireAt": "2026-11-25T08:00:00.000Z",
      *       "upcoming": [
@@ -637,6 +638,8 @@ export interface components {
         url: string;
       };
       timeoutSeconds: number;
+      /** @description An async job's settings (the target takes each call with 202 and reports back through callbacks), every field at its value; null for a synchronous job */
+      async: null | components['schemas']['AsyncSettings'];
       slaSeconds: number;
       /** Format: date-time */
       nextFireAt: string | null;
@@ -1103,7 +1106,49 @@ export interface components {
      *       "error": null,
      *       "errorType": null,
      *       "responseExcerpt": "{\"ok\":true}",
-     *       "recoveries": 0
+     *       "recoveries": 0,
+     *       "async": false,
+     *       "acceptedAt": null,
+     *       "progress": null,
+     *       "progressMessage": null,
+     *       "heartbeatAt": null,
+     *       "heartbeatDeadline": null,
+     *       "checkpointAt": null,
+     *       "cancelRequestedAt": null,
+     *       "output": null
+     *     }
+     * @example {
+     *       "runId": "01JD2Q8Z4W6X7Y8Z9A0B1C2D3F_1795510800000_1",
+     *       "jobId": "01JD2Q8Z4W6X7Y8Z9A0B1C2D3F",
+     *       "scheduledFor": "2026-11-24T09:00:00.000Z",
+     *       "attempt": 1,
+     *       "status": "RUNNING",
+     *       "createdAt": "2026-11-24T08:58:31.002Z",
+     *       "enqueuedAt": "2026-11-24T08:58:31.120Z",
+     *       "receivedAt": "2026-11-24T09:00:00.041Z",
+     *       "claimedAt": "2026-11-24T09:00:00.050Z",
+     *       "startedAt": "2026-11-24T09:00:00.052Z",
+     *       "completedAt": null,
+     *       "dueAt": "2026-11-24T09:00:00.000Z",
+     *       "dispatchLagMs": 41,
+     *       "startLagMs": 52,
+     *       "slaSeconds": 5,
+     *       "slaMet": true,
+     *       "httpStatus": 202,
+     *       "durationMs": null,
+     *       "error": null,
+     *       "errorType": null,
+     *       "responseExcerpt": null,
+     *       "recoveries": 0,
+     *       "async": true,
+     *       "acceptedAt": "2026-11-24T09:00:00.180Z",
+     *       "progress": 42,
+     *       "progressMessage": "exported 42 of 100 files",
+     *       "heartbeatAt": "2026-11-24T09:05:10.000Z",
+     *       "heartbeatDeadline": "2026-11-24T09:06:10.000Z",
+     *       "checkpointAt": "2026-11-24T09:05:10.000Z",
+     *       "cancelRequestedAt": null,
+     *       "output": null
      *     }
      */
     Run: {
@@ -1138,12 +1183,42 @@ export interface components {
       httpStatus: number | null;
       durationMs: number | null;
       error: string | null;
-      /** @description timeout, connection, http_5xx, http_4xx, lost, dead_letter, overlap, cancelled, blocked_target, invalid_target, paused, superseded */
+      /** @description timeout, connection, http_5xx, http_4xx, lost, dead_letter, overlap, cancelled, blocked_target, invalid_target, paused, superseded, heartbeat_timeout (an async run's worker stopped heartbeating), worker_failed (an async run's worker completed with failed) */
       errorType: string | null;
       responseExcerpt: string | null;
       recoveries: number;
       /** @description Present when the outcome was stored without some of its fields: why */
       outcomeReduced?: string;
+      /** @description The attempt was called as an async job's: its callbacks, not its HTTP answer, decide its end */
+      async: boolean;
+      /**
+       * Format: date-time
+       * @description When the target's 202 (or a first heartbeat) took the work; null for a run no worker took
+       */
+      acceptedAt: string | null;
+      /** @description 0–100, as the worker's last heartbeat said; null until one said it */
+      progress: number | null;
+      /** @description The worker's last heartbeat message */
+      progressMessage: string | null;
+      /** Format: date-time */
+      heartbeatAt: string | null;
+      /**
+       * Format: date-time
+       * @description When a silent worker's attempt ends TIMED_OUT (heartbeat_timeout); after the end, the last one it had
+       */
+      heartbeatDeadline: string | null;
+      /**
+       * Format: date-time
+       * @description When the worker last saved a checkpoint (the checkpoint itself: GET /v1/runs/{runId})
+       */
+      checkpointAt: string | null;
+      /**
+       * Format: date-time
+       * @description When a soft cancel was asked for (POST /v1/runs/{runId}/cancel, or the job's cancel)
+       */
+      cancelRequestedAt: string | null;
+      /** @description What the worker's completion carried (any JSON); null when none */
+      output: unknown;
     };
     /**
      * RunPage

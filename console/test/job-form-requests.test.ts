@@ -101,6 +101,7 @@ describe('the edit request', () => {
     misfire: 'fire_once',
     overlap: 'allow',
     timeoutSeconds: 30,
+    async: null,
     slaSeconds: 5,
     retry: { maxAttempts: 3, initialDelaySeconds: 10, maxDelaySeconds: 600, multiplier: 2, retryOn: [429] },
     delivery: 'at-least-once',
