@@ -708,6 +708,7 @@ export interface components {
      *         "total": 120,
      *         "retried": 2,
      *         "slaMissed": 0,
+     *         "heartbeatTimeouts": 0,
      *         "successRate": 0.9833,
      *         "errorRate": 0.0167,
      *         "deadLetters": 1,
@@ -791,6 +792,8 @@ export interface components {
         total: number;
         retried: number;
         slaMissed: number;
+        /** @description Async runs that ended TIMED_OUT because their worker stopped heartbeating (also counted in byStatus.TIMED_OUT) */
+        heartbeatTimeouts: number;
         successRate: number | null;
         errorRate: number | null;
         deadLetters: number;
@@ -817,7 +820,7 @@ export interface components {
     };
     /**
      * MonitoringSystem
-     * @description GET /v1/monitoring/system (admin scope): the queues, the scanner's last pass per shard, the executor's in-flight count. A queue's oldest-message age is null when CloudWatch gave none, with the reason.
+     * @description GET /v1/monitoring/system (admin scope): the queues, the scanner's last pass per shard, the executor's in-flight count, the async runs in flight. A queue's oldest-message age is null when CloudWatch gave none, with the reason.
      * @example {
      *       "dispatchQueue": {
      *         "visible": 0,
@@ -855,6 +858,10 @@ export interface components {
      *       },
      *       "executor": {
      *         "inFlight": 2
+     *       },
+     *       "asyncRuns": {
+     *         "inFlight": 37,
+     *         "overdue": 0
      *       }
      *     }
      */
@@ -889,6 +896,11 @@ export interface components {
       };
       executor: {
         inFlight: number;
+      };
+      /** @description Accepted async runs a worker holds (RUNNING, in the runs table's deadline index); overdue: past a heartbeat, max-duration or cancel-grace deadline that the scanner's deadline pass has not ended yet (near 0 when the pass keeps up) */
+      asyncRuns: {
+        inFlight: number;
+        overdue: number;
       };
       $defs: {
         oldestMessageAge:
