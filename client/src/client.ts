@@ -51,6 +51,18 @@ export interface IdempotencyOptions {
 
 type Answer<T> = { data?: T; error?: unknown; response: Response };
 
+/**
+ * POST /v1/runs/{runId}/cancel (issue 20: 200 with the run; 409 RUN_ENDED or RUN_NOT_CANCELLABLE),
+ * described here until its route is in the document: the same parameters as the run's retry.
+ */
+type RunCancelPaths = {
+  '/v1/runs/{runId}/cancel': Omit<paths['/v1/runs/{runId}/retry'], 'post'> & {
+    post: Omit<operations['retryRun'], 'responses'> & {
+      responses: { 200: { headers: { [name: string]: unknown }; content: { 'application/json': Run } } };
+    };
+  };
+};
+
 /** openapi-fetch's answer as a ChronosResult; a call that got no answer becomes a NETWORK error. */
 async function settle<T>(call: () => Promise<Answer<T>>): Promise<ChronosResult<T>> {
   let answer: Answer<T>;
@@ -87,6 +99,10 @@ export function createChronosClient(options: ChronosClientOptions) {
     settle(() => http.GET('/v1/dead-letters', { params: { query } }));
   const retryRun = (runId: string) =>
     settle(() => http.POST('/v1/runs/{runId}/retry', { params: { path: { runId } } }));
+  const cancelRun = (runId: string) =>
+    settle(() =>
+      (http as unknown as Client<RunCancelPaths>).POST('/v1/runs/{runId}/cancel', { params: { path: { runId } } }),
+    );
 
   return {
     /** The openapi-fetch client underneath, typed by the document, for anything not wrapped here. */
@@ -139,6 +155,11 @@ export function createChronosClient(options: ChronosClientOptions) {
     runs: {
       /** Re-drive a dead-lettered run as a new attempt. */
       retry: retryRun,
+      /**
+       * Soft cancel: a queued run ends CANCELLED at once; an async run in flight is asked to stop
+       * (its worker's next heartbeat hears it) and ends CANCELLED after its cancel grace.
+       */
+      cancel: cancelRun,
     },
     deadLetters: {
       list: (query: DeadLetterQuery = {}): AsyncGenerator<Run> =>

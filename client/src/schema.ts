@@ -566,6 +566,7 @@ export interface components {
      *         "url": "https://example.com/hooks/report-failed"
      *       },
      *       "timeoutSeconds": 30,
+     *       "async": null,
      *       "slaSeconds": 5,
      *       "nextFireAt": "2026-11-25T08:00:00.000Z",
      *       "upcoming": [
@@ -638,6 +639,8 @@ export interface components {
         url: string;
       };
       timeoutSeconds: number;
+      /** @description An async job's settings (the target takes each call with 202 and reports back through callbacks), every field at its value; null for a synchronous job */
+      async: null | components['schemas']['AsyncSettings'];
       slaSeconds: number;
       /** Format: date-time */
       nextFireAt: string | null;
@@ -706,6 +709,7 @@ export interface components {
      *         "total": 120,
      *         "retried": 2,
      *         "slaMissed": 0,
+     *         "heartbeatTimeouts": 0,
      *         "successRate": 0.9833,
      *         "errorRate": 0.0167,
      *         "deadLetters": 1,
@@ -789,6 +793,8 @@ export interface components {
         total: number;
         retried: number;
         slaMissed: number;
+        /** @description Async runs that ended TIMED_OUT because their worker stopped heartbeating (also counted in byStatus.TIMED_OUT) */
+        heartbeatTimeouts: number;
         successRate: number | null;
         errorRate: number | null;
         deadLetters: number;
@@ -815,7 +821,7 @@ export interface components {
     };
     /**
      * MonitoringSystem
-     * @description GET /v1/monitoring/system (admin scope): the queues, the scanner's last pass per shard, the executor's in-flight count. A queue's oldest-message age is null when CloudWatch gave none, with the reason.
+     * @description GET /v1/monitoring/system (admin scope): the queues, the scanner's last pass per shard, the executor's in-flight count, the async runs in flight. A queue's oldest-message age is null when CloudWatch gave none, with the reason.
      * @example {
      *       "dispatchQueue": {
      *         "visible": 0,
@@ -853,6 +859,10 @@ export interface components {
      *       },
      *       "executor": {
      *         "inFlight": 2
+     *       },
+     *       "asyncRuns": {
+     *         "inFlight": 37,
+     *         "overdue": 0
      *       }
      *     }
      */
@@ -887,6 +897,11 @@ export interface components {
       };
       executor: {
         inFlight: number;
+      };
+      /** @description Accepted async runs a worker holds (RUNNING, in the runs table's deadline index); overdue: past a heartbeat, max-duration or cancel-grace deadline that the scanner's deadline pass has not ended yet (near 0 when the pass keeps up) */
+      asyncRuns: {
+        inFlight: number;
+        overdue: number;
       };
       $defs: {
         oldestMessageAge:
@@ -1104,7 +1119,49 @@ export interface components {
      *       "error": null,
      *       "errorType": null,
      *       "responseExcerpt": "{\"ok\":true}",
-     *       "recoveries": 0
+     *       "recoveries": 0,
+     *       "async": false,
+     *       "acceptedAt": null,
+     *       "progress": null,
+     *       "progressMessage": null,
+     *       "heartbeatAt": null,
+     *       "heartbeatDeadline": null,
+     *       "checkpointAt": null,
+     *       "cancelRequestedAt": null,
+     *       "output": null
+     *     }
+     * @example {
+     *       "runId": "01JD2Q8Z4W6X7Y8Z9A0B1C2D3F_1795510800000_1",
+     *       "jobId": "01JD2Q8Z4W6X7Y8Z9A0B1C2D3F",
+     *       "scheduledFor": "2026-11-24T09:00:00.000Z",
+     *       "attempt": 1,
+     *       "status": "RUNNING",
+     *       "createdAt": "2026-11-24T08:58:31.002Z",
+     *       "enqueuedAt": "2026-11-24T08:58:31.120Z",
+     *       "receivedAt": "2026-11-24T09:00:00.041Z",
+     *       "claimedAt": "2026-11-24T09:00:00.050Z",
+     *       "startedAt": "2026-11-24T09:00:00.052Z",
+     *       "completedAt": null,
+     *       "dueAt": "2026-11-24T09:00:00.000Z",
+     *       "dispatchLagMs": 41,
+     *       "startLagMs": 52,
+     *       "slaSeconds": 5,
+     *       "slaMet": true,
+     *       "httpStatus": 202,
+     *       "durationMs": null,
+     *       "error": null,
+     *       "errorType": null,
+     *       "responseExcerpt": null,
+     *       "recoveries": 0,
+     *       "async": true,
+     *       "acceptedAt": "2026-11-24T09:00:00.180Z",
+     *       "progress": 42,
+     *       "progressMessage": "exported 42 of 100 files",
+     *       "heartbeatAt": "2026-11-24T09:05:10.000Z",
+     *       "heartbeatDeadline": "2026-11-24T09:06:10.000Z",
+     *       "checkpointAt": "2026-11-24T09:05:10.000Z",
+     *       "cancelRequestedAt": null,
+     *       "output": null
      *     }
      */
     Run: {
@@ -1139,12 +1196,42 @@ export interface components {
       httpStatus: number | null;
       durationMs: number | null;
       error: string | null;
-      /** @description timeout, connection, http_5xx, http_4xx, lost, dead_letter, overlap, cancelled, blocked_target, invalid_target, paused, superseded */
+      /** @description timeout, connection, http_5xx, http_4xx, lost, dead_letter, overlap, cancelled, blocked_target, invalid_target, paused, superseded, heartbeat_timeout (an async run's worker stopped heartbeating), worker_failed (an async run's worker completed with failed) */
       errorType: string | null;
       responseExcerpt: string | null;
       recoveries: number;
       /** @description Present when the outcome was stored without some of its fields: why */
       outcomeReduced?: string;
+      /** @description The attempt was called as an async job's: its callbacks, not its HTTP answer, decide its end */
+      async: boolean;
+      /**
+       * Format: date-time
+       * @description When the target's 202 (or a first heartbeat) took the work; null for a run no worker took
+       */
+      acceptedAt: string | null;
+      /** @description 0–100, as the worker's last heartbeat said; null until one said it */
+      progress: number | null;
+      /** @description The worker's last heartbeat message */
+      progressMessage: string | null;
+      /** Format: date-time */
+      heartbeatAt: string | null;
+      /**
+       * Format: date-time
+       * @description When a silent worker's attempt ends TIMED_OUT (heartbeat_timeout); after the end, the last one it had
+       */
+      heartbeatDeadline: string | null;
+      /**
+       * Format: date-time
+       * @description When the worker last saved a checkpoint (the checkpoint itself: GET /v1/runs/{runId})
+       */
+      checkpointAt: string | null;
+      /**
+       * Format: date-time
+       * @description When a soft cancel was asked for (POST /v1/runs/{runId}/cancel, or the job's cancel)
+       */
+      cancelRequestedAt: string | null;
+      /** @description What the worker's completion carried (any JSON); null when none */
+      output: unknown;
     };
     /**
      * RunPage

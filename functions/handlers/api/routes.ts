@@ -361,7 +361,8 @@ export const ROUTES: readonly DocumentedRoute[] = [
     tag: 'Monitoring',
     answers: [{ status: 200, schema: 'monitoring-system.json', description: 'The system view' }],
     errors: [403],
-    access: { metrics: 'read', readQueueAttributes: true, readQueueAgeMetric: true },
+    // runs: the deadline index, counted (the async runs in flight).
+    access: { metrics: 'read', runs: 'read', readQueueAttributes: true, readQueueAgeMetric: true },
   },
   {
     method: 'GET',
