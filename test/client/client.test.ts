@@ -106,7 +106,7 @@ describe('runs and callbacks through the client', () => {
   });
 
   it('sends callbacks with the token in the path, a refused token and a bad field as typed errors', async () => {
-    const forged = 'AQAAAAAAAAABAAF0AWo' + 'A'.repeat(43);
+    const forged = `AQAAAAAAAAABAAF0AWo${'A'.repeat(43)}`;
     expect((await client.callbacks.state(forged)).error).toMatchObject({ status: 401, code: 'INVALID_CALLBACK_TOKEN' });
     expect((await client.callbacks.heartbeat(forged, { progress: 5 })).error).toMatchObject({
       status: 401,

@@ -121,6 +121,12 @@ function tampered(token: string, at: number): string {
   return bytes.toString('base64url');
 }
 
+describe('the local runtime', () => {
+  it("tells the executor this API's base URL, where async jobs' workers call back", () => {
+    expect(process.env.CALLBACK_BASE_URL).toBe(chronos.apiUrl);
+  });
+});
+
 describe('the callback keys', () => {
   it('answer a token sealed after the API first looked (no key then) at once: an empty key list is not cached', async () => {
     // Before any async call: no key exists, every token is refused.
