@@ -24,6 +24,10 @@ export type MonitoringTimeseries = Schemas['MonitoringTimeseries'];
 export type Health = Schemas['Health'];
 export type PreviewScheduleBody = Schemas['PreviewSchedule'];
 export type ScheduleOccurrences = Schemas['ScheduleOccurrences'];
+export type CallbackState = Schemas['CallbackState'];
+export type CallbackHeartbeat = Schemas['CallbackHeartbeat'];
+export type CallbackHeartbeatAnswer = Schemas['CallbackHeartbeatAnswer'];
+export type CallbackComplete = Schemas['CallbackComplete'];
 
 type QueryOf<K extends keyof operations> = operations[K]['parameters']['query'];
 export type JobListQuery = NonNullable<QueryOf<'listJobs'>>;
@@ -50,18 +54,6 @@ export interface IdempotencyOptions {
 }
 
 type Answer<T> = { data?: T; error?: unknown; response: Response };
-
-/**
- * POST /v1/runs/{runId}/cancel (issue 20: 200 with the run; 409 RUN_ENDED or RUN_NOT_CANCELLABLE),
- * described here until its route is in the document: the same parameters as the run's retry.
- */
-type RunCancelPaths = {
-  '/v1/runs/{runId}/cancel': Omit<paths['/v1/runs/{runId}/retry'], 'post'> & {
-    post: Omit<operations['retryRun'], 'responses'> & {
-      responses: { 200: { headers: { [name: string]: unknown }; content: { 'application/json': Run } } };
-    };
-  };
-};
 
 /** openapi-fetch's answer as a ChronosResult; a call that got no answer becomes a NETWORK error. */
 async function settle<T>(call: () => Promise<Answer<T>>): Promise<ChronosResult<T>> {
@@ -99,10 +91,6 @@ export function createChronosClient(options: ChronosClientOptions) {
     settle(() => http.GET('/v1/dead-letters', { params: { query } }));
   const retryRun = (runId: string) =>
     settle(() => http.POST('/v1/runs/{runId}/retry', { params: { path: { runId } } }));
-  const cancelRun = (runId: string) =>
-    settle(() =>
-      (http as unknown as Client<RunCancelPaths>).POST('/v1/runs/{runId}/cancel', { params: { path: { runId } } }),
-    );
 
   return {
     /** The openapi-fetch client underneath, typed by the document, for anything not wrapped here. */
@@ -153,13 +141,23 @@ export function createChronosClient(options: ChronosClientOptions) {
       runsPage: listRunsPage,
     },
     runs: {
+      /** One run, with the latest checkpoint its worker sent (`checkpoint`, null when none). */
+      get: (runId: string) => settle(() => http.GET('/v1/runs/{runId}', { params: { path: { runId } } })),
       /** Re-drive a dead-lettered run as a new attempt. */
       retry: retryRun,
-      /**
-       * Soft cancel: a queued run ends CANCELLED at once; an async run in flight is asked to stop
-       * (its worker's next heartbeat hears it) and ends CANCELLED after its cancel grace.
-       */
-      cancel: cancelRun,
+      /** Cancel a run: at once before its call; an async run in flight is asked to stop (soft cancel). */
+      cancel: (runId: string) => settle(() => http.POST('/v1/runs/{runId}/cancel', { params: { path: { runId } } })),
+    },
+    /**
+     * What an async job's worker calls, with the token of its call's `Chronos-Callback-Url` (the
+     * last path segment): the only credential these routes need, no API token.
+     */
+    callbacks: {
+      state: (token: string) => settle(() => http.GET('/v1/callbacks/{token}', { params: { path: { token } } })),
+      heartbeat: (token: string, body: CallbackHeartbeat = {}) =>
+        settle(() => http.POST('/v1/callbacks/{token}/heartbeat', { params: { path: { token } }, body })),
+      complete: (token: string, body: CallbackComplete) =>
+        settle(() => http.POST('/v1/callbacks/{token}/complete', { params: { path: { token } }, body })),
     },
     deadLetters: {
       list: (query: DeadLetterQuery = {}): AsyncGenerator<Run> =>

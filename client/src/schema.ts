@@ -109,6 +109,91 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/runs/{runId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a run, with its latest checkpoint */
+    get: operations['getRun'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/runs/{runId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a run: at once before its call, softly for an async run in flight */
+    post: operations['cancelRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/callbacks/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An async run's attempt, cancel request and the occurrence's latest checkpoint */
+    get: operations['callbackState'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/callbacks/{token}/heartbeat': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Prove the worker alive, with progress and a checkpoint */
+    post: operations['callbackHeartbeat'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/callbacks/{token}/complete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Report an async run's end (idempotent) */
+    post: operations['callbackComplete'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/jobs/{id}/pause': {
     parameters: {
       query?: never;
@@ -329,6 +414,58 @@ export interface components {
       checkpoint?: unknown;
     };
     /**
+     * CallbackHeartbeatAnswer
+     * @description The answer to POST /v1/callbacks/{token}/heartbeat: when the next heartbeat is due, and whether the worker should stop (a cancel was requested).
+     * @example {
+     *       "cancelRequested": false,
+     *       "heartbeatDeadline": "2026-11-24T09:05:00.000Z"
+     *     }
+     */
+    CallbackHeartbeatAnswer: {
+      /** @description A cancel was requested: stop, and complete with `failed` before the job's cancelGraceSeconds pass */
+      cancelRequested: boolean;
+      /**
+       * Format: date-time
+       * @description Without another heartbeat by then, the attempt ends TIMED_OUT (errorType heartbeat_timeout)
+       */
+      heartbeatDeadline: string;
+    };
+    /**
+     * CallbackState
+     * @description GET /v1/callbacks/{token}: the token's attempt, whether a cancel was requested, and the latest checkpoint of its occurrence from any attempt up to this one, so a retried worker resumes instead of starting over (functions/core/async/callback-state.ts).
+     * @example {
+     *       "runId": "01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1795510800000_2",
+     *       "attempt": 2,
+     *       "active": true,
+     *       "cancelRequested": false,
+     *       "heartbeatDeadline": "2026-11-24T09:05:00.000Z",
+     *       "checkpoint": {
+     *         "offset": 425
+     *       },
+     *       "checkpointAt": "2026-11-24T09:02:12.000Z",
+     *       "checkpointAttempt": 1
+     *     }
+     */
+    CallbackState: {
+      runId: string;
+      attempt: number;
+      /** @description False once the run ended, or a deadline passed that no one recorded yet */
+      active: boolean;
+      /** @description A cancel was requested: stop, and complete with `failed` (e.g. error "cancelled") */
+      cancelRequested: boolean;
+      /**
+       * Format: date-time
+       * @description The next heartbeat is due before this; null before the run was accepted
+       */
+      heartbeatDeadline: string | null;
+      /** @description The latest checkpoint (any JSON), or null when none was recorded */
+      checkpoint: unknown;
+      /** Format: date-time */
+      checkpointAt: string | null;
+      /** @description The attempt that recorded the checkpoint */
+      checkpointAttempt: number | null;
+    };
+    /**
      * CreateJob
      * @description Body of POST /v1/jobs. API Gateway checks that it is a JSON object; the create-job handler validates every field against this schema and the per-type schedule rules (which fields go with which type, cron syntax, time zones, dates), naming the field.
      */
@@ -487,7 +624,7 @@ export interface components {
      */
     Error: {
       error: {
-        /** @description VALIDATION_FAILED, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, IDEMPOTENCY_KEY_REUSED, PRECONDITION_REQUIRED, RATE_LIMITED, QUOTA_EXCEEDED, PAYLOAD_TOO_LARGE, INTERNAL, or an API Gateway response type */
+        /** @description VALIDATION_FAILED, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, IDEMPOTENCY_KEY_REUSED, PRECONDITION_REQUIRED, RATE_LIMITED, QUOTA_EXCEEDED, PAYLOAD_TOO_LARGE, INTERNAL, the run state refusals of callbacks and cancels (INVALID_CALLBACK_TOKEN, RUN_NOT_FOUND, RUN_ENDED, RUN_NOT_STARTED, RUN_NOT_CANCELLABLE), or an API Gateway response type */
         code: string;
         message: string;
         details: {
@@ -1232,6 +1369,8 @@ export interface components {
       cancelRequestedAt: string | null;
       /** @description What the worker's completion carried (any JSON); null when none */
       output: unknown;
+      /** @description Only GET /v1/runs/{runId}: the worker's latest checkpoint of this attempt (any JSON), null when none */
+      checkpoint?: unknown;
     };
     /**
      * RunPage
@@ -1492,6 +1631,24 @@ export interface components {
          *       "error": {
          *         "code": "RATE_LIMITED",
          *         "message": "Too many job creations; retry later",
+         *         "details": []
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description The callback token is forged, tampered with, ill-formed or too long */
+    InvalidCallbackToken: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "error": {
+         *         "code": "INVALID_CALLBACK_TOKEN",
+         *         "message": "the callback token is not valid",
          *         "details": []
          *       }
          *     }
@@ -1869,6 +2026,167 @@ export interface operations {
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
+      default: components['responses']['Error'];
+    };
+  };
+  getRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The run id: `<jobId>_<scheduledFor epoch ms>_<attempt>`
+         * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1795507200000_1
+         */
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The run, with `checkpoint` */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Run'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['Error'];
+    };
+  };
+  cancelRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The run id: `<jobId>_<scheduledFor epoch ms>_<attempt>`
+         * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1795507200000_1
+         */
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The run: CANCELLED, or RUNNING with the cancel requested */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Run'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      default: components['responses']['Error'];
+    };
+  };
+  callbackState: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The callback token, the route's only credential: the last segment of the call's `Chronos-Callback-Url` (HMAC-bound to the tenant, job, occurrence and attempt)
+         * @example AQGaBcDeFgABAXQxMjMaMDFKRDJROFo0VzZYN1k4WjlBMEIxQzJEM0VrbXV0YXRlZC1tYWMtMzItYnl0ZXMtaGVyZS4uLi4
+         */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The state the worker resumes from */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackState'];
+        };
+      };
+      401: components['responses']['InvalidCallbackToken'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      default: components['responses']['Error'];
+    };
+  };
+  callbackHeartbeat: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The callback token, the route's only credential: the last segment of the call's `Chronos-Callback-Url` (HMAC-bound to the tenant, job, occurrence and attempt)
+         * @example AQGaBcDeFgABAXQxMjMaMDFKRDJROFo0VzZYN1k4WjlBMEIxQzJEM0VrbXV0YXRlZC1tYWMtMzItYnl0ZXMtaGVyZS4uLi4
+         */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CallbackHeartbeat'];
+      };
+    };
+    responses: {
+      /** @description The new deadline, and whether to stop */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackHeartbeatAnswer'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['InvalidCallbackToken'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      default: components['responses']['Error'];
+    };
+  };
+  callbackComplete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The callback token, the route's only credential: the last segment of the call's `Chronos-Callback-Url` (HMAC-bound to the tenant, job, occurrence and attempt)
+         * @example AQGaBcDeFgABAXQxMjMaMDFKRDJROFo0VzZYN1k4WjlBMEIxQzJEM0VrbXV0YXRlZC1tYWMtMzItYnl0ZXMtaGVyZS4uLi4
+         */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CallbackComplete'];
+      };
+    };
+    responses: {
+      /** @description The run as it ended (the first result, for a repeat) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Run'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['InvalidCallbackToken'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       default: components['responses']['Error'];
     };
   };
