@@ -136,7 +136,7 @@ describe('async jobs', () => {
     );
     const other = await post(`${call.callbackUrl}/complete`, { status: 'failed', error: 'late' });
     expect(other.status).toBe(409);
-    expect(other.body.code).toBe('RUN_ENDED');
+    expect(other.body.error.code).toBe('RUN_ENDED');
   }, 60_000);
 
   it('a worker that stops heartbeating times out; attempt 2 resumes from its checkpoint, and attempt 1 is fenced off', async () => {
@@ -160,7 +160,7 @@ describe('async jobs', () => {
     // The first worker comes back: its attempt is over, whatever it says.
     const stale = await post(`${call.callbackUrl}/complete`, { status: 'succeeded' });
     expect(stale.status).toBe(409);
-    expect(stale.body.code).toBe('RUN_ENDED');
+    expect(stale.body.error.code).toBe('RUN_ENDED');
     expect((await post(`${second?.callbackUrl}/complete`, { status: 'succeeded', output: 'resumed' })).status).toBe(
       200,
     );
@@ -232,7 +232,7 @@ describe('async jobs', () => {
     const flipped = `${token.slice(0, 20)}${token[20] === 'A' ? 'B' : 'A'}${token.slice(21)}`;
     const tampered = await post(`${at(flipped)}/complete`, { status: 'succeeded' });
     expect(tampered.status).toBe(401);
-    expect(tampered.body.code).toBe('INVALID_CALLBACK_TOKEN');
+    expect(tampered.body.error.code).toBe('INVALID_CALLBACK_TOKEN');
     // Their token's claims with my MAC, and mine with theirs: neither opens.
     const splice = theirToken.slice(0, -43) + token.slice(-43);
     expect((await post(`${at(splice)}/complete`, { status: 'succeeded' })).status).toBe(401);

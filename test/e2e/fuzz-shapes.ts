@@ -77,6 +77,17 @@ export const JOB_SCHEMA = closed(
     onFailure: { oneOf: [{ type: 'null' }, closed({ url: { type: 'string', minLength: 1, maxLength: 2048 } })] },
     timeoutSeconds: { type: 'integer', minimum: 1, maximum: 300 },
     slaSeconds: { type: 'integer', minimum: 1, maximum: 3600 },
+    // Every field present (the defaults filled), within async-settings.json's bounds; null for a synchronous job.
+    async: {
+      oneOf: [
+        { type: 'null' },
+        closed({
+          heartbeatTimeoutSeconds: { type: 'integer', minimum: 5, maximum: 3600 },
+          maxDurationSeconds: { type: 'integer', minimum: 5, maximum: 604_800 },
+          cancelGraceSeconds: { type: 'integer', minimum: 0, maximum: 3600 },
+        }),
+      ],
+    },
     nextFireAt: instantOrNull,
     pausedAt: instant,
     quarantine: closed({ reason: { type: 'string' }, at: instant }),
@@ -126,8 +137,19 @@ export const RUN_SCHEMA = closed(
     responseExcerpt: nullable('string'),
     recoveries: count,
     outcomeReduced: { type: 'string' },
+    async: { type: 'boolean' },
+    acceptedAt: instantOrNull,
+    progress: { oneOf: [{ type: 'null' }, { type: 'number', minimum: 0, maximum: 100 }] },
+    progressMessage: nullable('string'),
+    heartbeatAt: instantOrNull,
+    heartbeatDeadline: instantOrNull,
+    checkpointAt: instantOrNull,
+    cancelRequestedAt: instantOrNull,
+    output: {},
+    // Only GET /v1/runs/{runId} shows the checkpoint itself.
+    checkpoint: {},
   },
-  ['outcomeReduced'],
+  ['outcomeReduced', 'checkpoint'],
 );
 
 const page = (item: unknown) =>
@@ -165,6 +187,7 @@ export const STATS_SCHEMA = closed({
     total: count,
     retried: count,
     slaMissed: count,
+    heartbeatTimeouts: count,
     successRate: rate,
     errorRate: rate,
     deadLetters: count,
