@@ -262,13 +262,15 @@ describe('scanner', () => {
     });
   });
 
-  it('reads and writes both tables, queries only the due-index, and sends to the dispatch queue', () => {
+  it('reads and writes both tables, queries only the due-index, the sweep and deadline indexes, and sends to the dispatch queue', () => {
     const { scanner } = chronos.stateless;
     const grants = grantsOf(template, logicalIdOf(scanner.function.executionRole));
     expect(actionsOn(grants, jobsArn)).toEqual(READ_WRITE);
     expect(actionsOn(grants, runsArn)).toEqual(READ_WRITE);
     expect(actionsOn(grants, dispatchArn)).toEqual(SEND);
-    expect(indexesIn(grants)).toEqual([JOBS_TABLE.dueIndex.name, RUNS_TABLE.sweepIndex.name].sort());
+    expect(indexesIn(grants)).toEqual(
+      [JOBS_TABLE.dueIndex.name, RUNS_TABLE.sweepIndex.name, RUNS_TABLE.deadlineIndex.name].sort(),
+    );
     const env = functionResource(scanner.function).Properties.Environment.Variables;
     expect(env[ENV.scanHorizonSeconds]).toBe(String(chronos.config.scanHorizonSeconds));
     expect(functionResource(scanner.function).Properties.Timeout).toBe(50);

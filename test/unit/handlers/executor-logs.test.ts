@@ -9,6 +9,7 @@ import type { Job } from '#core/model';
 import { fixedSigningKeys, newSigningSecret } from '#core/signing';
 import { newRun } from '#core/use-cases/new-run';
 import { RecordingDispatcher, ScriptedInvoker } from '../../support/fakes/fakes.ts';
+import { InMemoryAsyncRunStore } from '../../support/fakes/in-memory-async-runs.ts';
 import { InMemoryJobRepository } from '../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../support/fakes/in-memory-runs.ts';
 import { InMemoryRunSlots } from '../../support/fakes/in-memory-tenants.ts';
@@ -25,6 +26,11 @@ const fakes = vi.hoisted(() => ({
 }));
 
 vi.mock('#handlers/wiring', () => ({
+  // No job here is async: the async deps are built, never used.
+  asyncRunStore: () => new InMemoryAsyncRunStore(fakes.runs as InMemoryRunRepository),
+  callbackKeys: () => ({ keys: async () => ['k'.repeat(43)] }),
+  callbackBaseUrl: () => 'https://api.test',
+  schedulingConfig: () => ({ shardCount: 4 }),
   executorJobRepository: () => fakes.jobs,
   runRepository: () => fakes.runs,
   httpInvoker: () => fakes.invoker,

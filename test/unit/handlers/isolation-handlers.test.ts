@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ShardHeartbeat } from '#core/metrics/ports';
 import { heartbeatStateOf } from '#handlers/api/health-heartbeats';
 import { RecordingDispatcher } from '../../support/fakes/fakes.ts';
+import { InMemoryAsyncRunStore } from '../../support/fakes/in-memory-async-runs.ts';
 import { InMemoryDispatchIntents } from '../../support/fakes/in-memory-dispatch-intents.ts';
 import { InMemoryJobRepository } from '../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../support/fakes/in-memory-runs.ts';
@@ -29,6 +30,16 @@ vi.mock('#handlers/wiring', () => {
     runDispatcher: () => new RecordingDispatcher(),
     dispatchIntents: () => fakes.intents,
     schedulingConfig: () => config,
+    // The scanner's deadline pass over the same in-memory runs (no async run here: it ends nothing).
+    asyncDeps: () => ({
+      store: new InMemoryAsyncRunStore(fakes.runs),
+      keys: { keys: async () => [] },
+      runs: fakes.runs,
+      jobs: fakes.jobs,
+      clock: { now: Date.now, sleepUntil: async () => undefined },
+      random: () => 0.5,
+      config: { shardCount: config.shardCount, leaseMarginMs: 30_000 },
+    }),
     scannerHeartbeats: () => ({
       beat: async (beats: ShardHeartbeat[]) => {
         fakes.beats.push(...beats);

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { TASK_INPUT_MODES, TRIGGER_RULES } from '#core/workflows/model';
 import { MAX_WORKFLOW_TASKS, TASK_KEY_PATTERN } from '#core/workflows/task-key';
 import { parseWorkflowGraph } from '#core/workflows/validate-workflow';
+import asyncSettingsSchema from '#schemas/async-settings.json' with { type: 'json' };
 import createJobSchema from '#schemas/create-job.json' with { type: 'json' };
 import schema from '#schemas/create-workflow.json' with { type: 'json' };
 
@@ -15,7 +16,7 @@ import schema from '#schemas/create-workflow.json' with { type: 'json' };
 const validate = transpileSchema(schema, {
   coerceTypes: false,
   useDefaults: false,
-  schemas: { 'create-job.json': createJobSchema },
+  schemas: { 'create-job.json': createJobSchema, 'async-settings.json': asyncSettingsSchema },
   // Typed as Ajv, but it is the compiled validate function (as @middy/validator calls it).
 }) as unknown as (body: unknown) => boolean;
 
