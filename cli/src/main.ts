@@ -9,6 +9,7 @@ import { CliError, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './cli-error.ts';
 import { registerDeadLetters } from './commands/dead-letters.ts';
 import { registerJobs } from './commands/jobs.ts';
 import { registerLogin } from './commands/login.ts';
+import { registerRuns } from './commands/runs.ts';
 import { registerSchedules } from './commands/schedules.ts';
 import { registerStats } from './commands/stats.ts';
 import { registerWatch } from './commands/watch.ts';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerLogin(program);
   registerJobs(program);
   registerSchedules(program);
+  registerRuns(program);
   registerDeadLetters(program);
   registerStats(program);
   registerWatch(program);

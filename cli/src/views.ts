@@ -42,6 +42,12 @@ export function jobView(job: Job): string {
     ['Misfire', job.misfire],
     ['Overlap', job.overlap],
     ['Timeout', `${job.timeoutSeconds} s`],
+    [
+      'Async',
+      job.async
+        ? `heartbeat ${job.async.heartbeatTimeoutSeconds} s, at most ${job.async.maxDurationSeconds} s, cancel grace ${job.async.cancelGraceSeconds} s`
+        : undefined,
+    ],
     ['Version', job.version],
     ['Created', localTime(job.createdAt)],
     [
@@ -53,6 +59,29 @@ export function jobView(job: Job): string {
   ];
   const upcoming = (job.upcoming ?? []).map((at, i) => [i === 0 ? 'Upcoming' : '', localTime(at)] as [string, string]);
   return formatFields([...fields, ...upcoming]);
+}
+
+/** One run (`runs get`): its timings, its outcome, and an async run's progress and checkpoint. */
+export function runView(run: Run & { checkpoint?: unknown }): string {
+  const json = (value: unknown) => (value === null || value === undefined ? undefined : JSON.stringify(value));
+  return formatFields([
+    ['Run', run.runId],
+    ['Job', run.jobId],
+    ['Attempt', run.attempt],
+    ['Status', run.status + (run.errorType ? ` (${run.errorType}${run.error ? `: ${run.error}` : ''})` : '')],
+    ['Scheduled', localTime(run.scheduledFor)],
+    ['Started', localTime(run.startedAt)],
+    ['Completed', localTime(run.completedAt)],
+    ['HTTP', run.httpStatus ?? undefined],
+    [
+      'Progress',
+      run.progress === null ? undefined : `${run.progress} %${run.progressMessage ? ` ${run.progressMessage}` : ''}`,
+    ],
+    ['Heartbeat due', run.status === 'RUNNING' ? localTime(run.heartbeatDeadline) : undefined],
+    ['Cancel asked', run.cancelRequestedAt ? localTime(run.cancelRequestedAt) : undefined],
+    ['Checkpoint', json(run.checkpoint)],
+    ['Output', json(run.output)],
+  ]);
 }
 
 export function runsTable(runs: readonly Run[]): string {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { apiAs } from '../e2e/support/tenant-api.ts';
-import { type HttpTarget, startHttpTarget } from '../support/http-target.ts';
+import { eventually, type HttpTarget, startHttpTarget } from '../support/http-target.ts';
 import { runCli } from './support/run-cli.ts';
 
 let chronos: LocalChronos;
@@ -18,7 +18,8 @@ let target: HttpTarget;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  target = await startHttpTarget();
+  // Paths under /async take the work as an async job's target does.
+  target = await startHttpTarget((path) => ({ status: path.startsWith('/async') ? 202 : 200 }));
   chronos = await startLocalChronos({ port: 0, scannerIntervalMs: 500, scanHorizonSeconds: 5, log: () => undefined });
   env = { CHRONOS_API_URL: chronos.apiUrl, CHRONOS_TOKEN: chronos.token, TZ: 'Europe/Berlin' };
 }, 60_000);
@@ -204,6 +205,38 @@ describe('chronos jobs', () => {
     expect(tooShort.stderr).toContain('async.heartbeatTimeoutSeconds');
     expect((await chronosCli('jobs', 'edit', jobId, '--sync')).code).toBe(0);
     expect((await read()).async ?? null).toBeNull();
+  });
+
+  it('shows an async run with runs get, and asks its worker to stop with runs cancel', async () => {
+    const created = await chronosCli(
+      'jobs',
+      'create',
+      '--every',
+      '3600',
+      '--url',
+      target.url('/async-export'),
+      '--async',
+      '--json',
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const { jobId } = JSON.parse(created.stdout);
+    const [run] = await eventually(
+      async () => (await api()('GET', `/v1/jobs/${jobId}/runs`)).body.items,
+      (items) => items[0]?.status === 'RUNNING' && items[0]?.acceptedAt !== null,
+      20_000,
+    );
+    const shown = await chronosCli('runs', 'get', run.runId);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^Status\s+RUNNING$/m);
+    expect(shown.stdout).toMatch(/^Heartbeat due\s+\d{4}-/m);
+    const cancelled = await chronosCli('runs', 'cancel', run.runId);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(cancelled.stdout.trim()).toBe(`Run ${run.runId}: cancel requested (RUNNING)`);
+    const asJson = JSON.parse((await chronosCli('runs', 'get', run.runId, '--json')).stdout);
+    expect(asJson.cancelRequestedAt).toEqual(expect.any(String));
+    const missing = await chronosCli('runs', 'cancel', `${jobId}_1_1`);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('NOT_FOUND');
   });
 
   it('exits 1 naming the field the API named, and prints the API error as JSON with --json', async () => {
