@@ -79,6 +79,10 @@ export interface AsyncRunChanges {
   /** The executor's record of the 202: when its call started (the start lag, the SLA) and the status. */
   startedAt?: number;
   httpStatus?: number;
+  /** The delivery stamp the executor records with every call (delivery-stamp.ts). */
+  enqueuedAt?: number;
+  receivedAt?: number;
+  slaSeconds?: number;
   /** The sparse deadline index (deadline-index.ts): set while an accepted run is RUNNING, removed at its end. */
   deadlineShard?: string;
   deadlineAt?: number;

@@ -269,7 +269,7 @@ async function claimAndCall(
 
   const result = await deps.invoker.invoke(request);
   if (ready.async && deps.async && result.kind === 'response' && result.status === ACCEPTED_STATUS) {
-    const call = { startedAt: result.startedAt, httpStatus: result.status };
+    const call = { startedAt: result.startedAt, httpStatus: result.status, ...deliveryStamp(ready, delivery) };
     return acceptCall(deps, deps.async, message, ready, claim.run, lease.owner, holdsInFlight, call);
   }
   const outcome = withRetryDecision(ready, message.attempt, outcomeOf(result, deps.clock.now()), deps.random());
@@ -385,7 +385,7 @@ async function acceptCall(
   run: Run,
   owner: string,
   holdsInFlight: boolean,
-  call: { startedAt: number; httpStatus: number },
+  call: Parameters<typeof acceptAsyncRun>[4],
 ): Promise<ExecuteRunResult> {
   const acceptDeps = {
     store: asyncDeps.store,

@@ -5,6 +5,7 @@
  * faster: then there is nothing left to record.
  */
 import { decideAccepted } from '../../async/accept-decision.ts';
+import type { AsyncRunChanges } from '../../async/async-run.ts';
 import type { AsyncRunStore } from '../../async/ports.ts';
 import type { RunKey } from '../../model.ts';
 import { runIdOf } from '../../run-id.ts';
@@ -32,7 +33,7 @@ export async function acceptAsyncRun(
   key: RunKey,
   leaseOwner: string,
   now: number,
-  call?: { startedAt: number; httpStatus: number },
+  call?: Pick<AsyncRunChanges, 'startedAt' | 'httpStatus' | 'enqueuedAt' | 'receivedAt' | 'slaSeconds'>,
 ): Promise<AcceptResult> {
   const job = jobOnce(deps, key);
   const context = { now, shardCount: deps.config.shardCount };
