@@ -7,8 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
-import { runAdmin } from '../../bin/admin-commands.ts';
 import { eventually } from '../support/http-target.ts';
+import { adminTenant } from './support/admin-tenant.ts';
 import { type Api, apiAs } from './support/tenant-api.ts';
 
 interface Call {
@@ -220,7 +220,7 @@ describe('async jobs', () => {
   }, 60_000);
 
   it('refuses forged, tampered and other-tenant tokens (401/404) and changes nothing', async () => {
-    const other = await otherTenant();
+    const other = (await adminTenant(chronos, 'async-other')).api;
     const mine = await asyncJob('/mine');
     const theirs = await asyncJob('/theirs', {}, other);
     await runningAccepted(mine.jobId);
@@ -244,20 +244,3 @@ describe('async jobs', () => {
     expect((await runsOf(theirs.jobId, other))[0]?.cancelRequestedAt ?? null).toBeNull();
   }, 60_000);
 });
-
-/** A second tenant, made as `npm run admin` makes one. */
-async function otherTenant(): Promise<Api> {
-  const admin = async (...args: string[]) => {
-    const out: string[] = [];
-    const env = {
-      ...process.env,
-      CHRONOS_TENANTS_TABLE: chronos.tables.tenants,
-      SECRETS_LOCAL_KEY: chronos.secretsLocalKey,
-    };
-    expect(await runAdmin(args, { env, out: (text) => out.push(text), err: () => undefined })).toBe(0);
-    return JSON.parse(out.join('\n'));
-  };
-  const created = await admin('tenants', 'create', 'async-other');
-  const token = await admin('tokens', 'create', created.tenantId);
-  return apiAs(chronos.apiUrl, token.token);
-}

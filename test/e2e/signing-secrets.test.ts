@@ -7,8 +7,8 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
-import { runAdmin } from '../../bin/admin-commands.ts';
 import { type HttpTarget, type RecordedCall, startHttpTarget } from '../support/http-target.ts';
+import { adminCommand, adminTenant as newAdminTenant } from './support/admin-tenant.ts';
 import { type Api, apiAs } from './support/tenant-api.ts';
 
 let chronos: LocalChronos;
@@ -32,24 +32,8 @@ afterAll(async () => {
 });
 
 /** `npm run admin -- <args>` against the local tenants table, as `npm start` prints it; its JSON answer. */
-async function admin(...args: string[]) {
-  const out: string[] = [];
-  const env = {
-    ...process.env,
-    CHRONOS_TENANTS_TABLE: chronos.tables.tenants,
-    SECRETS_LOCAL_KEY: chronos.secretsLocalKey,
-  };
-  const code = await runAdmin(args, { env, out: (text) => out.push(text), err: () => undefined });
-  expect(code).toBe(0);
-  return JSON.parse(out.join('\n'));
-}
-
-/** A tenant made by `tenants create` and `tokens create`: its id, API and the secret printed once. */
-async function adminTenant(name: string): Promise<{ tenantId: string; api: Api; secret: string }> {
-  const created = await admin('tenants', 'create', name);
-  const token = await admin('tokens', 'create', created.tenantId);
-  return { tenantId: created.tenantId, api: apiAs(chronos.apiUrl, token.token), secret: created.signingSecret.secret };
-}
+const admin = (...args: string[]) => adminCommand(chronos, ...args);
+const adminTenant = (name: string) => newAdminTenant(chronos, name);
 
 const verifies = (secret: string, call: RecordedCall) => {
   try {

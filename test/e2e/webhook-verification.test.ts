@@ -8,9 +8,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
-import { runAdmin } from '../../bin/admin-commands.ts';
 import { verifyWebhook, type WebhookVerification } from '../../client/src/webhooks.ts';
 import { eventually } from '../support/http-target.ts';
+import { adminTenant } from './support/admin-tenant.ts';
 import { type Api, apiAs } from './support/tenant-api.ts';
 
 interface Received {
@@ -53,19 +53,7 @@ afterAll(async () => {
  * tenant, so no executor holds its secrets in its cache (30 s) when it rotates them.
  */
 async function newTenant(name: string): Promise<{ api: Api; secret: string }> {
-  const admin = async (...args: string[]) => {
-    const out: string[] = [];
-    const env = {
-      ...process.env,
-      CHRONOS_TENANTS_TABLE: chronos.tables.tenants,
-      SECRETS_LOCAL_KEY: chronos.secretsLocalKey,
-    };
-    expect(await runAdmin(args, { env, out: (text) => out.push(text), err: () => undefined })).toBe(0);
-    return JSON.parse(out.join('\n'));
-  };
-  const created = await admin('tenants', 'create', name);
-  const token = await admin('tokens', 'create', created.tenantId);
-  return { api: apiAs(chronos.apiUrl, token.token), secret: created.signingSecret.secret };
+  return adminTenant(chronos, name);
 }
 
 /** Creates a one-time job calling `path` now; resolves with what the target received and the run. */

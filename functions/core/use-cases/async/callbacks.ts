@@ -6,7 +6,7 @@
  * callbacks: a token naming any other is answered as a token for no run.
  */
 
-import type { AsyncAnswer } from '../../async/async-run.ts';
+import type { AsyncAnswer, AsyncDecision, DecisionContext } from '../../async/async-run.ts';
 import { type CallbackState, callbackStateOf } from '../../async/callback-state.ts';
 import { type CallbackClaims, openCallbackToken } from '../../async/callback-token.ts';
 import type { Completion } from '../../async/completion-body.ts';
@@ -15,7 +15,7 @@ import type { Heartbeat } from '../../async/heartbeat-body.ts';
 import { decideHeartbeat } from '../../async/heartbeat-decision.ts';
 import type { AsyncRunStore, CallbackKeys, StoredAsyncRun } from '../../async/ports.ts';
 import { RunStateRefusal } from '../../errors.ts';
-import type { Run, RunKey } from '../../model.ts';
+import type { Run } from '../../model.ts';
 import type { Clock, RunRepository } from '../../ports.ts';
 import { runIdOf } from '../../run-id.ts';
 import { type AsyncEndDeps, jobOnce, settleInFlightAfterEnd, withRetryDecision } from './async-ends.ts';
@@ -54,38 +54,48 @@ function refused(answer: AsyncAnswer): never {
   throw refusal(answer.kind === 'refused' ? answer.code : 'RUN_NOT_FOUND');
 }
 
+/**
+ * Opens the token, decides `decide` on the run it names (with the retry of an end the decision
+ * makes) and settles that end's in-flight marker: what a heartbeat and a completion share.
+ */
+async function decideOnToken(
+  deps: CallbackDeps,
+  token: string,
+  decide: (state: StoredAsyncRun | undefined, claims: CallbackClaims, context: DecisionContext) => AsyncDecision,
+): Promise<{ claims: CallbackClaims; answer: AsyncAnswer }> {
+  const claims = await claimsOf(deps.keys, token);
+  const job = jobOnce(deps, claims);
+  const now = deps.clock.now();
+  const context = { now, shardCount: deps.config.shardCount };
+  const applied = await decideAndApply(deps.store, claims, async (state) => {
+    const decision = decide(asyncOnly(state), claims, context);
+    return state ? withRetryDecision(deps, state, decision, job) : decision;
+  });
+  // An event after a deadline ends the run (answered RUN_ENDED): its end is settled like any.
+  if (applied.write && applied.before)
+    await settleInFlightAfterEnd(deps, { ...claims, runId: runIdOf(claims) }, applied.write.set, job, now);
+  return { claims, answer: applied.answer };
+}
+
 /** A heartbeat: the new deadline, and whether a cancel was requested. */
 export async function heartbeatRun(
   deps: CallbackDeps,
   token: string,
   heartbeat: Heartbeat,
 ): Promise<{ cancelRequested: boolean; heartbeatDeadline: number }> {
-  const claims = await claimsOf(deps.keys, token);
-  const job = jobOnce(deps, claims);
-  const now = deps.clock.now();
-  const context = { now, shardCount: deps.config.shardCount };
-  const applied = await decideAndApply(deps.store, claims, async (state) => {
-    const decision = decideHeartbeat(asyncOnly(state), claims, heartbeat, context);
-    return state ? withRetryDecision(deps, state, decision, job) : decision;
-  });
-  // A heartbeat after a deadline ends the run (answered RUN_ENDED): its end is settled like any.
-  if (applied.write && applied.before) await settleEnd(deps, applied.before, applied.write.set, job, now);
-  if (applied.answer.kind !== 'heartbeat') refused(applied.answer);
-  return { cancelRequested: applied.answer.cancelRequested, heartbeatDeadline: applied.answer.heartbeatDeadline };
+  const { answer } = await decideOnToken(deps, token, (state, claims, context) =>
+    decideHeartbeat(state, claims, heartbeat, context),
+  );
+  if (answer.kind !== 'heartbeat') refused(answer);
+  return { cancelRequested: answer.cancelRequested, heartbeatDeadline: answer.heartbeatDeadline };
 }
 
 /** A completion: the run as it ended (the first completion's result for a repeat of it). */
 export async function completeAsyncRun(deps: CallbackDeps, token: string, completion: Completion): Promise<Run> {
-  const claims = await claimsOf(deps.keys, token);
-  const job = jobOnce(deps, claims);
-  const now = deps.clock.now();
-  const context = { now, shardCount: deps.config.shardCount };
-  const applied = await decideAndApply(deps.store, claims, async (state) => {
-    const decision = decideCompletion(asyncOnly(state), claims, completion, context);
-    return state ? withRetryDecision(deps, state, decision, job) : decision;
-  });
-  if (applied.write && applied.before) await settleEnd(deps, applied.before, applied.write.set, job, now);
-  if (applied.answer.kind !== 'completed') refused(applied.answer);
+  const { claims, answer } = await decideOnToken(deps, token, (state, tokenClaims, context) =>
+    decideCompletion(state, tokenClaims, completion, context),
+  );
+  if (answer.kind !== 'completed') refused(answer);
   const run = await deps.runs.get(claims);
   if (!run) throw refusal('RUN_NOT_FOUND'); // expired by TTL in between: as good as never there
   return run;
@@ -101,14 +111,4 @@ export async function callbackState(deps: CallbackDeps, token: string): Promise<
   const answer = callbackStateOf(claims, runs, deps.clock.now());
   if (!answer.ok) throw refusal(answer.code);
   return { ...answer.state, runId: runIdOf(claims) };
-}
-
-async function settleEnd(
-  deps: CallbackDeps,
-  before: RunKey,
-  set: Parameters<typeof settleInFlightAfterEnd>[2],
-  job: () => ReturnType<ReturnType<typeof jobOnce>>,
-  now: number,
-) {
-  await settleInFlightAfterEnd(deps, { ...before, runId: runIdOf(before) }, set, job, now);
 }
