@@ -264,7 +264,7 @@ const cleanReport = (): AsyncReport => ({
   },
   heartbeatCost: {
     window: { from: new Date(T).toISOString(), to: new Date(T + 20_000).toISOString(), ms: 20_000 },
-    heartbeats: 8,
+    heartbeats: 80,
     writeUnits: 4,
     reportedWriteUnits: 4,
     computedWriteUnits: 0,
@@ -364,7 +364,9 @@ describe('the printed async report', () => {
     expect(text).toContain(
       'missed-heartbeat detection (completedAt − heartbeatDeadline) p50 / p99 / max ms: 1,200 / 1,200 / 1,200 (scanner interval 5,000 ms)',
     );
-    expect(text).toContain('per heartbeat (8 heartbeats alone in 20 s): DynamoDB WU 4 (4 reported + 0 computed), RU 1');
+    expect(text).toContain(
+      'per heartbeat (80 heartbeats alone in 20 s, 4/s): DynamoDB WU 4 (4 reported + 0 computed), RU 1',
+    );
     expect(text).toContain('WU / RU on runs: 4 / 1');
     const unmeasured = cleanReport();
     unmeasured.heartbeatCost = { problem: 'no completion was sent' };

@@ -347,7 +347,8 @@ export function renderAsyncReport(report: AsyncReport): string {
   if ('problem' in cost) lines.push(`  write units per heartbeat: not measured: ${cost.problem}`);
   else {
     lines.push(
-      `  per heartbeat (${cost.heartbeats} heartbeats alone in ${fmt(cost.window.ms / 1000, 1)} s): DynamoDB WU ` +
+      `  per heartbeat (${cost.heartbeats} heartbeats alone in ${fmt(cost.window.ms / 1000, 1)} s, ` +
+        `${fmt(cost.heartbeats / (cost.window.ms / 1000), 0)}/s): DynamoDB WU ` +
         `${fmt(cost.writeUnits, 3)} (${fmt(cost.reportedWriteUnits, 3)} reported + ${fmt(cost.computedWriteUnits, 3)} computed), ` +
         `RU ${fmt(cost.readUnits, 3)}`,
     );
