@@ -24,6 +24,10 @@ export type MonitoringTimeseries = Schemas['MonitoringTimeseries'];
 export type Health = Schemas['Health'];
 export type PreviewScheduleBody = Schemas['PreviewSchedule'];
 export type ScheduleOccurrences = Schemas['ScheduleOccurrences'];
+export type CallbackState = Schemas['CallbackState'];
+export type CallbackHeartbeat = Schemas['CallbackHeartbeat'];
+export type CallbackHeartbeatAnswer = Schemas['CallbackHeartbeatAnswer'];
+export type CallbackComplete = Schemas['CallbackComplete'];
 
 type QueryOf<K extends keyof operations> = operations[K]['parameters']['query'];
 export type JobListQuery = NonNullable<QueryOf<'listJobs'>>;
@@ -137,8 +141,23 @@ export function createChronosClient(options: ChronosClientOptions) {
       runsPage: listRunsPage,
     },
     runs: {
+      /** One run, with the latest checkpoint its worker sent (`checkpoint`, null when none). */
+      get: (runId: string) => settle(() => http.GET('/v1/runs/{runId}', { params: { path: { runId } } })),
       /** Re-drive a dead-lettered run as a new attempt. */
       retry: retryRun,
+      /** Cancel a run: at once before its call; an async run in flight is asked to stop (soft cancel). */
+      cancel: (runId: string) => settle(() => http.POST('/v1/runs/{runId}/cancel', { params: { path: { runId } } })),
+    },
+    /**
+     * What an async job's worker calls, with the token of its call's `Chronos-Callback-Url` (the
+     * last path segment): the only credential these routes need, no API token.
+     */
+    callbacks: {
+      state: (token: string) => settle(() => http.GET('/v1/callbacks/{token}', { params: { path: { token } } })),
+      heartbeat: (token: string, body: CallbackHeartbeat = {}) =>
+        settle(() => http.POST('/v1/callbacks/{token}/heartbeat', { params: { path: { token } }, body })),
+      complete: (token: string, body: CallbackComplete) =>
+        settle(() => http.POST('/v1/callbacks/{token}/complete', { params: { path: { token } }, body })),
     },
     deadLetters: {
       list: (query: DeadLetterQuery = {}): AsyncGenerator<Run> =>

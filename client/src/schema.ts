@@ -109,6 +109,91 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/runs/{runId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a run, with its latest checkpoint */
+    get: operations['getRun'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/runs/{runId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a run: at once before its call, softly for an async run in flight */
+    post: operations['cancelRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/callbacks/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An async run's attempt, cancel request and the occurrence's latest checkpoint */
+    get: operations['callbackState'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/callbacks/{token}/heartbeat': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Prove the worker alive, with progress and a checkpoint */
+    post: operations['callbackHeartbeat'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/callbacks/{token}/complete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Report an async run's end (idempotent) */
+    post: operations['callbackComplete'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/jobs/{id}/pause': {
     parameters: {
       query?: never;
@@ -329,6 +414,58 @@ export interface components {
       checkpoint?: unknown;
     };
     /**
+     * CallbackHeartbeatAnswer
+     * @description The answer to POST /v1/callbacks/{token}/heartbeat: when the next heartbeat is due, and whether the worker should stop (a cancel was requested).
+     * @example {
+     *       "cancelRequested": false,
+     *       "heartbeatDeadline": "2026-11-24T09:05:00.000Z"
+     *     }
+     */
+    CallbackHeartbeatAnswer: {
+      /** @description A cancel was requested: stop, and complete with `failed` before the job's cancelGraceSeconds pass */
+      cancelRequested: boolean;
+      /**
+       * Format: date-time
+       * @description Without another heartbeat by then, the attempt ends TIMED_OUT (errorType heartbeat_timeout)
+       */
+      heartbeatDeadline: string;
+    };
+    /**
+     * CallbackState
+     * @description GET /v1/callbacks/{token}: the token's attempt, whether a cancel was requested, and the latest checkpoint of its occurrence from any attempt up to this one, so a retried worker resumes instead of starting over (functions/core/async/callback-state.ts).
+     * @example {
+     *       "runId": "01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1795510800000_2",
+     *       "attempt": 2,
+     *       "active": true,
+     *       "cancelRequested": false,
+     *       "heartbeatDeadline": "2026-11-24T09:05:00.000Z",
+     *       "checkpoint": {
+     *         "offset": 425
+     *       },
+     *       "checkpointAt": "2026-11-24T09:02:12.000Z",
+     *       "checkpointAttempt": 1
+     *     }
+     */
+    CallbackState: {
+      runId: string;
+      attempt: number;
+      /** @description False once the run ended, or a deadline passed that no one recorded yet */
+      active: boolean;
+      /** @description A cancel was requested: stop, and complete with `failed` (e.g. error "cancelled") */
+      cancelRequested: boolean;
+      /**
+       * Format: date-time
+       * @description The next heartbeat is due before this; null before the run was accepted
+       */
+      heartbeatDeadline: string | null;
+      /** @description The latest checkpoint (any JSON), or null when none was recorded */
+      checkpoint: unknown;
+      /** Format: date-time */
+      checkpointAt: string | null;
+      /** @description The attempt that recorded the checkpoint */
+      checkpointAttempt: number | null;
+    };
+    /**
      * CreateJob
      * @description Body of POST /v1/jobs. API Gateway checks that it is a JSON object; the create-job handler validates every field against this schema and the per-type schedule rules (which fields go with which type, cron syntax, time zones, dates), naming the field.
      */
@@ -378,6 +515,7 @@ export interface components {
       timeoutSeconds?: number;
       /** @description Start-lag target: a run whose call starts more than this after its due time missed its SLA (default 5) */
       slaSeconds?: number;
+      async?: components['schemas']['AsyncSettings'];
     };
     /**
      * CreateWorkflow
@@ -486,7 +624,7 @@ export interface components {
      */
     Error: {
       error: {
-        /** @description VALIDATION_FAILED, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, IDEMPOTENCY_KEY_REUSED, PRECONDITION_REQUIRED, RATE_LIMITED, QUOTA_EXCEEDED, PAYLOAD_TOO_LARGE, INTERNAL, or an API Gateway response type */
+        /** @description VALIDATION_FAILED, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, IDEMPOTENCY_KEY_REUSED, PRECONDITION_REQUIRED, RATE_LIMITED, QUOTA_EXCEEDED, PAYLOAD_TOO_LARGE, INTERNAL, the run state refusals of callbacks and cancels (INVALID_CALLBACK_TOKEN, RUN_NOT_FOUND, RUN_ENDED, RUN_NOT_STARTED, RUN_NOT_CANCELLABLE), or an API Gateway response type */
         code: string;
         message: string;
         details: {
@@ -565,6 +703,7 @@ export interface components {
      *         "url": "https://example.com/hooks/report-failed"
      *       },
      *       "timeoutSeconds": 30,
+     *       "async": null,
      *       "slaSeconds": 5,
      *       "nextFireAt": "2026-11-25T08:00:00.000Z",
      *       "upcoming": [
@@ -637,6 +776,8 @@ export interface components {
         url: string;
       };
       timeoutSeconds: number;
+      /** @description An async job's settings (the target takes each call with 202 and reports back through callbacks), every field at its value; null for a synchronous job */
+      async: null | components['schemas']['AsyncSettings'];
       slaSeconds: number;
       /** Format: date-time */
       nextFireAt: string | null;
@@ -705,6 +846,7 @@ export interface components {
      *         "total": 120,
      *         "retried": 2,
      *         "slaMissed": 0,
+     *         "heartbeatTimeouts": 0,
      *         "successRate": 0.9833,
      *         "errorRate": 0.0167,
      *         "deadLetters": 1,
@@ -788,6 +930,8 @@ export interface components {
         total: number;
         retried: number;
         slaMissed: number;
+        /** @description Async runs that ended TIMED_OUT because their worker stopped heartbeating (also counted in byStatus.TIMED_OUT) */
+        heartbeatTimeouts: number;
         successRate: number | null;
         errorRate: number | null;
         deadLetters: number;
@@ -814,7 +958,7 @@ export interface components {
     };
     /**
      * MonitoringSystem
-     * @description GET /v1/monitoring/system (admin scope): the queues, the scanner's last pass per shard, the executor's in-flight count. A queue's oldest-message age is null when CloudWatch gave none, with the reason.
+     * @description GET /v1/monitoring/system (admin scope): the queues, the scanner's last pass per shard, the executor's in-flight count, the async runs in flight. A queue's oldest-message age is null when CloudWatch gave none, with the reason.
      * @example {
      *       "dispatchQueue": {
      *         "visible": 0,
@@ -852,6 +996,10 @@ export interface components {
      *       },
      *       "executor": {
      *         "inFlight": 2
+     *       },
+     *       "asyncRuns": {
+     *         "inFlight": 37,
+     *         "overdue": 0
      *       }
      *     }
      */
@@ -886,6 +1034,11 @@ export interface components {
       };
       executor: {
         inFlight: number;
+      };
+      /** @description Accepted async runs a worker holds (RUNNING, in the runs table's deadline index); overdue: past a heartbeat, max-duration or cancel-grace deadline that the scanner's deadline pass has not ended yet (near 0 when the pass keeps up) */
+      asyncRuns: {
+        inFlight: number;
+        overdue: number;
       };
       $defs: {
         oldestMessageAge:
@@ -1103,7 +1256,49 @@ export interface components {
      *       "error": null,
      *       "errorType": null,
      *       "responseExcerpt": "{\"ok\":true}",
-     *       "recoveries": 0
+     *       "recoveries": 0,
+     *       "async": false,
+     *       "acceptedAt": null,
+     *       "progress": null,
+     *       "progressMessage": null,
+     *       "heartbeatAt": null,
+     *       "heartbeatDeadline": null,
+     *       "checkpointAt": null,
+     *       "cancelRequestedAt": null,
+     *       "output": null
+     *     }
+     * @example {
+     *       "runId": "01JD2Q8Z4W6X7Y8Z9A0B1C2D3F_1795510800000_1",
+     *       "jobId": "01JD2Q8Z4W6X7Y8Z9A0B1C2D3F",
+     *       "scheduledFor": "2026-11-24T09:00:00.000Z",
+     *       "attempt": 1,
+     *       "status": "RUNNING",
+     *       "createdAt": "2026-11-24T08:58:31.002Z",
+     *       "enqueuedAt": "2026-11-24T08:58:31.120Z",
+     *       "receivedAt": "2026-11-24T09:00:00.041Z",
+     *       "claimedAt": "2026-11-24T09:00:00.050Z",
+     *       "startedAt": "2026-11-24T09:00:00.052Z",
+     *       "completedAt": null,
+     *       "dueAt": "2026-11-24T09:00:00.000Z",
+     *       "dispatchLagMs": 41,
+     *       "startLagMs": 52,
+     *       "slaSeconds": 5,
+     *       "slaMet": true,
+     *       "httpStatus": 202,
+     *       "durationMs": null,
+     *       "error": null,
+     *       "errorType": null,
+     *       "responseExcerpt": null,
+     *       "recoveries": 0,
+     *       "async": true,
+     *       "acceptedAt": "2026-11-24T09:00:00.180Z",
+     *       "progress": 42,
+     *       "progressMessage": "exported 42 of 100 files",
+     *       "heartbeatAt": "2026-11-24T09:05:10.000Z",
+     *       "heartbeatDeadline": "2026-11-24T09:06:10.000Z",
+     *       "checkpointAt": "2026-11-24T09:05:10.000Z",
+     *       "cancelRequestedAt": null,
+     *       "output": null
      *     }
      */
     Run: {
@@ -1138,12 +1333,44 @@ export interface components {
       httpStatus: number | null;
       durationMs: number | null;
       error: string | null;
-      /** @description timeout, connection, http_5xx, http_4xx, lost, dead_letter, overlap, cancelled, blocked_target, invalid_target, paused, superseded */
+      /** @description timeout, connection, http_5xx, http_4xx, lost, dead_letter, overlap, cancelled, blocked_target, invalid_target, paused, superseded, heartbeat_timeout (an async run's worker stopped heartbeating), worker_failed (an async run's worker completed with failed) */
       errorType: string | null;
       responseExcerpt: string | null;
       recoveries: number;
       /** @description Present when the outcome was stored without some of its fields: why */
       outcomeReduced?: string;
+      /** @description The attempt was called as an async job's: its callbacks, not its HTTP answer, decide its end */
+      async: boolean;
+      /**
+       * Format: date-time
+       * @description When the target's 202 (or a first heartbeat) took the work; null for a run no worker took
+       */
+      acceptedAt: string | null;
+      /** @description 0–100, as the worker's last heartbeat said; null until one said it */
+      progress: number | null;
+      /** @description The worker's last heartbeat message */
+      progressMessage: string | null;
+      /** Format: date-time */
+      heartbeatAt: string | null;
+      /**
+       * Format: date-time
+       * @description When a silent worker's attempt ends TIMED_OUT (heartbeat_timeout); after the end, the last one it had
+       */
+      heartbeatDeadline: string | null;
+      /**
+       * Format: date-time
+       * @description When the worker last saved a checkpoint (the checkpoint itself: GET /v1/runs/{runId})
+       */
+      checkpointAt: string | null;
+      /**
+       * Format: date-time
+       * @description When a soft cancel was asked for (POST /v1/runs/{runId}/cancel, or the job's cancel)
+       */
+      cancelRequestedAt: string | null;
+      /** @description What the worker's completion carried (any JSON); null when none */
+      output: unknown;
+      /** @description Only GET /v1/runs/{runId}: the worker's latest checkpoint of this attempt (any JSON), null when none */
+      checkpoint?: unknown;
     };
     /**
      * RunPage
@@ -1257,6 +1484,8 @@ export interface components {
       timeoutSeconds?: number;
       /** @description Start-lag target: a run whose call starts more than this after its due time missed its SLA (default 5) */
       slaSeconds?: number;
+      /** @description As at creation (the whole settings, absent fields at their defaults), or null: the job's calls are synchronous again. Runs already called keep the settings they were called with. */
+      async?: components['schemas']['AsyncSettings'] | null;
     };
   };
   responses: {
@@ -1402,6 +1631,24 @@ export interface components {
          *       "error": {
          *         "code": "RATE_LIMITED",
          *         "message": "Too many job creations; retry later",
+         *         "details": []
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description The callback token is forged, tampered with, ill-formed or too long */
+    InvalidCallbackToken: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "error": {
+         *         "code": "INVALID_CALLBACK_TOKEN",
+         *         "message": "the callback token is not valid",
          *         "details": []
          *       }
          *     }
@@ -1779,6 +2026,167 @@ export interface operations {
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
+      default: components['responses']['Error'];
+    };
+  };
+  getRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The run id: `<jobId>_<scheduledFor epoch ms>_<attempt>`
+         * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1795507200000_1
+         */
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The run, with `checkpoint` */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Run'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['Error'];
+    };
+  };
+  cancelRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The run id: `<jobId>_<scheduledFor epoch ms>_<attempt>`
+         * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1795507200000_1
+         */
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The run: CANCELLED, or RUNNING with the cancel requested */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Run'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      default: components['responses']['Error'];
+    };
+  };
+  callbackState: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The callback token, the route's only credential: the last segment of the call's `Chronos-Callback-Url` (HMAC-bound to the tenant, job, occurrence and attempt)
+         * @example AQGaBcDeFgABAXQxMjMaMDFKRDJROFo0VzZYN1k4WjlBMEIxQzJEM0VrbXV0YXRlZC1tYWMtMzItYnl0ZXMtaGVyZS4uLi4
+         */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The state the worker resumes from */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackState'];
+        };
+      };
+      401: components['responses']['InvalidCallbackToken'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      default: components['responses']['Error'];
+    };
+  };
+  callbackHeartbeat: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The callback token, the route's only credential: the last segment of the call's `Chronos-Callback-Url` (HMAC-bound to the tenant, job, occurrence and attempt)
+         * @example AQGaBcDeFgABAXQxMjMaMDFKRDJROFo0VzZYN1k4WjlBMEIxQzJEM0VrbXV0YXRlZC1tYWMtMzItYnl0ZXMtaGVyZS4uLi4
+         */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CallbackHeartbeat'];
+      };
+    };
+    responses: {
+      /** @description The new deadline, and whether to stop */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackHeartbeatAnswer'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['InvalidCallbackToken'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      default: components['responses']['Error'];
+    };
+  };
+  callbackComplete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The callback token, the route's only credential: the last segment of the call's `Chronos-Callback-Url` (HMAC-bound to the tenant, job, occurrence and attempt)
+         * @example AQGaBcDeFgABAXQxMjMaMDFKRDJROFo0VzZYN1k4WjlBMEIxQzJEM0VrbXV0YXRlZC1tYWMtMzItYnl0ZXMtaGVyZS4uLi4
+         */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CallbackComplete'];
+      };
+    };
+    responses: {
+      /** @description The run as it ended (the first result, for a repeat) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Run'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['InvalidCallbackToken'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       default: components['responses']['Error'];
     };
   };

@@ -72,6 +72,26 @@ describe('the create request', () => {
     });
   });
 
+  it('sends `async` with the settings filled in only when the job is asynchronous', () => {
+    const base = { url: 'https://x.test', at: '' };
+    const sync = buildCreateJob(values({ ...base, asyncHeartbeatTimeoutSeconds: '90' }));
+    expect(sync.body).not.toHaveProperty('async');
+
+    const partly = buildCreateJob(values({ ...base, asyncEnabled: true, asyncMaxDurationSeconds: ' 7200 ' }));
+    expect(partly.body?.async).toEqual({ maxDurationSeconds: 7200 });
+
+    const all = buildCreateJob(
+      values({
+        ...base,
+        asyncEnabled: true,
+        asyncHeartbeatTimeoutSeconds: '30',
+        asyncMaxDurationSeconds: '600',
+        asyncCancelGraceSeconds: '0',
+      }),
+    );
+    expect(all.body?.async).toEqual({ heartbeatTimeoutSeconds: 30, maxDurationSeconds: 600, cancelGraceSeconds: 0 });
+  });
+
   it('refuses a body that is not JSON and a date that is not complete, naming their fields', () => {
     const { body, errors } = buildCreateJob(values({ url: 'https://x.test', body: '{"a":', at: '2030-06-01' }));
     expect(body).toBeUndefined();
@@ -101,6 +121,7 @@ describe('the edit request', () => {
     misfire: 'fire_once',
     overlap: 'allow',
     timeoutSeconds: 30,
+    async: null,
     slaSeconds: 5,
     retry: { maxAttempts: 3, initialDelaySeconds: 10, maxDelaySeconds: 600, multiplier: 2, retryOn: [429] },
     delivery: 'at-least-once',

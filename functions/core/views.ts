@@ -38,6 +38,31 @@ export interface RunView {
   recoveries: number;
   /** Present when the outcome was stored without some of its fields: why (execute-run's record-outcome.ts). */
   outcomeReduced?: string;
+  /** The attempt was called as an async job's (core/async/): its callbacks, not its HTTP answer, decide its end. */
+  async: boolean;
+  /** When the target's 202 (or a first heartbeat) took the work; null for a run no worker took. */
+  acceptedAt: string | null;
+  /** 0–100 and the message, as the worker's last heartbeat said; null until one said it. */
+  progress: number | null;
+  progressMessage: string | null;
+  heartbeatAt: string | null;
+  /** When a silent worker's attempt ends TIMED_OUT (heartbeat_timeout); after the end, the last one it had. */
+  heartbeatDeadline: string | null;
+  /** When the worker last saved a checkpoint; the checkpoint itself only through GET /v1/runs/{runId}. */
+  checkpointAt: string | null;
+  cancelRequestedAt: string | null;
+  /** What the worker's completion carried, as JSON; null when it carried none. */
+  output: unknown;
+}
+
+/** A stored JSON text as JSON; null for none, or for text that no longer parses (old data must not break a read). */
+function parsedJson(text: string | undefined): unknown {
+  if (text === undefined) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 /** A run as the API shows it, with its derived timings judged against `slaSeconds` (the job's). */
@@ -67,6 +92,17 @@ export function runView(run: Run, slaSeconds: number = DEFAULT_SLA_SECONDS): Run
     responseExcerpt: run.responseExcerpt ?? null,
     recoveries: run.recoveries ?? 0,
     ...(run.outcomeReduced === undefined ? {} : { outcomeReduced: run.outcomeReduced }),
+    // Async fields are always present (null on synchronous runs), as the timings are: one shape for every run.
+    async: run.async !== undefined,
+    acceptedAt: iso(run.acceptedAt),
+    progress: run.progress ?? null,
+    progressMessage: run.progressMessage ?? null,
+    heartbeatAt: iso(run.heartbeatAt),
+    // Kept after the end: a heartbeat_timeout run shows the deadline its worker missed.
+    heartbeatDeadline: iso(run.heartbeatDeadline),
+    checkpointAt: iso(run.checkpointAt),
+    cancelRequestedAt: iso(run.cancelRequestedAt),
+    output: parsedJson(run.outputJson),
   };
 }
 
@@ -113,6 +149,14 @@ export function jobView(job: StoredJob, latestRun?: Run, upcoming?: number[]) {
     delivery: job.delivery ?? 'at-least-once',
     onFailure: job.onFailureUrl ? { url: job.onFailureUrl } : null,
     timeoutSeconds: job.timeoutSeconds,
+    // The settings of an async job (callbacks: core/async/), every field at its value; null for a synchronous job.
+    async: job.async
+      ? {
+          heartbeatTimeoutSeconds: job.async.heartbeatTimeoutSeconds,
+          maxDurationSeconds: job.async.maxDurationSeconds,
+          cancelGraceSeconds: job.async.cancelGraceSeconds,
+        }
+      : null,
     slaSeconds: job.slaSeconds ?? DEFAULT_SLA_SECONDS,
     nextFireAt: iso(job.nextFireAt),
     ...(job.pausedAt === undefined ? {} : { pausedAt: iso(job.pausedAt) }),

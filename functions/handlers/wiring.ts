@@ -7,6 +7,7 @@
 import { createCloudWatchClient, createDocumentClient, createSqsClient } from '#adapters/aws-clients';
 import { DynamoActiveJobLimiter } from '#adapters/dynamodb/active-job-limiter';
 import { DynamoAsyncRunStore } from '#adapters/dynamodb/async-run-store';
+import { DynamoAsyncRunsInFlight } from '#adapters/dynamodb/async-runs-in-flight';
 import { StoredCallbackKeys } from '#adapters/dynamodb/callback-key-store';
 import { CoalescedJobReads, withCoalescedGets } from '#adapters/dynamodb/coalesced-job-reads';
 import { DynamoCreateKeyRepository } from '#adapters/dynamodb/create-key-repository';
@@ -258,3 +259,8 @@ export const asyncDeps = once(
 );
 /** Where async jobs' workers call back (`Chronos-Callback-Url`): the API's public base URL. */
 export const callbackBaseUrl = once(() => requiredEnv(ENV.callbackBaseUrl).replace(/\/+$/, ''));
+
+/** The system view's count of async runs in flight (the runs table's deadline index, per due shard). */
+export const asyncRunsInFlight = once(
+  () => new DynamoAsyncRunsInFlight(documentClient(), requiredEnv(ENV.runsTable), schedulingConfig().shardCount),
+);

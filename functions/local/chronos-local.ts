@@ -274,13 +274,20 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       notifyBackoffSeconds: options.notifyBackoffSeconds,
       targetDnsServers: options.targetDnsServers,
       releaseSpread: options.releaseSpread,
+      // Async jobs' workers call back to this API; without one here (a split setup), the other
+      // half's stays in the shared environment.
+      ...(apiPort === undefined ? {} : { callbackBaseUrl: localApiBaseUrl(options.host, apiPort) }),
     });
     // As CDK sets it on the API functions when the stage has CORS origins.
     if (cors.length > 0) environment[ENV.corsAllowOrigins] = cors.join(',');
     const effectiveHandlers = withoutUnusedHandlers(options.handlers, runs, log);
     if (needsRealHandlers(ROUTES, effectiveHandlers)) {
       // The own ports differ per instance (each its API port) and are merged, not compared.
-      const signature = JSON.stringify({ ...environment, [ENV.chronosLocalPorts]: undefined });
+      const signature = JSON.stringify({
+        ...environment,
+        [ENV.chronosLocalPorts]: undefined,
+        [ENV.callbackBaseUrl]: undefined,
+      });
       if (realHandlersEnvironment !== undefined && realHandlersEnvironment !== signature) {
         throw new Error(
           'The real handler modules are already loaded in this process with other endpoints or names; ' +
@@ -510,4 +517,14 @@ async function startLocalCloudWatch(sqsEndpoint: string, onStarted: (emulator: R
   const cloudwatch = await startCloudWatchMetrics({ sqsEndpoint });
   onStarted(cloudwatch);
   return cloudwatch.endpoint;
+}
+
+/**
+ * The local API's base URL as a worker on this machine reaches it: a wildcard listen address
+ * (all interfaces) is reached through loopback.
+ */
+export function localApiBaseUrl(host: string | undefined, port: number): string {
+  const reachable =
+    host === undefined || host === '' || host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }

@@ -42,6 +42,8 @@ export interface FunctionSettings {
   targetDnsServers?: readonly string[];
   /** Hex SHA-256 of the operator (admin scope) token; unset: no admin token works. */
   adminTokenSha256?: string;
+  /** CALLBACK_BASE_URL: where async jobs' workers call back (the local API); unset: left as it is. */
+  callbackBaseUrl?: string;
   /** DISPATCH_LEAD_MS, DISPATCH_READY_PER_SECOND, DISPATCH_MAX_LEAD_MS; unset: released in the second before. */
   releaseSpread?: ReleaseSpreadOptions;
 }
@@ -102,6 +104,7 @@ export function functionEnvironment(settings: FunctionSettings): Record<string, 
     ...optional(ENV.sweepGraceSeconds, settings.sweepGraceSeconds),
     ...releaseSpreadEnvironment(settings.releaseSpread),
     [ENV.tenantsTable]: settings.resources.tables.tenants,
+    ...(settings.callbackBaseUrl === undefined ? {} : { [ENV.callbackBaseUrl]: settings.callbackBaseUrl }),
     ...quotaEnvironment(settings.quotas),
     [ENV.secretsLocalKey]: settings.secretsLocalKey,
     // Local targets run on this machine; a deployed stack refuses loopback unless configured.

@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { CALLBACK_KEYS_CONTEXT } from '#adapters/dynamodb/callback-key-store';
 import { JOBS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
@@ -55,6 +56,7 @@ export class ApiHandlers extends Construct {
         tenants,
         sealSecrets,
         listTenantIds,
+        openCallbackKeys,
       } = route.access;
       // Routes do not say which indexes they query, so a route may query every declared index of a
       // table it reads (named one by one, never index/*).
@@ -67,6 +69,9 @@ export class ApiHandlers extends Construct {
       if (listTenantIds) grantTenantIdScan(fn, props.tenantsTable);
       // Sealing needs a data key only: no Encrypt, and never Decrypt (only the executor opens secrets).
       if (sealSecrets) fn.bindKeyGenerateDataKey(props.secretsKey, ENV.secretsKmsKeyId);
+      // The callback token keys only (their own encryption context), never a tenant's secrets.
+      if (openCallbackKeys)
+        fn.bindKeyUnderContext(props.secretsKey, ['kms:Decrypt'], ENV.secretsKmsKeyId, CALLBACK_KEYS_CONTEXT);
       if (readQueueAttributes) {
         fn.bindQueueAttributes(props.dispatchQueue, OBSERVABILITY_ENV.monitoredDispatchQueueUrl);
         fn.bindQueueAttributes(props.dispatchDeadLetterQueue, OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl);

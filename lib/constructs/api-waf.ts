@@ -92,13 +92,24 @@ const EVALUATION_WINDOW_SECONDS = 300;
 const RETRY_AFTER_SECONDS = '60';
 const AUTHORIZATION = 'authorization';
 const AS_IS = [{ priority: 0, type: 'NONE' }];
+/** The callback routes' paths (`/<stage>/v1/callbacks/<token>…` as WAF sees them). */
+export const CALLBACK_PATH_PART = '/v1/callbacks/';
+const ON_CALLBACK_PATH: wafv2.CfnWebACL.StatementProperty = {
+  byteMatchStatement: {
+    fieldToMatch: { uriPath: {} },
+    positionalConstraint: 'CONTAINS',
+    searchString: CALLBACK_PATH_PART,
+    textTransformations: AS_IS,
+  },
+};
 
 /**
  * A WAFv2 web ACL on the API stage, so no single caller can flood it: AWS's managed common rule
  * set and known-bad-inputs set, then rate-based rules over five minutes, answered 429 in the
  * Chronos error shape: one per `Authorization` header value (each token its own budget, so one
  * tenant's burst leaves the others theirs), one per caller address for requests without that
- * header (the public health route, probes), and a higher ceiling per caller address over every
+ * header (the public health route, probes) other than the callback routes, one per callback path
+ * (their token is in the path), and a higher ceiling per caller address over every
  * request (one address inventing a new token per request gets no fresh budget with each). The
  * caller address is the source IP, except for requests that carry the console distribution's edge
  * secret, whose address is the viewer's (ApiEdgeSecret says why). WAF logs blocked and counted
@@ -165,6 +176,25 @@ export class ApiWaf extends Construct {
           visibilityConfig: visibility('rate-per-token'),
         },
         ...perCallerRules(props, rateLimited, visibility),
+        {
+          // The callback routes take no Authorization header: the token is in the path. Keyed on the
+          // path, each callback token gets its own budget per route (a worker heartbeating every few
+          // seconds stays far below it), and many workers behind one address (a NAT) never share the
+          // per-address budget of requests without a token; the per-address ceiling still holds.
+          name: 'RateLimitPerCallbackToken',
+          priority: 20,
+          action: rateLimited,
+          statement: {
+            rateBasedStatement: {
+              limit: props.limits.rateLimitPer5MinPerToken,
+              evaluationWindowSec: EVALUATION_WINDOW_SECONDS,
+              aggregateKeyType: 'CUSTOM_KEYS',
+              customKeys: [{ uriPath: { textTransformations: AS_IS } }],
+              scopeDownStatement: ON_CALLBACK_PATH,
+            },
+          },
+          visibilityConfig: visibility('rate-per-callback-token'),
+        },
       ],
     });
     new wafv2.CfnWebACLAssociation(this, 'StageAssociation', {
@@ -224,6 +254,7 @@ function perCallerRules(
   visibility: Visibility,
 ): wafv2.CfnWebACL.RuleProperty[] {
   // A missing header has no size: only requests that carry no Authorization header at all.
+  const notCallback: wafv2.CfnWebACL.StatementProperty = { notStatement: { statement: ON_CALLBACK_PATH } };
   const withoutToken: wafv2.CfnWebACL.StatementProperty = {
     notStatement: {
       statement: {
@@ -271,7 +302,7 @@ function perCallerRules(
   const { rateLimitPer5MinPerIp: perIp, rateLimitPer5MinPerIpTotal: perIpTotal } = props.limits;
   if (!props.edgeSecret) {
     return [
-      rule('RateLimitPerIpWithoutToken', 11, 'rate-per-ip', perIp, 'IP', [withoutToken]),
+      rule('RateLimitPerIpWithoutToken', 11, 'rate-per-ip', perIp, 'IP', [withoutToken, notCallback]),
       rule('RateLimitPerIpTotal', 12, 'rate-per-ip-total', perIpTotal, 'IP', []),
     ];
   }
@@ -286,9 +317,13 @@ function perCallerRules(
   };
   const direct: wafv2.CfnWebACL.StatementProperty = { notStatement: { statement: throughEdge } };
   return [
-    rule('RateLimitPerIpWithoutToken', 11, 'rate-per-ip', perIp, 'IP', [withoutToken, direct]),
+    rule('RateLimitPerIpWithoutToken', 11, 'rate-per-ip', perIp, 'IP', [withoutToken, notCallback, direct]),
     rule('RateLimitPerIpTotal', 12, 'rate-per-ip-total', perIpTotal, 'IP', [direct]),
-    rule('RateLimitPerViewerWithoutToken', 13, 'rate-per-viewer', perIp, 'VIEWER', [withoutToken, throughEdge]),
+    rule('RateLimitPerViewerWithoutToken', 13, 'rate-per-viewer', perIp, 'VIEWER', [
+      withoutToken,
+      notCallback,
+      throughEdge,
+    ]),
     rule('RateLimitPerViewerTotal', 14, 'rate-per-viewer-total', perIpTotal, 'VIEWER', [throughEdge]),
   ];
 }

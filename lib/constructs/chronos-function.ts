@@ -180,6 +180,31 @@ export class ChronosFunction extends NodejsFunction {
     return this;
   }
 
+  /**
+   * Grants `actions` on the key only for requests under `context`: each of its pairs must be in the
+   * request's encryption context (`kms:EncryptionContext:<name>`), so the grant opens or makes
+   * what is sealed for that purpose and nothing else sealed with the same key. Sets its ARN in `envName`.
+   */
+  bindKeyUnderContext(
+    key: kms.IKey,
+    actions: readonly ('kms:Decrypt' | 'kms:GenerateDataKey')[],
+    envName: string,
+    context: Readonly<Record<string, string>>,
+  ): this {
+    const conditions = Object.fromEntries(
+      Object.entries(context).map(([name, value]) => [`kms:EncryptionContext:${name}`, value]),
+    );
+    this.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: [...actions],
+        resources: [key.keyArn],
+        conditions: { StringEquals: conditions },
+      }),
+    );
+    this.addEnvironment(envName, key.keyArn);
+    return this;
+  }
+
   /** Grants sending messages to a queue and sets its URL in `envName`. */
   bindQueueSend(queue: sqs.IQueue, envName: string): this {
     queue.grantSendMessages(this);

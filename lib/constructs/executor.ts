@@ -5,6 +5,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { CALLBACK_KEYS_CONTEXT } from '#adapters/dynamodb/callback-key-store';
 import { ENV } from '#adapters/environment';
 import { EXECUTOR_BATCH_SIZE } from '#core/limits';
 import { EXECUTOR_TIMEOUT } from '../timeouts.ts';
@@ -26,6 +27,11 @@ export interface ExecutorProps {
    * table (kms:Decrypt only): no signing secret is in the function's environment.
    */
   secretsKey: kms.IKey;
+  /**
+   * The API's public base URL (no trailing slash): async jobs' calls carry
+   * `Chronos-Callback-Url: <it>/v1/callbacks/<token>`.
+   */
+  callbackBaseUrl: string;
   shared: SharedFunctionProps;
 }
 
@@ -47,6 +53,9 @@ export class Executor extends Construct {
       .bindTable({ table: props.runsTable, access: 'readWrite', envName: ENV.runsTable })
       .bindTable({ table: props.tenantsTable, access: 'readWrite', envName: ENV.tenantsTable })
       .bindKeyDecrypt(props.secretsKey, ENV.secretsKmsKeyId)
+      // The first call of an async job makes the callback token key (callback-key-store.ts): a data
+      // key only under the keys' own encryption context, never one for a tenant's secrets.
+      .bindKeyUnderContext(props.secretsKey, ['kms:GenerateDataKey'], ENV.secretsKmsKeyId, CALLBACK_KEYS_CONTEXT)
       // A run whose tenant is at its in-flight cap is sent back with a short delay (tenant-run-cap.ts).
       .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
     // `overlap: "forbid"`: the in-flight marker on the job item is set and released by conditional
@@ -69,6 +78,7 @@ export class Executor extends Construct {
     // executor hides a claimed run's message until its lease ends (adapters/sqs/batch-lease-visibility.ts).
     this.function.addEventSource(this.eventSource);
     // A tenant whose in-flight cap is at least this many calls can never be capped: it takes no slot.
+    this.function.addEnvironment(ENV.callbackBaseUrl, props.callbackBaseUrl);
     this.function.addEnvironment(ENV.executorMaxCallsInFlight, String(props.maxConcurrency * EXECUTOR_BATCH_SIZE));
     const reason =
       'SQS-driven: a message that keeps failing moves to the dispatch queue dead-letter queue through its redrive policy (Lambda supports no on-failure destination for SQS event sources)';

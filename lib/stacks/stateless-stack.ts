@@ -141,6 +141,9 @@ export class StatelessStack extends Stack {
       reservedConcurrency: config.executorReservedConcurrency,
       tenantsTable,
       secretsKey,
+      // The stage's public URL (the ApiUrl output), from the configured stage name: the Stage
+      // resource's would make the executor wait for every API method.
+      callbackBaseUrl: `https://${this.api.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${config.stage}`,
       shared,
     });
     this.notifier = new FailureNotifier(this, 'Notifier', {

@@ -4,9 +4,14 @@
  * api-modules.test.ts checks that every route is here.
  */
 export const API_MODULES: Record<string, () => Promise<{ handler: unknown }>> = {
+  'callback-complete': () => import('#handlers/api/callback-complete'),
+  'callback-heartbeat': () => import('#handlers/api/callback-heartbeat'),
+  'callback-state': () => import('#handlers/api/callback-state'),
   'cancel-job': () => import('#handlers/api/cancel-job'),
+  'cancel-run': () => import('#handlers/api/cancel-run'),
   'get-job': () => import('#handlers/api/get-job'),
   'get-openapi': () => import('#handlers/api/get-openapi'),
+  'get-run': () => import('#handlers/api/get-run'),
   health: () => import('#handlers/api/health'),
   'list-dead-letters': () => import('#handlers/api/list-dead-letters'),
   'list-jobs': () => import('#handlers/api/list-jobs'),

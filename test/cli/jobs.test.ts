@@ -171,6 +171,41 @@ describe('chronos jobs', () => {
     });
   });
 
+  it('makes a job async with --async and its settings, edits them, makes it synchronous again with --sync', async () => {
+    const created = await chronosCli(
+      'jobs',
+      'create',
+      '--every',
+      '3600',
+      '--url',
+      target.url('/export'),
+      '--async',
+      '--heartbeat-timeout',
+      '30',
+      '--json',
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const { jobId } = JSON.parse(created.stdout);
+    const read = async () => (await api()('GET', `/v1/jobs/${jobId}`)).body;
+    expect((await read()).async).toEqual({
+      heartbeatTimeoutSeconds: 30,
+      maxDurationSeconds: 3600,
+      cancelGraceSeconds: 30,
+    });
+
+    expect((await chronosCli('jobs', 'edit', jobId, '--max-duration', '7200')).code).toBe(0);
+    expect((await read()).async).toEqual({
+      heartbeatTimeoutSeconds: 30,
+      maxDurationSeconds: 7200,
+      cancelGraceSeconds: 30,
+    });
+    const tooShort = await chronosCli('jobs', 'edit', jobId, '--heartbeat-timeout', '2');
+    expect(tooShort.code).toBe(1);
+    expect(tooShort.stderr).toContain('async.heartbeatTimeoutSeconds');
+    expect((await chronosCli('jobs', 'edit', jobId, '--sync')).code).toBe(0);
+    expect((await read()).async ?? null).toBeNull();
+  });
+
   it('exits 1 naming the field the API named, and prints the API error as JSON with --json', async () => {
     const badZone = await chronosCli(
       'jobs',

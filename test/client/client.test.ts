@@ -94,6 +94,30 @@ describe('jobs through the client', () => {
   });
 });
 
+describe('runs and callbacks through the client', () => {
+  it('reads a run with its checkpoint, and answers an unknown run cancel as NOT_FOUND', async () => {
+    const job = unwrap(await client.jobs.create(hourly('client-run-read')));
+    const run = unwrap(await client.jobs.trigger(job.jobId));
+    const read = unwrap(await client.runs.get(run.runId));
+    expect(read).toMatchObject({ runId: run.runId, jobId: job.jobId, checkpoint: null });
+    const unknown = await client.runs.cancel(`${job.jobId}_1700000000000_1`);
+    expect(unknown.error).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(sent).toContain(`POST /v1/runs/${job.jobId}_1700000000000_1/cancel`);
+  });
+
+  it('sends callbacks with the token in the path, a refused token and a bad field as typed errors', async () => {
+    const forged = `AQAAAAAAAAABAAF0AWo${'A'.repeat(43)}`;
+    expect((await client.callbacks.state(forged)).error).toMatchObject({ status: 401, code: 'INVALID_CALLBACK_TOKEN' });
+    expect((await client.callbacks.heartbeat(forged, { progress: 5 })).error).toMatchObject({
+      status: 401,
+      code: 'INVALID_CALLBACK_TOKEN',
+    });
+    const bad = await client.callbacks.complete(forged, { status: 'done' as 'succeeded' });
+    expect(bad.error).toMatchObject({ status: 400, details: [expect.objectContaining({ field: 'status' })] });
+    expect(sent).toContain(`GET /v1/callbacks/${forged}`);
+  });
+});
+
 describe('failures as typed values', () => {
   it('answers an unknown job as NOT_FOUND and a bad body as VALIDATION_FAILED naming the field', async () => {
     const missing = await client.jobs.get('01JD2Q8Z4W6X7Y8Z9A0B1C2D3E');

@@ -21,7 +21,13 @@ beforeAll(async () => {
   chronos = await startLocalChronos({ port: 0, scannerIntervalMs: 500, scanHorizonSeconds: 5, log: () => undefined });
   api = apiAs(chronos.apiUrl, chronos.token);
   target = spawn(process.execPath, ['--import', 'tsx', SERVER], {
-    env: { ...process.env, PORT: '0', CHRONOS_SIGNING_SECRET: chronos.signingSecret },
+    env: {
+      ...process.env,
+      PORT: '0',
+      CHRONOS_SIGNING_SECRET: chronos.signingSecret,
+      ASYNC_STEPS: '3',
+      ASYNC_STEP_MS: '300',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   target.stdout?.setEncoding('utf8').on('data', (chunk: string) => lines.push(...chunk.split('\n').filter(Boolean)));
@@ -56,6 +62,23 @@ describe('examples/node-target', () => {
     expect(run).toMatchObject({ status: 'SUCCEEDED', httpStatus: 200 });
     expect(run.responseExcerpt).toContain(`"received":"${created.body.jobId}:`);
     expect(logged()).toContainEqual(expect.objectContaining({ verified: true, path: '/hook', bytes: 17 }));
+  }, 60_000);
+
+  it('takes an async job’s call with 202, heartbeats its progress and completes it with its output', async () => {
+    const created = await api('POST', '/v1/jobs', {
+      target: { url: `${targetUrl}/export` },
+      schedule: { type: 'once' },
+      async: { heartbeatTimeoutSeconds: 10 },
+    });
+    expect(created.status).toBe(201);
+    const run = await eventually(
+      async () => (await api('GET', `/v1/jobs/${created.body.jobId}/runs`)).body.items[0],
+      (latest) => latest !== undefined && !['QUEUED', 'RUNNING'].includes(latest.status),
+      20_000,
+    );
+    expect(run).toMatchObject({ status: 'SUCCEEDED', progress: 100, output: { steps: 3 } });
+    expect(logged()).toContainEqual({ async: 'heartbeat', step: 3, status: 200 });
+    expect(logged()).toContainEqual({ async: 'completed', status: 200 });
   }, 60_000);
 
   it('answers 401 to a call without a signature and to one signed with another secret', async () => {

@@ -495,6 +495,129 @@ class RetryRun implements Command {
   toString = () => `retry ${JSON.stringify(this.choice)}`;
 }
 
+/** GET /v1/runs/{runId}: a known run is shown with its `checkpoint`; an edited id is a 404. */
+class GetRun implements Command {
+  constructor(readonly choice: typeof RUN_ID_CHOICE extends fc.Arbitrary<infer T> ? T : never) {}
+  check = (world: World) => world.runIds.length > 0;
+  async run(world: World) {
+    const runId = pickRunId(world, this.choice);
+    const answer = await world.call('GET', `/v1/runs/${encodeURIComponent(runId)}`, { route: '/v1/runs/{runId}' });
+    if (answer.status === 200) {
+      expectThat(answer.body.runId === runId && 'checkpoint' in answer.body, 'another run, or no checkpoint', answer);
+    } else {
+      expectThat(answer.status === 404, 'a run read answered neither 200 nor 404', answer);
+    }
+  }
+  toString = () => `get run ${JSON.stringify(this.choice)}`;
+}
+
+/** POST /v1/runs/{runId}/cancel: 200 (cancelled, or asked to stop), 409 for an ended run, 404 for none. */
+class CancelRun implements Command {
+  constructor(readonly choice: typeof RUN_ID_CHOICE extends fc.Arbitrary<infer T> ? T : never) {}
+  check = (world: World) => world.runIds.length > 0;
+  async run(world: World) {
+    const runId = pickRunId(world, this.choice);
+    const answer = await world.call('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`, {
+      route: '/v1/runs/{runId}/cancel',
+      shape: 'run',
+    });
+    if (answer.status === 200) {
+      expectThat(['CANCELLED', 'RUNNING'].includes(answer.body.status), 'a cancel left the run elsewhere', answer);
+    } else {
+      expectThat([404, 409].includes(answer.status), 'a cancel answered neither 200, 404 nor 409', answer);
+    }
+  }
+  toString = () => `cancel run ${JSON.stringify(this.choice)}`;
+}
+
+/** A known run id, edited or not; the `dead` choice names the planted async runs here (a cancel's 200 while in flight). */
+function pickRunId(world: World, choice: typeof RUN_ID_CHOICE extends fc.Arbitrary<infer T> ? T : never): string {
+  const async = world.callbackTokens.map((planted) => planted.runId);
+  const list = choice.kind === 'dead' && async.length > 0 ? async : world.runIds;
+  const original = list[choice.pick % list.length] as string;
+  const [jobId] = original.split('_') as [string];
+  return choice.kind === 'edited' ? `${jobId}_${choice.scheduledFor}_${choice.attempt}` : original;
+}
+
+const CALLBACK_CHOICE = fc.record({
+  route: fc.constantFrom('state', 'heartbeat', 'heartbeat', 'heartbeat', 'complete'),
+  pick: fc.nat(),
+  token: fc.oneof(
+    { weight: 4, arbitrary: fc.constant('real' as const) },
+    { weight: 1, arbitrary: fc.nat({ max: 40 }).map((at) => ({ flip: at })) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 60 }).map((junk) => ({ junk })) },
+  ),
+  /** Mostly a heartbeat's fields, sometimes any JSON. */
+  heartbeat: fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.record(
+        {
+          progress: fc.oneof(fc.integer({ min: 0, max: 100 }), numberNear(0, 100)),
+          message: fc.oneof(fc.string({ maxLength: 30 }), unicodeText),
+          checkpoint: fc.jsonValue({ maxDepth: 3 }),
+        },
+        { requiredKeys: [] },
+      ),
+    },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+  ),
+  /** Mostly a completion's fields, sometimes any JSON. */
+  completion: fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.record(
+        {
+          status: fc.constantFrom('succeeded', 'failed', 'succeeded', 'done'),
+          output: fc.jsonValue({ maxDepth: 3 }),
+          error: fc.string({ maxLength: 30 }),
+          retryable: fc.oneof(fc.boolean(), fc.boolean(), fc.constant('yes')),
+        },
+        { requiredKeys: ['status'] },
+      ),
+    },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+  ),
+});
+
+/**
+ * The callback routes with a planted async run's token (or that token tampered, or junk): 200, or
+ * 401 for a token that is not one, 400 naming the field, 404/409 for a run that cannot take it.
+ */
+class Callback implements Command {
+  constructor(readonly choice: typeof CALLBACK_CHOICE extends fc.Arbitrary<infer T> ? T : never) {}
+  check = (world: World) => world.callbackTokens.length > 0;
+  async run(world: World) {
+    const planted = world.callbackTokens[this.choice.pick % world.callbackTokens.length] as { token: string };
+    const { token: choice } = this.choice;
+    const token =
+      choice === 'real'
+        ? planted.token
+        : 'flip' in choice
+          ? flipped(planted.token, choice.flip)
+          : encodeURIComponent(choice.junk);
+    const { route } = this.choice;
+    const path = `/v1/callbacks/${token}${route === 'state' ? '' : `/${route}`}`;
+    const answer = await world.call(route === 'state' ? 'GET' : 'POST', path, {
+      route: route === 'state' ? '/v1/callbacks/{token}' : `/v1/callbacks/{token}/${route}`,
+      ...(route === 'complete' ? { shape: 'run' as const } : {}),
+      ...(route === 'state' ? {} : { body: route === 'heartbeat' ? this.choice.heartbeat : this.choice.completion }),
+      token: null,
+    });
+    if (choice !== 'real') expectThat(answer.status >= 400, 'a changed token was taken', answer);
+    else expectThat(answer.status !== 401, 'a real token was refused', answer);
+  }
+  toString = () => `callback ${JSON.stringify(this.choice).slice(0, 300)}`;
+}
+
+/** `token` with one byte of its payload changed: its MAC no longer matches. */
+function flipped(token: string, at: number): string {
+  const bytes = Buffer.from(token, 'base64url');
+  const index = Math.min(at, bytes.length - 33);
+  bytes[index] = (bytes[index] as number) ^ 0x01;
+  return bytes.toString('base64url');
+}
+
 class ListDeadLetters implements Command {
   constructor(
     readonly limit: string | undefined,
@@ -627,7 +750,11 @@ class OtherTenant implements Command {
       ['POST', `/v1/jobs/${id}/trigger`, '/v1/jobs/{id}/trigger'],
       ...(runId === undefined
         ? []
-        : ([['POST', `/v1/runs/${runId}/retry`, '/v1/runs/{runId}/retry']] as Array<[string, string, string]>)),
+        : ([
+            ['POST', `/v1/runs/${runId}/retry`, '/v1/runs/{runId}/retry'],
+            ['GET', `/v1/runs/${runId}`, '/v1/runs/{runId}'],
+            ['POST', `/v1/runs/${runId}/cancel`, '/v1/runs/{runId}/cancel'],
+          ] as Array<[string, string, string]>)),
     ];
     const [method, path, route, headers] = routes[this.route % routes.length] as [
       string,
@@ -744,6 +871,10 @@ export function commandsFor(baseUrl: string) {
       .map(([pick, action]) => new Transition(pick, action)),
     fc.tuple(fc.nat(), KEY_CHOICE).map(([pick, key]) => new TriggerJob(pick, key)),
     RUN_ID_CHOICE.map((choice) => new RetryRun(choice)),
+    RUN_ID_CHOICE.map((choice) => new GetRun(choice)),
+    RUN_ID_CHOICE.map((choice) => new CancelRun(choice)),
+    CALLBACK_CHOICE.map((choice) => new Callback(choice)),
+    CALLBACK_CHOICE.map((choice) => new Callback(choice)),
     fc.tuple(limit, cursorChoice).map(([l, cursor]) => new ListDeadLetters(l, cursor)),
     fc
       .option(

@@ -49,6 +49,8 @@ export class World {
   readonly jobs = new Map<string, KnownJob>();
   readonly runIds: string[] = [];
   readonly deadRunIds: string[] = [];
+  /** Callback tokens of async runs planted for the callback routes (fuzz.test.ts), with their run ids. */
+  readonly callbackTokens: Array<{ runId: string; token: string }> = [];
   readonly cursors: Record<Listing, string[]> = { jobs: [], runs: [], deadLetters: [] };
   /** The job each runs cursor came from. */
   readonly runsCursorJob = new Map<string, string>();

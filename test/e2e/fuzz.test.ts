@@ -16,6 +16,11 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoredCallbackKeys } from '#adapters/dynamodb/callback-key-store';
+import { runTableKey } from '#adapters/dynamodb/run-item';
+import { LocalSecretCipher } from '#adapters/secrets/local-cipher';
+import { sealCallbackToken } from '#core/async/callback-token';
+import { runIdOf } from '#core/run-id';
 import { ROUTES } from '#handlers/api/routes';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators/local-clients';
@@ -388,6 +393,7 @@ describe('fuzzing the API', () => {
       .filter((job) => job.tenantId === chronos.tenantId)
       .map((job) => String(job.jobId));
     const plantedJobId = await plantDeadLetters(world, 3);
+    await plantAsyncRuns(world, plantedJobId, 6);
 
     await assertSeeded(
       'model-based command sequences',
@@ -428,6 +434,42 @@ describe('fuzzing the API', () => {
 });
 
 const MODEL_RUNS = Number(process.env.FUZZ_MODEL_RUNS ?? 25);
+
+/**
+ * Async runs in flight for the callback routes and the run cancel, as the executor leaves one it
+ * called: RUNNING under its lease, the job's `async` settings copied (silent workers trusted for an
+ * hour, so no deadline passes during the test), their occurrences far off (no message, no
+ * sweep), their tokens sealed with the stored keys as the executor seals them.
+ */
+async function plantAsyncRuns(world: World, jobId: string, count: number): Promise<void> {
+  const keys = await new StoredCallbackKeys(
+    documents,
+    chronos.tables.tenants,
+    new LocalSecretCipher(chronos.secretsLocalKey),
+  ).keys();
+  const now = Date.now();
+  for (let i = 0; i < count; i++) {
+    const key = { tenantId: chronos.tenantId, jobId, scheduledFor: now + 30 * 86_400_000 + i * 1_000, attempt: 1 };
+    const runId = runIdOf(key);
+    await documents.put({
+      TableName: chronos.tables.runs,
+      Item: {
+        ...runTableKey(key),
+        ...key,
+        runId,
+        status: 'RUNNING',
+        createdAt: now,
+        claimedAt: now,
+        startedAt: now,
+        leaseOwner: 'fuzz-executor',
+        leaseExpiresAt: now + 7 * 86_400_000,
+        async: { heartbeatTimeoutSeconds: 3600, maxDurationSeconds: 604_800, cancelGraceSeconds: 3600 },
+      },
+    });
+    world.learnRun(runId);
+    world.callbackTokens.push({ runId, token: sealCallbackToken(key, keys) });
+  }
+}
 
 /**
  * Dead-lettered runs for the retry route to re-drive: one job's first `count` occurrences, due in

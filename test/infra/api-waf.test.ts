@@ -55,6 +55,20 @@ const WITHOUT_TOKEN = {
   },
 };
 
+/** Requests to any path but the callback routes' (their token is in the path: their own budget). */
+const NOT_CALLBACK = {
+  NotStatement: {
+    Statement: {
+      ByteMatchStatement: {
+        FieldToMatch: { UriPath: {} },
+        PositionalConstraint: 'CONTAINS',
+        SearchString: '/v1/callbacks/',
+        TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+      },
+    },
+  },
+};
+
 /** The statement the web ACL tells the console's distribution by: its secret header, exactly. */
 function throughEdge(): Json {
   const secret = dev.stateless.edgeSecret;
@@ -115,7 +129,9 @@ describe('WAF web ACL (dev, as cdk.json ships it)', () => {
     const rule = ruleNamed(webAclOf(template), 'RateLimitPerIpWithoutToken');
     const statement = rule.Statement.RateBasedStatement;
     expect(statement).toMatchObject({ Limit: 300, AggregateKeyType: 'IP', EvaluationWindowSec: 300 });
-    expect(statement.ScopeDownStatement).toEqual({ AndStatement: { Statements: [WITHOUT_TOKEN, notThroughEdge()] } });
+    expect(statement.ScopeDownStatement).toEqual({
+      AndStatement: { Statements: [WITHOUT_TOKEN, NOT_CALLBACK, notThroughEdge()] },
+    });
   });
 
   it("caps each source IP over every direct request, tokens or not, above one token's budget", () => {
@@ -138,7 +154,7 @@ describe('WAF web ACL (dev, as cdk.json ships it)', () => {
       EvaluationWindowSec: 300,
       AggregateKeyType: 'FORWARDED_IP',
       ForwardedIPConfig: viewer,
-      ScopeDownStatement: { AndStatement: { Statements: [WITHOUT_TOKEN, throughEdge()] } },
+      ScopeDownStatement: { AndStatement: { Statements: [WITHOUT_TOKEN, NOT_CALLBACK, throughEdge()] } },
     });
     expect(ruleNamed(acl, 'RateLimitPerViewerTotal').Statement.RateBasedStatement).toEqual({
       Limit: dev.config.waf.rateLimitPer5MinPerIpTotal,
@@ -171,6 +187,7 @@ describe('WAF web ACL (dev, as cdk.json ships it)', () => {
       'RateLimitPerIpTotal',
       'RateLimitPerViewerWithoutToken',
       'RateLimitPerViewerTotal',
+      'RateLimitPerCallbackToken',
     ]);
     for (const name of rateRules) {
       const block = ruleNamed(acl, name).Action.Block.CustomResponse;
@@ -335,6 +352,42 @@ describe('which budget a request spends: through the console distribution or dir
   });
 });
 
+describe('the callback routes (their token in the path, no Authorization header)', () => {
+  const callback = (token: string, route = '/heartbeat') => ({
+    sourceIp: '192.0.2.44',
+    headers: {},
+    path: `/dev/v1/callbacks/${token}${route}`,
+  });
+
+  it("count each callback path in its own budget and the address's ceiling, never the per-address budget without a token", () => {
+    const rules = webAclOf(template).Rules;
+    for (const token of ['AQAB-token-one', 'AQAB-token-two']) {
+      expect(countedBy(rules, callback(token))).toEqual([
+        { rule: 'RateLimitPerIpTotal', key: 'ip:192.0.2.44' },
+        { rule: 'RateLimitPerCallbackToken', key: `path:/dev/v1/callbacks/${token}/heartbeat` },
+      ]);
+    }
+    // Any other request without a token is still in the address's budget, and no callback budget.
+    expect(countedBy(rules, { sourceIp: '192.0.2.44', headers: {}, path: '/dev/v1/health' })).toEqual([
+      { rule: 'RateLimitPerIpWithoutToken', key: 'ip:192.0.2.44' },
+      { rule: 'RateLimitPerIpTotal', key: 'ip:192.0.2.44' },
+    ]);
+  });
+
+  it("limit each callback path to a token's budget per five minutes", () => {
+    const rule = ruleNamed(webAclOf(template), 'RateLimitPerCallbackToken');
+    expect(rule.Statement.RateBasedStatement).toEqual({
+      Limit: dev.config.waf.rateLimitPer5MinPerToken,
+      EvaluationWindowSec: 300,
+      AggregateKeyType: 'CUSTOM_KEYS',
+      CustomKeys: [{ UriPath: { TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }],
+      ScopeDownStatement: NOT_CALLBACK.NotStatement.Statement,
+    });
+    // A worker heartbeating every 5 s sends 60 per five minutes on its path.
+    expect(dev.config.waf.rateLimitPer5MinPerToken).toBeGreaterThan(60);
+  });
+});
+
 describe('a stage without the console (no distribution in front of the API)', () => {
   let acl: Json;
   let off: ChronosApp;
@@ -354,10 +407,11 @@ describe('a stage without the console (no distribution in front of the API)', ()
       'RateLimitPerToken',
       'RateLimitPerIpWithoutToken',
       'RateLimitPerIpTotal',
+      'RateLimitPerCallbackToken',
     ]);
-    expect(ruleNamed(acl, 'RateLimitPerIpWithoutToken').Statement.RateBasedStatement.ScopeDownStatement).toEqual(
-      WITHOUT_TOKEN,
-    );
+    expect(ruleNamed(acl, 'RateLimitPerIpWithoutToken').Statement.RateBasedStatement.ScopeDownStatement).toEqual({
+      AndStatement: { Statements: [WITHOUT_TOKEN, NOT_CALLBACK] },
+    });
     expect(ruleNamed(acl, 'RateLimitPerIpTotal').Statement.RateBasedStatement.ScopeDownStatement).toBeUndefined();
     // Whatever a caller claims, its source IP is its budget.
     const claimed = { [VIEWER_ADDRESS_HEADER]: '10.0.0.1', [EDGE_SECRET_HEADER]: 'anything' };

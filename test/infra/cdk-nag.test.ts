@@ -98,6 +98,21 @@ describe('cdk-nag', () => {
     expect(smg4[0]?.reason).toMatch(/grants no access/);
   });
 
+  it('acknowledges the missing authorizer only on the public routes, the callback ones with their token as the reason', () => {
+    const apig4 = report.pluginReports
+      .flatMap((r) => r.suppressedViolations ?? [])
+      .filter((s) => s.ruleName === 'AwsSolutions-APIG4')
+      .flatMap((s) => s.violatingConstructs.map((c) => ({ path: c.constructPath, reason: s.reason })))
+      .filter(({ path }) => !/\/OPTIONS\//.test(path));
+    const routeOf = (path: string) => /\/Default(\/.*)\/(GET|POST|PATCH|DELETE)\/Resource$/.exec(path)?.slice(1);
+    const routes = apig4.map(({ path }) => routeOf(path)?.reverse().join(' '));
+    const publicRoutes = ROUTES.filter((r) => !r.authorized).map((r) => `${r.method} ${r.path}`);
+    expect(routes.sort()).toEqual(publicRoutes.sort());
+    const callbacks = apig4.filter(({ path }) => path.includes('/callbacks/'));
+    expect(callbacks).toHaveLength(3);
+    for (const { reason } of callbacks) expect(reason).toMatch(/callback token is the credential \(HMAC-SHA256/);
+  });
+
   it('states the stream permission reason on the completion role', () => {
     const suppressed = report.pluginReports.flatMap((r) => r.suppressedViolations ?? []);
     const completion = suppressed.find(

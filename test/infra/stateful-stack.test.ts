@@ -66,9 +66,13 @@ describe('StatefulStack (dev: data not retained)', () => {
     });
   });
 
-  it('creates every runs index declared in the table definitions, projecting whole runs', () => {
+  it('creates every runs index declared in the table definitions, projecting whole runs unless it names its attributes', () => {
     const declared = secondaryIndexes(RUNS_TABLE);
-    expect(declared.map((i) => i.name)).toEqual(expect.arrayContaining(['sweep-index', 'dead-letter-index']));
+    expect(declared.map((i) => i.name)).toEqual(
+      expect.arrayContaining(['sweep-index', 'dead-letter-index', 'deadline-index']),
+    );
+    // The deadline index holds the keys of runs only: each is read again before it is decided on.
+    expect(RUNS_TABLE.deadlineIndex.projectedAttributes).toEqual(['tenantId', 'jobId', 'scheduledFor', 'attempt']);
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: Match.arrayWith([{ AttributeName: RUNS_TABLE.partitionKey, KeyType: 'HASH' }]),
       GlobalSecondaryIndexes: declared.map((index) => ({
@@ -77,7 +81,9 @@ describe('StatefulStack (dev: data not retained)', () => {
           { AttributeName: index.partitionKey, KeyType: 'HASH' },
           { AttributeName: index.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: index.projectedAttributes
+          ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projectedAttributes] }
+          : { ProjectionType: 'ALL' },
       })),
     });
   });

@@ -1,6 +1,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CALLBACK_KEYS_CONTEXT } from '#adapters/dynamodb/callback-key-store';
 import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
@@ -18,6 +19,7 @@ import {
   grantsOf,
   indexesIn,
   logicalIdOf,
+  unconditionedKmsActions,
 } from './support/chronos-app.ts';
 
 const READ = [...TABLE_READ_ACTIONS].sort();
@@ -79,13 +81,23 @@ describe('API functions', () => {
       );
       for (const grant of metricGrants) expect(grant.resources).toEqual(['"*"']);
       // Sealing routes may only generate data keys: never Decrypt, never Encrypt with the key itself.
-      expect(grants.flatMap((g) => g.actions).filter((a) => a.startsWith('kms:'))).toEqual(
-        route.access.sealSecrets ? ['kms:GenerateDataKey'] : [],
+      expect(unconditionedKmsActions(grants)).toEqual(route.access.sealSecrets ? ['kms:GenerateDataKey'] : []);
+      // The callback routes open the callback token keys: Decrypt under their encryption context only.
+      expect(grants.filter((g) => g.condition !== undefined && g.actions.some((a) => a.startsWith('kms:')))).toEqual(
+        route.access.openCallbackKeys
+          ? [
+              {
+                actions: ['kms:Decrypt'],
+                resources: [expect.any(String)],
+                condition: { StringEquals: { 'kms:EncryptionContext:purpose': CALLBACK_KEYS_CONTEXT.purpose } },
+              },
+            ]
+          : [],
       );
 
       const env = functionResource(fn).Properties.Environment.Variables;
       expect(ENV.tenantsTable in env).toBe(Boolean(route.access.tenants || route.access.listTenantIds));
-      expect(ENV.secretsKmsKeyId in env).toBe(Boolean(route.access.sealSecrets));
+      expect(ENV.secretsKmsKeyId in env).toBe(Boolean(route.access.sealSecrets || route.access.openCallbackKeys));
       expect(env[ENV.quotaMaxActiveJobs]).toBe(String(chronos.config.quotas.maxActiveJobs));
       expect(ENV.jobsTable in env).toBe(Boolean(route.access.jobs));
       expect(ENV.runsTable in env).toBe(Boolean(route.access.runs));
@@ -300,7 +312,8 @@ describe('executor', () => {
     expect(actionsOn(grants, dispatchArn)).toContain('sqs:ReceiveMessage');
     // A claimed run's message is hidden until its lease ends (batch-lease-visibility.ts).
     expect(actionsOn(grants, dispatchArn)).toContain('sqs:ChangeMessageVisibility');
-    expect(grants.flatMap((g) => g.actions).filter((a) => a.startsWith('kms:'))).toEqual(['kms:Decrypt']);
+    // Unconditioned: Decrypt only (the callback token keys' GenerateDataKey is under their context: callback-grants.test.ts).
+    expect(unconditionedKmsActions(grants)).toEqual(['kms:Decrypt']);
     expect(indexesIn(grants)).toEqual([]);
     expect(functionResource(executor.function).Properties.Timeout).toBe(EXECUTOR_TIMEOUT.toSeconds());
     const env = functionResource(executor.function).Properties.Environment.Variables;
@@ -432,7 +445,14 @@ describe('signing secrets', () => {
     expect(env).toMatchObject({ [ENV.tenantsTable]: expect.anything(), [ENV.secretsKmsKeyId]: expect.anything() });
     const grants = grantsOf(template, logicalIdOf(fn.executionRole as never));
     expect(actionsOn(grants, tenantsArn)).toEqual(expect.arrayContaining(['dynamodb:Query']));
-    expect(grants.flatMap((g) => g.actions).filter((a) => a.startsWith('kms:'))).toEqual(['kms:Decrypt']);
+    // Without a condition; the executor's GenerateDataKey for the callback token keys is under their context only.
+    expect(unconditionedKmsActions(grants)).toEqual(['kms:Decrypt']);
+    expect(
+      grants
+        .filter((g) => g.condition !== undefined)
+        .flatMap((g) => g.actions)
+        .filter((a) => a.startsWith('kms:') && a !== 'kms:GenerateDataKey'),
+    ).toEqual([]);
   });
 });
 

@@ -35,6 +35,7 @@ const sample = (tenantId: string, over: Partial<RunSample> = {}): RunSample => (
   minute: MINUTE,
   retried: false,
   slaMissed: false,
+  heartbeatTimeout: false,
   startLagBucket: bucketOf(20),
   durationBucket: bucketOf(300),
   ...over,
@@ -74,6 +75,22 @@ describe('run aggregates', () => {
       [MINUTE, 1, 1, 0],
       [MINUTE + 60_000, 1, 0, 1],
     ]);
+  });
+
+  it('counts heartbeat timeouts in the bucket of the tenant and of all tenants, next to TIMED_OUT', async () => {
+    const minute = MINUTE + 7 * 60_000;
+    const entries = [
+      finished(201, 'hb', { minute, status: 'TIMED_OUT', heartbeatTimeout: true }),
+      finished(202, 'hb', { minute, status: 'TIMED_OUT' }),
+      finished(203, 'hb', { minute, status: 'TIMED_OUT', heartbeatTimeout: true }),
+    ];
+
+    expect(await aggregates.add({ id: batchId(), entries })).toBe(3);
+
+    const [tenant] = await aggregates.read('hb', minute, minute);
+    expect([tenant?.counts.TIMED_OUT, tenant?.heartbeatTimeouts]).toEqual([3, 2]);
+    const [all] = await aggregates.read(ALL_TENANTS, minute, minute);
+    expect(all?.heartbeatTimeouts).toBe(2);
   });
 
   it('keeps one marker per batch, holding the position of the last record counted', async () => {

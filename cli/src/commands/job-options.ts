@@ -28,6 +28,12 @@ export interface JobFlags extends ScheduleFlags {
   retryOn?: number[];
   delivery?: string;
   onFailure?: string;
+  async?: boolean;
+  heartbeatTimeout?: number;
+  maxDuration?: number;
+  cancelGrace?: number;
+  /** `jobs edit --sync`: the job's calls are synchronous again. */
+  sync?: boolean;
 }
 
 /** `--body` as given: `@path` reads a file; JSON text becomes its value, other text stays text. */
@@ -67,7 +73,20 @@ export function addJobOptions(command: Command, create: boolean): Command {
     .addOption(new Option('--misfire <policy>', 'missed occurrences').choices(['fire_once', 'fire_all', 'skip']))
     .addOption(new Option('--overlap <policy>', 'a run while the last one is running').choices(['allow', 'forbid']))
     .option('--timeout <seconds>', "the call's timeout, 1-300 (default 30)", integer)
-    .option('--sla <seconds>', 'the start lag a run may have (default 5)', integer);
+    .option('--sla <seconds>', 'the start lag a run may have (default 5)', integer)
+    .option('--async', 'the target takes calls with 202 and reports back through Chronos-Callback-Url')
+    .option(
+      '--heartbeat-timeout <seconds>',
+      'async: a silent worker is trusted this long, 5-3600 (default 60)',
+      integer,
+    )
+    .option('--max-duration <seconds>', 'async: an attempt lives at most this long (default 3600)', integer)
+    .option(
+      '--cancel-grace <seconds>',
+      'async: a cancelled worker may still complete for this long (default 30)',
+      integer,
+    );
+  if (!create) command.option('--sync', 'calls are synchronous again (no longer async)');
   if (create) {
     command
       .option('--retry-attempts <n>', 'attempts per occurrence, 1-20 (default 3)', integer)
@@ -103,6 +122,25 @@ const common = (flags: JobFlags) => ({
   ...(flags.sla === undefined ? {} : { slaSeconds: flags.sla }),
 });
 
+/**
+ * The `async` settings the flags give (over `base`, a job's current ones, for an edit), or
+ * undefined when no async flag is given. Any async setting makes the job async.
+ */
+function asyncOf(flags: JobFlags, base?: AsyncSettings): AsyncSettings | undefined {
+  const given = [flags.async, flags.heartbeatTimeout, flags.maxDuration, flags.cancelGrace].some(
+    (f) => f !== undefined,
+  );
+  if (!given) return undefined;
+  return {
+    ...base,
+    ...(flags.heartbeatTimeout === undefined ? {} : { heartbeatTimeoutSeconds: flags.heartbeatTimeout }),
+    ...(flags.maxDuration === undefined ? {} : { maxDurationSeconds: flags.maxDuration }),
+    ...(flags.cancelGrace === undefined ? {} : { cancelGraceSeconds: flags.cancelGrace }),
+  };
+}
+
+type AsyncSettings = NonNullable<CreateJob['async']>;
+
 /** The body of POST /v1/jobs. */
 export function createBodyOf(flags: JobFlags): CreateJob {
   if (flags.url === undefined) throw new UsageError('--url is required');
@@ -121,6 +159,7 @@ export function createBodyOf(flags: JobFlags): CreateJob {
     ...(Object.keys(retry).length === 0 ? {} : { retry }),
     ...(flags.delivery === undefined ? {} : { delivery: flags.delivery as CreateJob['delivery'] }),
     ...(flags.onFailure === undefined ? {} : { onFailure: { url: flags.onFailure } }),
+    ...(asyncOf(flags) === undefined ? {} : { async: asyncOf(flags) }),
   };
 }
 
@@ -142,6 +181,11 @@ const CHANGE_FLAGS = [
   'startAt',
   'endAt',
   'maxRuns',
+  'async',
+  'heartbeatTimeout',
+  'maxDuration',
+  'cancelGrace',
+  'sync',
 ] as const;
 
 /** A usage error (before any call) when the flags change nothing. */
@@ -167,8 +211,13 @@ export function updateBodyOf(flags: JobFlags, current: Job): UpdateJob {
       'the job has secret headers: a new target replaces them, so give them again with --secret-header',
     );
   }
+  if (flags.sync && asyncOf(flags) !== undefined) throw new UsageError('--sync cannot be given with async options');
+  const currentAsync = (current as { async?: AsyncSettings | null }).async ?? undefined;
+  const asyncSettings = asyncOf(flags, currentAsync);
   const body: UpdateJob = {
     ...common(flags),
+    ...(flags.sync ? { async: null } : {}),
+    ...(asyncSettings === undefined ? {} : { async: asyncSettings }),
     ...(schedule === undefined ? {} : { schedule: schedule as UpdateJob['schedule'] }),
     ...(targetChanged ? { target: targetOf(flags, flags.url ?? current.target.url, current.target) } : {}),
   };

@@ -100,3 +100,17 @@ export function useRedrive() {
     },
   });
 }
+
+/**
+ * Asks a run to stop (POST /v1/runs/{runId}/cancel): a queued run ends CANCELLED at once, an
+ * async run in flight is asked through its next heartbeat and ends CANCELLED after its grace. The
+ * job's runs (and the job) are read again either way: a refusal (409 RUN_ENDED) means they moved.
+ */
+export function useCancelRun(jobId: string) {
+  const { client } = useSession();
+  const queries = useQueryClient();
+  return useMutation({
+    mutationFn: (runId: string) => data(client.runs.cancel(runId)),
+    onSettled: () => queries.invalidateQueries({ queryKey: keys.job(jobId) }),
+  });
+}

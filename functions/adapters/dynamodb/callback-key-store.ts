@@ -46,7 +46,8 @@ export class StoredCallbackKeys implements CallbackKeys {
   private async load(): Promise<readonly string[]> {
     const sealed = (await this.readSealed()) ?? (this.createIfMissing ? await this.create() : []);
     const keys = await Promise.all(sealed.map((one) => this.cipher.open(one, { ...CALLBACK_KEYS_CONTEXT })));
-    this.cached = { keys, until: this.now() + CALLBACK_KEYS_CACHE_MS };
+    // No key yet is not cached: the executor's first async call makes one, and its token must open at once.
+    if (keys.length > 0) this.cached = { keys, until: this.now() + CALLBACK_KEYS_CACHE_MS };
     return keys;
   }
 

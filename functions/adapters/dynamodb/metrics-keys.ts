@@ -25,11 +25,12 @@ export function jobCountsKey(scope: string): { pk: string; sk: string } {
 
 export const HEARTBEAT_PK = 'heartbeat#scanner';
 
-/** Attribute names inside a bucket item: counts by status, retried, SLA misses, histogram cells, queued in/out. */
+/** Attribute names inside a bucket item: counts by status, retried, SLA misses, heartbeat timeouts, histogram cells, queued in/out. */
 export const BUCKET_ATTRIBUTES = {
   status: (status: string) => `c_${status}`,
   retried: 'retried',
   slaMissed: 'slaMissed',
+  heartbeatTimeouts: 'heartbeatTimeouts',
   queuedIn: 'queuedIn',
   queuedOut: 'queuedOut',
   startLag: (i: number) => `l${i}`,

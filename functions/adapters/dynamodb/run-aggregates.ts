@@ -204,6 +204,8 @@ function addsOf(entry: AggregateEntry): Array<{ id: string; scope: string; minut
     at(BUCKET_ATTRIBUTES.status(sample.status));
     if (sample.retried) at(BUCKET_ATTRIBUTES.retried);
     if (sample.slaMissed) at(BUCKET_ATTRIBUTES.slaMissed);
+    // One more ADD in the bucket update the run makes anyway: no extra write.
+    if (sample.heartbeatTimeout) at(BUCKET_ATTRIBUTES.heartbeatTimeouts);
     if (sample.startLagBucket !== undefined) at(BUCKET_ATTRIBUTES.startLag(sample.startLagBucket));
     if (sample.durationBucket !== undefined) at(BUCKET_ATTRIBUTES.duration(sample.durationBucket));
   }
@@ -239,6 +241,7 @@ function bucketOfItem(item: Record<string, unknown>): MinuteBucket {
     counts,
     retried: number(BUCKET_ATTRIBUTES.retried),
     slaMissed: number(BUCKET_ATTRIBUTES.slaMissed),
+    heartbeatTimeouts: number(BUCKET_ATTRIBUTES.heartbeatTimeouts),
     startLag,
     duration,
     queuedIn: number(BUCKET_ATTRIBUTES.queuedIn),

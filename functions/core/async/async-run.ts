@@ -76,6 +76,9 @@ export interface AsyncRunChanges {
   completionDigest?: string;
   /** Set on an end the job's retry policy retries (async-retry.ts): when the next attempt starts. */
   nextAttemptAt?: number;
+  /** The executor's record of the 202: when its call started (the start lag, the SLA) and the status. */
+  startedAt?: number;
+  httpStatus?: number;
   /** The sparse deadline index (deadline-index.ts): set while an accepted run is RUNNING, removed at its end. */
   deadlineShard?: string;
   deadlineAt?: number;

@@ -10,6 +10,8 @@ export interface MinuteBucket {
   counts: Partial<Record<TerminalRunStatus, number>>;
   retried: number;
   slaMissed: number;
+  /** Async runs that ended TIMED_OUT for a missed heartbeat (also counted under TIMED_OUT). */
+  heartbeatTimeouts: number;
   startLag: Histogram;
   duration: Histogram;
   /** Runs due in this minute that entered QUEUED, and that left it (queue-shift.ts). */

@@ -39,6 +39,8 @@ export interface MonitoringStats {
     total: number;
     retried: number;
     slaMissed: number;
+    /** Async runs that ended TIMED_OUT because their worker stopped heartbeating (also in byStatus.TIMED_OUT). */
+    heartbeatTimeouts: number;
     successRate: number | null;
     errorRate: number | null;
     deadLetters: number;
@@ -82,11 +84,13 @@ export function statsOf(
   const byStatus = Object.fromEntries(TERMINAL_RUN_STATUSES.map((s) => [s, 0])) as Record<TerminalRunStatus, number>;
   let retried = 0;
   let slaMissed = 0;
+  let heartbeatTimeouts = 0;
   let dueNotStarted = 0;
   for (const bucket of buckets) {
     for (const status of TERMINAL_RUN_STATUSES) byStatus[status] += bucket.counts[status] ?? 0;
     retried += bucket.retried;
     slaMissed += bucket.slaMissed;
+    heartbeatTimeouts += bucket.heartbeatTimeouts;
     // Buckets after the window's last minute hold runs not due yet; the read never returns them.
     if (bucket.minute <= range.toMinute) dueNotStarted += bucket.queuedIn - bucket.queuedOut;
   }
@@ -103,6 +107,7 @@ export function statsOf(
       total: TERMINAL_RUN_STATUSES.reduce((sum, s) => sum + byStatus[s], 0),
       retried,
       slaMissed,
+      heartbeatTimeouts,
       successRate: ratio(byStatus.SUCCEEDED, outcomes),
       errorRate: ratio(errors, outcomes),
       deadLetters: byStatus.DEAD_LETTERED,

@@ -78,3 +78,12 @@ export interface ScannerHeartbeats {
   /** The latest heartbeat of every shard that has one. */
   read(): Promise<ShardHeartbeat[]>;
 }
+
+/** Accepted async runs in flight: what the deadline index holds (core/async/deadline-index.ts). */
+export interface AsyncRunsInFlight {
+  /**
+   * How many accepted async runs are RUNNING (`inFlight`), and how many of them are past their
+   * earliest deadline at `now` without the scanner's deadline pass having ended them yet (`overdue`).
+   */
+  count(now: number): Promise<{ inFlight: number; overdue: number }>;
+}

@@ -1,6 +1,6 @@
 /**
  * What one finished run adds to its tenant's minute bucket: a count by status, whether it will be
- * retried or missed its SLA, and its start lag and HTTP duration as histogram buckets.
+ * retried, missed its SLA or was an async run's missed heartbeat, and its start lag and HTTP duration as histogram buckets.
  */
 import type { Run } from '../model.ts';
 import type { TerminalRunStatus } from '../run-state.ts';
@@ -17,6 +17,8 @@ export interface RunSample {
   /** The failed attempt will be retried (it is still counted under its own status). */
   retried: boolean;
   slaMissed: boolean;
+  /** An async run whose worker stopped heartbeating (errorType heartbeat_timeout; counted under TIMED_OUT too). */
+  heartbeatTimeout: boolean;
   /** Histogram bucket indexes; absent when the run never started a call. */
   startLagBucket?: number;
   durationBucket?: number;
@@ -29,7 +31,7 @@ export function minuteOf(ms: number): number {
 
 /** The sample of a run that has just reached a terminal state at `now` (its completedAt when known). */
 export function sampleOf(
-  run: TimedRun & Pick<Run, 'tenantId' | 'completedAt' | 'nextAttemptAt'> & { status: TerminalRunStatus },
+  run: TimedRun & Pick<Run, 'tenantId' | 'completedAt' | 'nextAttemptAt' | 'errorType'> & { status: TerminalRunStatus },
   now: number,
 ): RunSample {
   const timing = runTiming(run);
@@ -39,6 +41,7 @@ export function sampleOf(
     minute: minuteOf(run.completedAt ?? now),
     retried: run.nextAttemptAt !== undefined,
     slaMissed: timing.slaMet === false,
+    heartbeatTimeout: run.errorType === 'heartbeat_timeout',
     ...(timing.startLagMs === null ? {} : { startLagBucket: bucketOf(timing.startLagMs) }),
     ...(timing.durationMs === null || run.startedAt === undefined
       ? {}

@@ -269,7 +269,8 @@ async function claimAndCall(
 
   const result = await deps.invoker.invoke(request);
   if (ready.async && deps.async && result.kind === 'response' && result.status === ACCEPTED_STATUS) {
-    return acceptCall(deps, deps.async, message, ready, claim.run, lease.owner, holdsInFlight);
+    const call = { startedAt: result.startedAt, httpStatus: result.status };
+    return acceptCall(deps, deps.async, message, ready, claim.run, lease.owner, holdsInFlight, call);
   }
   const outcome = withRetryDecision(ready, message.attempt, outcomeOf(result, deps.clock.now()), deps.random());
   // The stamp rides along with the outcome: the repository records every field it is given.
@@ -384,6 +385,7 @@ async function acceptCall(
   run: Run,
   owner: string,
   holdsInFlight: boolean,
+  call: { startedAt: number; httpStatus: number },
 ): Promise<ExecuteRunResult> {
   const acceptDeps = {
     store: asyncDeps.store,
@@ -394,7 +396,7 @@ async function acceptCall(
   let acceptance: AcceptResult | undefined;
   for (let attempt = 1; acceptance === undefined; attempt++) {
     try {
-      acceptance = await acceptAsyncRun(acceptDeps, message, owner, deps.clock.now());
+      acceptance = await acceptAsyncRun(acceptDeps, message, owner, deps.clock.now(), call);
     } catch (error) {
       if (attempt >= ACCEPT_WRITE_TRIES) throw error;
       await deps.clock.sleepUntil(deps.clock.now() + 100 * 2 ** attempt);

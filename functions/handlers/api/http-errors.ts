@@ -4,7 +4,13 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ConflictError, IdempotencyKeyReusedError, NotFoundError, ValidationError } from '#core/errors';
+import {
+  ConflictError,
+  IdempotencyKeyReusedError,
+  NotFoundError,
+  RunStateRefusal,
+  ValidationError,
+} from '#core/errors';
 import { logger } from '../logger.ts';
 import { type AjvError, problemsOf } from './ajv-problems.ts';
 import { corsHeaders } from './cors.ts';
@@ -21,6 +27,8 @@ export function responseForError(error: unknown): APIGatewayProxyResult {
     return errorResponse(400, 'VALIDATION_FAILED', 'The request is invalid', error.details);
   if (error instanceof NotFoundError) return errorResponse(404, 'NOT_FOUND', error.message);
   if (error instanceof ConflictError) return errorResponse(409, 'CONFLICT', error.message);
+  // An async run's callbacks and cancel: the refusal names its own status and code.
+  if (error instanceof RunStateRefusal) return errorResponse(error.status, error.code, error.message);
   if (error instanceof IdempotencyKeyReusedError) {
     return errorResponse(422, 'IDEMPOTENCY_KEY_REUSED', error.message, [
       { field: 'Idempotency-Key', reason: 'was sent with another body; use a new key for a new request' },

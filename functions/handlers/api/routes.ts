@@ -39,8 +39,14 @@ export interface Route {
   handler: string;
   /** JSON Schema under schemas/ that API Gateway and the handler validate the body with. */
   bodySchema?: string;
-  /** False only for endpoints that must answer without a token (health checks, the OpenAPI document). */
+  /** False only for endpoints that must answer without a token (health checks, the OpenAPI document, callbacks). */
   authorized: boolean;
+  /**
+   * On a public route: the credential it takes instead of a bearer token. `callback-token`: the
+   * path's `{token}` (core/async/callback-token.ts, HMAC-bound to tenant, job, occurrence and
+   * attempt) is the only credential, since the worker that calls back may hold no API token.
+   */
+  credential?: 'callback-token';
   /** What the handler touches; CDK grants exactly this. */
   access: {
     jobs?: TableAccess;
@@ -64,6 +70,12 @@ export interface Route {
      * projection pk and sk): the tenants' ids, for the admin view summed over every tenant.
      */
     listTenantIds?: boolean;
+    /**
+     * kms:Decrypt on the secrets key, only under the callback keys' encryption context
+     * (adapters/dynamodb/callback-key-store.ts): opens the keys that check callback tokens, never
+     * a tenant's secrets.
+     */
+    openCallbackKeys?: boolean;
   };
 }
 
@@ -72,7 +84,7 @@ export interface DocumentedRoute extends Route {
   /** One line for the OpenAPI document; docs/api.md has the rest. */
   summary: string;
   /** Groups routes in the OpenAPI document. */
-  tag: 'Jobs' | 'Runs' | 'Signing secrets' | 'Monitoring';
+  tag: 'Jobs' | 'Runs' | 'Callbacks' | 'Signing secrets' | 'Monitoring';
   /** On a public route: a bearer token changes the answer (health: the admin token gets the full check). */
   tokenOptional?: boolean;
   /** The query parameters the handler accepts (query-schemas.ts); it refuses any other. */
@@ -87,6 +99,14 @@ export interface DocumentedRoute extends Route {
    */
   errors: readonly (400 | 401 | 403 | 404 | 409 | 422 | 428 | 429)[];
 }
+
+/** What each callback route touches (see the routes below). */
+const CALLBACK_ACCESS: Route['access'] = {
+  jobs: 'readWrite',
+  runs: 'readWrite',
+  tenants: 'read',
+  openCallbackKeys: true,
+};
 
 export const ROUTES: readonly DocumentedRoute[] = [
   {
@@ -180,6 +200,79 @@ export const ROUTES: readonly DocumentedRoute[] = [
     answers: [{ status: 202, schema: 'run.json', description: 'The new attempt' }],
     errors: [404, 409, 429],
     access: { jobs: 'read', runs: 'readWrite', sendToDispatchQueue: true, tenants: 'readWrite' },
+  },
+  {
+    method: 'GET',
+    path: '/v1/runs/{runId}',
+    handler: 'get-run',
+    authorized: true,
+    summary: 'Get a run, with its latest checkpoint',
+    tag: 'Runs',
+    answers: [{ status: 200, schema: 'run.json', description: 'The run, with `checkpoint`' }],
+    errors: [404],
+    // The job: its SLA judges the run's timings, as in its run list.
+    access: { jobs: 'read', runs: 'read' },
+  },
+  // A soft cancel (core/use-cases/async/cancel-run.ts): the run's own conditional write (runs
+  // readWrite), and for an `overlap: "forbid"` job its in-flight marker freed or kept for a retry
+  // (jobs readWrite: conditional updates of the job item; its retry policy is read).
+  {
+    method: 'POST',
+    path: '/v1/runs/{runId}/cancel',
+    handler: 'cancel-run',
+    authorized: true,
+    summary: 'Cancel a run: at once before its call, softly for an async run in flight',
+    tag: 'Runs',
+    answers: [
+      { status: 200, schema: 'run.json', description: 'The run: CANCELLED, or RUNNING with the cancel requested' },
+    ],
+    errors: [404, 409],
+    access: { jobs: 'readWrite', runs: 'readWrite' },
+  },
+  // Callbacks of async runs (core/use-cases/async/callbacks.ts): public, the path's token is the
+  // credential. The token is opened with the callback keys (tenants read: their sealed item;
+  // openCallbackKeys: KMS under their context only); the run is written conditionally (runs
+  // readWrite); an end reads the job's retry policy and moves an `overlap: "forbid"` job's
+  // in-flight marker (jobs readWrite).
+  {
+    method: 'GET',
+    path: '/v1/callbacks/{token}',
+    handler: 'callback-state',
+    authorized: false,
+    credential: 'callback-token',
+    summary: "An async run's attempt, cancel request and the occurrence's latest checkpoint",
+    tag: 'Callbacks',
+    answers: [{ status: 200, schema: 'callback-state.json', description: 'The state the worker resumes from' }],
+    errors: [401, 404, 409],
+    access: CALLBACK_ACCESS,
+  },
+  {
+    method: 'POST',
+    path: '/v1/callbacks/{token}/heartbeat',
+    handler: 'callback-heartbeat',
+    bodySchema: 'callback-heartbeat.json',
+    authorized: false,
+    credential: 'callback-token',
+    summary: 'Prove the worker alive, with progress and a checkpoint',
+    tag: 'Callbacks',
+    answers: [
+      { status: 200, schema: 'callback-heartbeat-answer.json', description: 'The new deadline, and whether to stop' },
+    ],
+    errors: [400, 401, 404, 409],
+    access: CALLBACK_ACCESS,
+  },
+  {
+    method: 'POST',
+    path: '/v1/callbacks/{token}/complete',
+    handler: 'callback-complete',
+    bodySchema: 'callback-complete.json',
+    authorized: false,
+    credential: 'callback-token',
+    summary: "Report an async run's end (idempotent)",
+    tag: 'Callbacks',
+    answers: [{ status: 200, schema: 'run.json', description: 'The run as it ended (the first result, for a repeat)' }],
+    errors: [400, 401, 404, 409],
+    access: CALLBACK_ACCESS,
   },
   // Job management (routes that change a job's status also move its tenant's job-status counters:
   // metrics readWrite). Pause and reschedule discard runs not yet claimed (runs readWrite); resume,
@@ -361,7 +454,8 @@ export const ROUTES: readonly DocumentedRoute[] = [
     tag: 'Monitoring',
     answers: [{ status: 200, schema: 'monitoring-system.json', description: 'The system view' }],
     errors: [403],
-    access: { metrics: 'read', readQueueAttributes: true, readQueueAgeMetric: true },
+    // runs: the deadline index, counted (the async runs in flight).
+    access: { metrics: 'read', runs: 'read', readQueueAttributes: true, readQueueAgeMetric: true },
   },
   {
     method: 'GET',

@@ -48,6 +48,16 @@ export interface Grant {
   actions: string[];
   /** Each resource as its CloudFormation JSON. */
   resources: string[];
+  /** The statement's IAM Condition, when it has one. */
+  condition?: Record<string, Record<string, unknown>>;
+}
+
+/** The KMS actions of grants without a condition (a grant under an encryption context is narrower: its own test). */
+export function unconditionedKmsActions(grants: Grant[]): string[] {
+  return grants
+    .filter((g) => g.condition === undefined)
+    .flatMap((g) => g.actions)
+    .filter((a) => a.startsWith('kms:'));
 }
 
 /** Every Allow statement of the IAM policies attached to a role. */
@@ -62,6 +72,7 @@ export function grantsOf(template: Template, roleLogicalId: string): Grant[] {
     .map((s) => ({
       actions: ([] as string[]).concat(s.Action as string | string[]).sort(),
       resources: ([] as unknown[]).concat(s.Resource).map((r) => JSON.stringify(r)),
+      ...(s.Condition ? { condition: s.Condition as Record<string, Record<string, unknown>> } : {}),
     }));
 }
 

@@ -17,6 +17,8 @@ export interface WafRequest {
   sourceIp: string;
   /** Lowercase names; a value that is not a string is a CloudFormation value (see above). */
   headers: Record<string, unknown>;
+  /** The URI path as WAF sees it (with the stage); `/dev/v1/jobs` when not given. */
+  path?: string;
 }
 
 /** Which rate rule counts the request, and in whose budget. */
@@ -25,9 +27,11 @@ export interface Counted {
   key: string;
 }
 
+const pathOf = (request: WafRequest): string => request.path ?? '/dev/v1/jobs';
 const asText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
 function headerOf(request: WafRequest, fieldToMatch: Json): string | undefined {
+  if (fieldToMatch?.UriPath !== undefined && Object.keys(fieldToMatch).length === 1) return pathOf(request);
   const name = fieldToMatch?.SingleHeader?.Name;
   if (typeof name !== 'string' || Object.keys(fieldToMatch).length !== 1) {
     throw new Error(`unmodelled FieldToMatch ${JSON.stringify(fieldToMatch)}`);
@@ -61,9 +65,11 @@ export function matches(statement: Json, request: WafRequest): boolean {
     }
     case 'ByteMatchStatement': {
       asIs(body.TextTransformations);
-      if (body.PositionalConstraint !== 'EXACTLY') throw new Error(`unmodelled ${body.PositionalConstraint}`);
       const value = headerOf(request, body.FieldToMatch);
-      return value !== undefined && value === asText(body.SearchString);
+      if (value === undefined) return false;
+      if (body.PositionalConstraint === 'EXACTLY') return value === asText(body.SearchString);
+      if (body.PositionalConstraint === 'CONTAINS') return value.includes(asText(body.SearchString));
+      throw new Error(`unmodelled ${body.PositionalConstraint}`);
     }
     default:
       throw new Error(`unmodelled statement ${kind}`);
@@ -100,6 +106,10 @@ function keyOf(rate: Json, request: WafRequest): string | undefined {
     }
     case 'CUSTOM_KEYS': {
       const keys = rate.CustomKeys as Json[];
+      if (keys.length === 1 && keys[0].UriPath) {
+        asIs(keys[0].UriPath.TextTransformations);
+        return `path:${pathOf(request)}`;
+      }
       if (keys.length !== 1 || !keys[0].Header) throw new Error(`unmodelled CustomKeys ${JSON.stringify(keys)}`);
       asIs(keys[0].Header.TextTransformations);
       const value = request.headers[String(keys[0].Header.Name).toLowerCase()];

@@ -88,6 +88,31 @@ describe('the OpenAPI document', () => {
     expect(document.paths['/v1/openapi.json']?.get?.security).toEqual([]);
   });
 
+  it('documents the callback routes as public, their path token as the credential and its 401 as a token refusal', () => {
+    const callbacks = ROUTES.filter((r) => r.credential === 'callback-token');
+    expect(callbacks.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'GET /v1/callbacks/{token}',
+      'POST /v1/callbacks/{token}/complete',
+      'POST /v1/callbacks/{token}/heartbeat',
+    ]);
+    for (const route of callbacks) {
+      const operation = document.paths[route.path]?.[route.method.toLowerCase()] as Node;
+      expect(operation.security).toEqual([]);
+      expect(operation.tags).toEqual(['Callbacks']);
+      const [token] = operation.parameters as Node[];
+      expect(token).toMatchObject({ name: 'token', in: 'path', required: true });
+      expect(String(token?.description)).toMatch(/only credential/);
+      const responses = operation.responses as Record<string, Node>;
+      expect(responses['401']).toEqual({ $ref: '#/components/responses/InvalidCallbackToken' });
+      expect(responses['403']).toBeUndefined();
+    }
+    const refusal = (document.components as { responses: Record<string, Node> }).responses.InvalidCallbackToken;
+    expect(JSON.stringify(refusal)).toContain('INVALID_CALLBACK_TOKEN');
+    // A route with a bearer token keeps the gateway's 401.
+    const getRun = document.paths['/v1/runs/{runId}']?.get as Node;
+    expect((getRun.responses as Record<string, Node>)['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
+  });
+
   it('lists the query parameters each listing handler accepts, and the headers it reads', () => {
     const parameters = (method: string, path: string) =>
       (((document.paths[path]?.[method] as Node | undefined)?.parameters ?? []) as Node[]).map(

@@ -98,12 +98,13 @@ export function StatsSummary({ stats }: { stats: MonitoringStats }) {
         {stats.scope === '*' ? 'All tenants' : `Tenant ${stats.scope}`}, from <Time iso={stats.from} /> to{' '}
         <Time iso={stats.to} />
       </p>
-      <dl className="mt-2 grid grid-cols-2 gap-3 md:grid-cols-4 lg:grid-cols-7">
+      <dl className="mt-2 grid grid-cols-2 gap-3 md:grid-cols-4 lg:grid-cols-8">
         <Figure label="Runs ended" value={runs.total} />
         <Figure label="Success rate" value={formatShare(runs.successRate)} />
         <Figure label="Error rate" value={formatShare(runs.errorRate)} />
         <Figure label="Retried" value={runs.retried} />
         <Figure label="SLA missed" value={runs.slaMissed} />
+        <Figure label="Heartbeat timeouts" value={runs.heartbeatTimeouts} hint="async runs whose worker went silent" />
         <Figure label="Dead letters" value={runs.deadLetters} />
         <Figure label="Due, not started" value={runs.dueNotStarted} hint="still queued, due by now" />
       </dl>

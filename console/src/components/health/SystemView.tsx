@@ -1,6 +1,7 @@
 /**
  * The operator's view of the machinery: dispatch queue and DLQ depths with their oldest-message
- * age (CloudWatch's, or why there is none), the scanner's last pass per shard, executor in-flight.
+ * age (CloudWatch's, or why there is none), the scanner's last pass per shard, executor in-flight,
+ * and the async runs a worker holds (overdue ones: past a deadline the scanner has not acted on).
  */
 import type { MonitoringSystem } from '@chronos/client';
 import { formatMs } from '../format.ts';
@@ -24,7 +25,7 @@ function Stat({ label, value }: { label: string; value: string | number }) {
 }
 
 export function SystemView({ system }: { system: MonitoringSystem }) {
-  const { dispatchQueue: queue, deadLetterQueue: dlq, scanner, executor } = system;
+  const { dispatchQueue: queue, deadLetterQueue: dlq, scanner, executor, asyncRuns } = system;
   return (
     <div data-testid="system">
       <div className="grid gap-4 md:grid-cols-3">
@@ -55,6 +56,8 @@ export function SystemView({ system }: { system: MonitoringSystem }) {
           </h3>
           <dl>
             <Stat label="Executor in flight" value={executor.inFlight} />
+            <Stat label="Async runs in flight" value={asyncRuns.inFlight} />
+            <Stat label="Async runs overdue" value={asyncRuns.overdue} />
             <div className="flex justify-between gap-4 border-t border-slate-100 py-1 text-sm">
               <dt className="text-slate-600">Scanner's last pass</dt>
               <dd>

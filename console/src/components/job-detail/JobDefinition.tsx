@@ -99,6 +99,16 @@ export function JobDefinition({ job }: { job: Job }) {
         {job.onFailure === null ? 'none' : <span className="font-mono text-xs">{job.onFailure.url}</span>}
       </Row>
       <Row term="SLA (start lag)">{job.slaSeconds} s</Row>
+      <Row term="Asynchronous">
+        {job.async === null ? (
+          'no: the HTTP answer ends each run'
+        ) : (
+          <span data-testid="job-async">
+            yes (202 and callbacks): heartbeat timeout {job.async.heartbeatTimeoutSeconds} s, longest run{' '}
+            {job.async.maxDurationSeconds} s, cancel grace {job.async.cancelGraceSeconds} s
+          </span>
+        )}
+      </Row>
       <Row term="Created">
         <Time iso={job.createdAt} />
       </Row>

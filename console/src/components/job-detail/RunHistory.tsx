@@ -6,10 +6,12 @@
 import type { Job, RunListQuery } from '@chronos/client';
 import { lazy, Suspense } from 'react';
 import { useSearchParams } from 'react-router';
-import { useRuns } from '../../api/runs.ts';
+import { errorMessage } from '../../api/result.ts';
+import { useCancelRun, useRuns } from '../../api/runs.ts';
 import { CursorPager } from '../CursorPager.tsx';
 import { pageSize } from '../format.ts';
 import { Empty, ErrorState, Loading } from '../QueryState.tsx';
+import { CancelRunButton } from './CancelRunButton.tsx';
 import { RUN_STATUSES, type RunFilter, RunFilters } from './RunFilters.tsx';
 import { RunTable } from './RunTable.tsx';
 
@@ -33,6 +35,7 @@ export function RunHistory({ job }: { job: Job }) {
   const limit = pageSize(params);
   const query: RunListQuery = { ...filter, limit, ...(cursor ? { cursor } : {}) };
   const runs = useRuns(job.jobId, query, job.status === 'ACTIVE');
+  const cancel = useCancelRun(job.jobId);
 
   /** A new filter starts again from the first page (keeping a page size given in the URL). */
   function setFilter(next: RunFilter) {
@@ -55,6 +58,20 @@ export function RunHistory({ job }: { job: Job }) {
         Run history
       </h2>
       <RunFilters filter={filter} onChange={setFilter} />
+      <div aria-live="polite" className="mt-2 text-sm">
+        {cancel.isSuccess && (
+          <span className="text-emerald-800">
+            {cancel.data.status === 'CANCELLED'
+              ? 'Run cancelled.'
+              : 'Cancel requested: the worker hears it on its next heartbeat.'}
+          </span>
+        )}
+      </div>
+      {cancel.isError && (
+        <p role="alert" className="mt-1 rounded border border-red-300 bg-red-50 p-2 text-sm text-red-900">
+          Could not cancel the run: {errorMessage(cancel.error)}
+        </p>
+      )}
       {runs.isError && <ErrorState what="the runs" error={runs.error} retry={() => void runs.refetch()} />}
       {runs.isPending ? (
         <Loading what="runs" />
@@ -75,7 +92,13 @@ export function RunHistory({ job }: { job: Job }) {
             </Suspense>
           </div>
           <div className="mt-4 rounded border border-slate-200 bg-white">
-            <RunTable runs={items} caption={`Runs of ${job.name ?? job.jobId}, newest first`} />
+            <RunTable
+              runs={items}
+              caption={`Runs of ${job.name ?? job.jobId}, newest first`}
+              actions={(run) => (
+                <CancelRunButton run={run} busy={cancel.isPending} onCancel={(chosen) => cancel.mutate(chosen.runId)} />
+              )}
+            />
           </div>
         </>
       )}

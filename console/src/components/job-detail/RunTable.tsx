@@ -1,8 +1,13 @@
-/** A page of runs: timings, the SLA verdict, the target's answer (a long excerpt opens in place). */
+/**
+ * A page of runs: timings, the SLA verdict, an async run's progress, the target's answer (a long
+ * excerpt opens in place) and a worker's output; and, when given, each run's actions (cancel).
+ */
 import type { Run } from '@chronos/client';
+import type { ReactNode } from 'react';
 import { formatMs } from '../format.ts';
 import { StatusBadge } from '../StatusBadge.tsx';
 import { Time } from '../Time.tsx';
+import { AsyncProgress } from './AsyncProgress.tsx';
 
 const EXCERPT_CHARS = 40;
 
@@ -20,6 +25,19 @@ function Outcome({ run }: { run: Run }) {
   );
 }
 
+/** What an async worker's completion carried, as JSON, opened in place. */
+function Output({ output }: { output: unknown }) {
+  if (output === null || output === undefined) return null;
+  return (
+    <details className="mt-1" data-testid="run-output">
+      <summary className="cursor-pointer text-xs font-medium">Output</summary>
+      <pre className="mt-1 max-h-48 max-w-md overflow-auto rounded bg-slate-50 p-2 text-xs whitespace-pre-wrap">
+        {JSON.stringify(output, null, 2)}
+      </pre>
+    </details>
+  );
+}
+
 function SlaMet({ met }: { met: boolean | null }) {
   if (met === null) return <span className="text-slate-500">—</span>;
   return met ? <span className="text-emerald-800">met</span> : <span className="font-medium text-red-800">missed</span>;
@@ -27,6 +45,7 @@ function SlaMet({ met }: { met: boolean | null }) {
 
 const HEADERS = [
   'Status',
+  'Progress',
   'Attempt',
   'Scheduled',
   'Started',
@@ -39,7 +58,16 @@ const HEADERS = [
   'Response / error',
 ];
 
-export function RunTable({ runs, caption }: { runs: readonly Run[]; caption: string }) {
+export function RunTable({
+  runs,
+  caption,
+  actions,
+}: {
+  runs: readonly Run[];
+  caption: string;
+  /** Each run's actions, when the table offers any: under its status, where a narrow screen still shows them. */
+  actions?: (run: Run) => ReactNode;
+}) {
   return (
     <div className="overflow-x-auto">
       <table className="w-full text-left text-sm">
@@ -58,6 +86,10 @@ export function RunTable({ runs, caption }: { runs: readonly Run[]; caption: str
             <tr key={run.runId} data-run-id={run.runId} className="border-b border-slate-100 align-top">
               <td className="px-2 py-1.5">
                 <StatusBadge status={run.status} />
+                {actions && <div className="mt-1">{actions(run)}</div>}
+              </td>
+              <td className="px-2 py-1.5">
+                <AsyncProgress run={run} />
               </td>
               <td className="px-2 py-1.5">{run.attempt}</td>
               <td className="px-2 py-1.5">
@@ -78,6 +110,7 @@ export function RunTable({ runs, caption }: { runs: readonly Run[]; caption: str
               <td className="px-2 py-1.5">{run.errorType ?? <span className="text-slate-500">—</span>}</td>
               <td className="px-2 py-1.5">
                 <Outcome run={run} />
+                <Output output={run.output} />
               </td>
             </tr>
           ))}

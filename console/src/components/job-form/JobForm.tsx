@@ -1,6 +1,6 @@
 /**
  * The job form shared by create and edit: target, schedule with the server's live preview,
- * policies, and (on create) retries and delivery. Errors show at their fields, whether the browser
+ * policies, and (on create) retries and delivery, and whether the job is asynchronous. Errors show at their fields, whether the browser
  * found them (a body that is not JSON) or the API named them; the rest in a summary above. After a
  * refused submit the first field in error gets the focus.
  */
@@ -8,6 +8,7 @@ import { type FormEvent, type ReactNode, useEffect, useMemo, useRef, useState } 
 import { Link } from 'react-router';
 import { fieldErrors } from '../../api/result.ts';
 import { useSchedulePreview } from '../../api/schedules.ts';
+import { AsyncSection } from './AsyncSection.tsx';
 import { DeliverySection } from './DeliverySection.tsx';
 import { ErrorSummary } from './ErrorSummary.tsx';
 import { type FormMode, normalizeErrors, shownFields } from './field-errors.ts';
@@ -119,6 +120,7 @@ export function JobForm({ mode, initial, submitLabel, busy, submitError, onSubmi
         </div>
         <PoliciesSection values={values} change={change} />
         <DeliverySection values={values} change={change} />
+        {mode === 'create' && <AsyncSection values={values} change={change} />}
         {notice}
         <div className="flex items-center gap-3">
           <button

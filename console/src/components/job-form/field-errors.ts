@@ -34,6 +34,10 @@ export function shownFields(values: JobFormValues, mode: FormMode): Set<string> 
     fields.push('delivery', 'onFailure.url', 'retry.retryOn');
     for (const name of ['maxAttempts', 'initialDelaySeconds', 'maxDelaySeconds', 'multiplier'])
       fields.push(`retry.${name}`);
+    fields.push('async');
+    if (values.asyncEnabled)
+      for (const name of ['heartbeatTimeoutSeconds', 'maxDurationSeconds', 'cancelGraceSeconds'])
+        fields.push(`async.${name}`);
   }
   return new Set(fields);
 }

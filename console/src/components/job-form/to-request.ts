@@ -3,12 +3,16 @@
  * checked here (the body is JSON, a date-time is one); every other rule is the API's, whose
  * answer names the field (shown next to it).
  */
-import type { CreateJob, UpdateJob } from '@chronos/client';
+import type { CreateJob, components, UpdateJob } from '@chronos/client';
 import { INTERVAL_UNITS, type JobFormValues } from './values.ts';
 import { wallTimeToInstant } from './zones.ts';
 
 /** Problems found before any call, dotted field (as the API names it) → reason. */
 export type FormErrors = Record<string, string>;
+
+export type AsyncSettings = components['schemas']['AsyncSettings'];
+/** POST /v1/jobs's body with the job's `async` settings (issue 20; the same as create-job.json's once it has them). */
+export type CreateJobBody = CreateJob & { async?: AsyncSettings };
 
 type Target = CreateJob['target'];
 type Schedule = CreateJob['schedule'];
@@ -102,10 +106,20 @@ function retryOf(values: JobFormValues): CreateJob['retry'] {
   return Object.keys(retry).length === 0 ? undefined : retry;
 }
 
+/** The `async` field: every setting filled in (an empty one takes the API's default), or undefined for a synchronous job. */
+function asyncOf(values: JobFormValues): AsyncSettings | undefined {
+  if (!values.asyncEnabled) return undefined;
+  return defined({
+    heartbeatTimeoutSeconds: numberOf(values.asyncHeartbeatTimeoutSeconds),
+    maxDurationSeconds: numberOf(values.asyncMaxDurationSeconds),
+    cancelGraceSeconds: numberOf(values.asyncCancelGraceSeconds),
+  });
+}
+
 /** POST /v1/jobs's body, or the problems that keep the form from sending it. */
-export function buildCreateJob(values: JobFormValues): { body?: CreateJob; errors: FormErrors } {
+export function buildCreateJob(values: JobFormValues): { body?: CreateJobBody; errors: FormErrors } {
   const errors: FormErrors = {};
-  const body: CreateJob = defined({
+  const body: CreateJobBody = defined({
     name: values.name.trim() || undefined,
     target: buildTarget(values, errors),
     schedule: buildSchedule(values, errors),
@@ -116,6 +130,7 @@ export function buildCreateJob(values: JobFormValues): { body?: CreateJob; error
     onFailure: values.onFailureUrl.trim() ? { url: values.onFailureUrl.trim() } : undefined,
     timeoutSeconds: numberOf(values.timeoutSeconds),
     slaSeconds: numberOf(values.slaSeconds),
+    async: asyncOf(values),
   });
   return Object.keys(errors).length === 0 ? { body, errors } : { errors };
 }

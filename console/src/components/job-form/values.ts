@@ -59,6 +59,12 @@ export interface JobFormValues {
   /** Comma-separated 4xx statuses. */
   retryOn: string;
   onFailureUrl: string;
+  /** The job's `async` field: the target answers 202 and reports back through callbacks. */
+  asyncEnabled: boolean;
+  /** Each empty: the API's default. */
+  asyncHeartbeatTimeoutSeconds: string;
+  asyncMaxDurationSeconds: string;
+  asyncCancelGraceSeconds: string;
 }
 
 let nextRowKey = 1;
@@ -92,6 +98,10 @@ export function emptyValues(): JobFormValues {
     retryMultiplier: '',
     retryOn: '',
     onFailureUrl: '',
+    asyncEnabled: false,
+    asyncHeartbeatTimeoutSeconds: '',
+    asyncMaxDurationSeconds: '',
+    asyncCancelGraceSeconds: '',
   };
 }
 
@@ -150,5 +160,9 @@ export function valuesFromJob(job: Job): JobFormValues {
     retryMultiplier: String(job.retry.multiplier),
     retryOn: (job.retry.retryOn ?? []).join(', '),
     onFailureUrl: job.onFailure?.url ?? '',
+    asyncEnabled: job.async !== null,
+    asyncHeartbeatTimeoutSeconds: job.async ? String(job.async.heartbeatTimeoutSeconds) : '',
+    asyncMaxDurationSeconds: job.async ? String(job.async.maxDurationSeconds) : '',
+    asyncCancelGraceSeconds: job.async ? String(job.async.cancelGraceSeconds) : '',
   };
 }

@@ -23,18 +23,25 @@ export type AcceptResult =
   /** The call outlived the max duration (or a cancel's grace): ended at once. */
   | { kind: 'expired' };
 
-/** Records the 202 the executor holding `leaseOwner`'s claim received at `now`. */
+/**
+ * Records the 202 the executor holding `leaseOwner`'s claim received at `now`, for the call that
+ * started at `call.startedAt` (recorded with it, as a synchronous outcome records its call).
+ */
 export async function acceptAsyncRun(
   deps: AcceptAsyncDeps,
   key: RunKey,
   leaseOwner: string,
   now: number,
+  call?: { startedAt: number; httpStatus: number },
 ): Promise<AcceptResult> {
   const job = jobOnce(deps, key);
   const context = { now, shardCount: deps.config.shardCount };
   const applied = await decideAndApply(deps.store, key, async (state) => {
     if (!state?.isAsync) return { answer: { kind: 'ignored', reason: 'the run is not async' } };
-    return withRetryDecision(deps, state, decideAccepted(state, leaseOwner, context), job);
+    const decision = await withRetryDecision(deps, state, decideAccepted(state, leaseOwner, context), job);
+    return decision.write && call
+      ? { ...decision, write: { ...decision.write, set: { ...decision.write.set, ...call } } }
+      : decision;
   });
   const { answer } = applied;
   if (answer.kind === 'accepted') return { kind: 'accepted', heartbeatDeadline: answer.heartbeatDeadline };

@@ -16,7 +16,12 @@ export type OpenApiDocument = Record<string, unknown> & {
 
 const TAGS = [
   { name: 'Jobs', description: 'Create, read, change, pause, resume, trigger and cancel jobs' },
-  { name: 'Runs', description: "A job's runs, dead letters and their re-drive" },
+  { name: 'Runs', description: "A job's runs, one run, its cancel, dead letters and their re-drive" },
+  {
+    name: 'Callbacks',
+    description:
+      "An async job's worker reports back through its call's `Chronos-Callback-Url`: the token in the path is the only credential",
+  },
   { name: 'Signing secrets', description: 'The secrets that sign every call to a target (Standard Webhooks)' },
   { name: 'Monitoring', description: 'Stats, the system view, health, and this document' },
 ];

@@ -1,4 +1,5 @@
 /** The parameters of an operation: its path placeholders, its query string, the headers it reads. */
+import { MAX_CALLBACK_TOKEN_CHARS } from '#core/async/callback-token';
 import type { DocumentedRoute } from '../routes.ts';
 import { REQUEST_HEADER_PARAMETERS } from './headers.ts';
 
@@ -13,6 +14,12 @@ const PATH_PARAMETERS: Record<string, Record<string, unknown>> = {
     description: 'The run id: `<jobId>_<scheduledFor epoch ms>_<attempt>`',
     schema: { type: 'string', pattern: '^[0-9A-Za-z]+_\\d{1,16}_\\d{1,3}$' },
     example: '01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1795507200000_1',
+  },
+  token: {
+    description:
+      "The callback token, the route's only credential: the last segment of the call's `Chronos-Callback-Url` (HMAC-bound to the tenant, job, occurrence and attempt)",
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$', maxLength: MAX_CALLBACK_TOKEN_CHARS },
+    example: 'AQGaBcDeFgABAXQxMjMaMDFKRDJROFo0VzZYN1k4WjlBMEIxQzJEM0VrbXV0YXRlZC1tYWMtMzItYnl0ZXMtaGVyZS4uLi4',
   },
 };
 

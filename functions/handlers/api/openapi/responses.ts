@@ -61,10 +61,18 @@ const ERRORS: Record<ErrorStatus, { name: string; description: string; code: str
   },
 };
 
-const errorBody = (status: ErrorStatus) => ({
+/** The 401 of a callback route: its token, not a bearer token, is what was refused. */
+const INVALID_CALLBACK_TOKEN = {
+  name: 'InvalidCallbackToken',
+  description: 'The callback token is forged, tampered with, ill-formed or too long',
+  code: 'INVALID_CALLBACK_TOKEN',
+  message: 'the callback token is not valid',
+};
+
+const errorBody = (error: { code: string; message: string }) => ({
   'application/json': {
     schema: schemaRef('error.json'),
-    example: { error: { code: ERRORS[status].code, message: ERRORS[status].message, details: [] } },
+    example: { error: { code: error.code, message: error.message, details: [] } },
   },
 });
 
@@ -75,11 +83,15 @@ export function errorResponseComponents(): Record<string, unknown> {
     {
       description: error.description,
       ...(status === '429' ? { headers: { 'Retry-After': RESPONSE_HEADERS['Retry-After'] } } : {}),
-      content: errorBody(Number(status) as ErrorStatus),
+      content: errorBody(error),
     },
   ]);
   return Object.fromEntries([
     ...byStatus,
+    [
+      INVALID_CALLBACK_TOKEN.name,
+      { description: INVALID_CALLBACK_TOKEN.description, content: errorBody(INVALID_CALLBACK_TOKEN) },
+    ],
     [
       'Error',
       {
@@ -129,7 +141,9 @@ export function responsesOf(route: DocumentedRoute): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const answer of route.answers) responses[String(answer.status)] = successResponse(answer);
   for (const status of [...errors].sort()) {
-    responses[String(status)] = { $ref: `#/components/responses/${ERRORS[status].name}` };
+    const name =
+      status === 401 && route.credential === 'callback-token' ? INVALID_CALLBACK_TOKEN.name : ERRORS[status].name;
+    responses[String(status)] = { $ref: `#/components/responses/${name}` };
   }
   responses.default = { $ref: '#/components/responses/Error' };
   return responses;

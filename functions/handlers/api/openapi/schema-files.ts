@@ -5,6 +5,8 @@
 import asyncSettings from '#schemas/async-settings.json' with { type: 'json' };
 import callbackComplete from '#schemas/callback-complete.json' with { type: 'json' };
 import callbackHeartbeat from '#schemas/callback-heartbeat.json' with { type: 'json' };
+import callbackHeartbeatAnswer from '#schemas/callback-heartbeat-answer.json' with { type: 'json' };
+import callbackState from '#schemas/callback-state.json' with { type: 'json' };
 import createJob from '#schemas/create-job.json' with { type: 'json' };
 import createWorkflow from '#schemas/create-workflow.json' with { type: 'json' };
 import error from '#schemas/error.json' with { type: 'json' };
@@ -30,6 +32,8 @@ export const SCHEMA_FILES: Readonly<Record<string, JsonSchema>> = {
   'async-settings.json': asyncSettings,
   'callback-complete.json': callbackComplete,
   'callback-heartbeat.json': callbackHeartbeat,
+  'callback-heartbeat-answer.json': callbackHeartbeatAnswer,
+  'callback-state.json': callbackState,
   'create-job.json': createJob,
   'create-workflow.json': createWorkflow,
   'error.json': error,

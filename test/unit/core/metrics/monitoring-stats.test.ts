@@ -3,13 +3,24 @@ import { bucketOf, emptyHistogram } from '#core/metrics/lag-histogram';
 import type { MinuteBucket } from '#core/metrics/minute-bucket';
 import { statsOf, windowMinutes } from '#core/metrics/monitoring-stats';
 import { minuteOf, sampleOf } from '#core/metrics/run-sample';
+import type { ErrorType } from '#core/model';
 
 const NOW = Date.UTC(2026, 5, 1, 12, 30, 42);
 
 function bucket(minute: number, counts: MinuteBucket['counts'], lags: number[] = []): MinuteBucket {
   const startLag = emptyHistogram();
   for (const lag of lags) startLag[bucketOf(lag)] = (startLag[bucketOf(lag)] ?? 0) + 1;
-  return { minute, counts, retried: 0, slaMissed: 0, startLag, duration: emptyHistogram(), queuedIn: 0, queuedOut: 0 };
+  return {
+    minute,
+    counts,
+    retried: 0,
+    slaMissed: 0,
+    heartbeatTimeouts: 0,
+    startLag,
+    duration: emptyHistogram(),
+    queuedIn: 0,
+    queuedOut: 0,
+  };
 }
 
 describe('monitoring stats', () => {
@@ -86,8 +97,35 @@ describe('monitoring stats', () => {
       minute: minuteOf(NOW),
       retried: true,
       slaMissed: false,
+      heartbeatTimeout: false,
       startLagBucket: bucketOf(1_000),
       durationBucket: bucketOf(30),
     });
+  });
+
+  it("marks an async run's missed heartbeat, and no other timeout, as a heartbeat timeout", () => {
+    const timedOut = (errorType: ErrorType) =>
+      sampleOf({ tenantId: 't', status: 'TIMED_OUT', scheduledFor: NOW - 10_000, completedAt: NOW, errorType }, NOW);
+
+    expect(timedOut('heartbeat_timeout')).toMatchObject({ status: 'TIMED_OUT', heartbeatTimeout: true });
+    expect(timedOut('timeout').heartbeatTimeout).toBe(false);
+  });
+
+  it('sums the heartbeat timeouts of the window, still counting them as TIMED_OUT runs', () => {
+    const range = windowMinutes('1h', NOW);
+    const stats = statsOf(
+      't',
+      '1h',
+      range,
+      [
+        { ...bucket(range.toMinute, { TIMED_OUT: 3 }), heartbeatTimeouts: 2 },
+        { ...bucket(range.toMinute - 60_000, { TIMED_OUT: 1, SUCCEEDED: 4 }), heartbeatTimeouts: 1 },
+      ],
+      {},
+    );
+
+    expect(stats.runs.heartbeatTimeouts).toBe(3);
+    expect(stats.runs.byStatus.TIMED_OUT).toBe(4);
+    expect(stats.runs.errorRate).toBe(0.5);
   });
 });

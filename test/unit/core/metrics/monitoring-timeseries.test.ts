@@ -33,6 +33,7 @@ function bucket(
     counts,
     retried: 0,
     slaMissed: 0,
+    heartbeatTimeouts: 0,
     startLag: histogramOf(latencies.lags ?? []),
     duration: histogramOf(latencies.durations ?? []),
     queuedIn: 0,

@@ -1,0 +1,31 @@
+/**
+ * GET /v1/callbacks/{token} — what a worker resumes from: its attempt, whether a cancel was
+ * requested, and the occurrence's latest checkpoint from any attempt up to its own
+ * (core/use-cases/async/callbacks.ts). Public: the token is the credential.
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { callbackState } from '#core/use-cases/async/callbacks';
+import { instrumented } from '../observability.ts';
+import { asyncDeps } from '../wiring.ts';
+import { callbackTokenOf } from './callback-token.ts';
+import { httpErrors } from './http-errors.ts';
+import { json } from './responses.ts';
+import { storedJsonValue } from './stored-json.ts';
+
+const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+
+export async function getCallbackState(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const state = await callbackState(asyncDeps(), callbackTokenOf(event));
+  return json(200, {
+    runId: state.runId,
+    attempt: state.attempt,
+    active: state.active,
+    cancelRequested: state.cancelRequested,
+    heartbeatDeadline: iso(state.heartbeatDeadline),
+    checkpoint: storedJsonValue(state.checkpoint?.checkpointJson),
+    checkpointAt: iso(state.checkpoint?.checkpointAt),
+    checkpointAttempt: state.checkpoint?.attempt ?? null,
+  });
+}
+
+export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(getCallbackState).use(httpErrors());
