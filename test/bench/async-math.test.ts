@@ -3,6 +3,8 @@
  * and crafted evidence that must fail: callbacks answered, how runs ended, the detection delay,
  * the heartbeats-only window and the cost per heartbeat drawn from it.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   type AsyncPlan,
@@ -21,7 +23,7 @@ import {
 } from './async-report.ts';
 import type { CounterSnapshot } from './aws-request-counter.ts';
 import { deliveryReport } from './delivery.ts';
-import { benchFailures } from './report.ts';
+import { benchFailures, type WorkloadResult } from './report.ts';
 import { summarize } from './stats.ts';
 
 const T = 1_764_000_000_000;
@@ -371,5 +373,20 @@ describe('the printed async report', () => {
     const unmeasured = cleanReport();
     unmeasured.heartbeatCost = { problem: 'no completion was sent' };
     expect(renderAsyncReport(unmeasured)).toContain('write units per heartbeat: not measured: no completion was sent');
+  });
+});
+
+describe('the committed async run (2026-11-25, scale 0.2)', () => {
+  it('passes the strict verdict, and its heartbeats cost 3 write units of their own (1 on runs, 2 on the deadline index)', () => {
+    const file = fileURLToPath(new URL('./results/2026-11-25-only-async-scale0.2.json', import.meta.url));
+    const { asyncRuns } = JSON.parse(readFileSync(file, 'utf8')) as { asyncRuns: WorkloadResult[] };
+    expect(benchFailures(asyncRuns, [])).toEqual([]);
+    const cost = asyncRuns[0]?.async?.heartbeatCost;
+    if (!cost || 'problem' in cost) throw new Error('the committed run has no cost per heartbeat');
+    expect(cost.unitsByTarget['chronos-local-runs']).toEqual({ write: 1, read: 1 });
+    expect(cost.unitsByTarget['chronos-local-runs/deadline-index']?.write).toBe(2);
+    expect(renderAsyncReport(asyncRuns[0]?.async as AsyncReport)).toContain(
+      'heartbeats sent / answered 200 / other: 2000 / 2000 / 0',
+    );
   });
 });
