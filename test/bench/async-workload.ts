@@ -37,7 +37,8 @@ export const HEARTBEAT_EVERY_MS = 5_000;
 export const WORK_MS = 60_000;
 /** Three missed heartbeats: what a real worker would be given. */
 export const HEARTBEAT_TIMEOUT_SECONDS = 15;
-const POOL_SIZE = 64;
+/** Enough sockets for 1,000 runs at 200 heartbeats/s up to a 640 ms round trip: the pool must not be what delays them. */
+const POOL_SIZE = 128;
 /** Creation's planned pace (ms per job, direct creates, generous for a loaded 2-core machine)... */
 const PLANNED_CREATE_MS = 8;
 /** ...and the due time's lead over its planned end: more than a scanner interval (materialized at the first pass). */
