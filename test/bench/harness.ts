@@ -29,6 +29,8 @@ export interface HarnessConfig {
   closedGates?: string[];
   /** Early release of dispatch messages (core/release-spread.ts); unset: in the second before. */
   releaseSpread?: ReleaseSpreadOptions;
+  /** The async workload's target instead of the plain one: it takes calls with 202 and heartbeats (async-target-process.ts). */
+  asyncTarget?: { heartbeatEveryMs: number; workMs: number; poolSize: number };
 }
 
 export interface Harness {
@@ -57,7 +59,9 @@ export async function startHarness(config: HarnessConfig): Promise<Harness> {
   };
   try {
     const [target, sqs, dynamodb] = await Promise.all([
-      startChild<{ url: string }>(here('./target-process.ts')),
+      config.asyncTarget
+        ? startChild<{ url: string }>(here('./async-target-process.ts'), [JSON.stringify(config.asyncTarget)])
+        : startChild<{ url: string }>(here('./target-process.ts')),
       startChild<{ endpoint: string }>(here('./fauxqs-process.ts')),
       startDynamoDbLocal(),
     ]);

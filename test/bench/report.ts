@@ -3,6 +3,7 @@
  * them as one table. Everything here is arithmetic on counted values; nothing is estimated
  * except where a field says so (computed write units of failed conditional writes).
  */
+import { type AsyncReport, asyncFailures } from './async-report.ts';
 import type { CounterSnapshot } from './aws-request-counter.ts';
 import { ALTERNATIVES_PER_MILLION, type CostPerMillion, costPerMillion, gbSeconds, type PerExecution } from './cost.ts';
 import type { DeliveryReport } from './delivery.ts';
@@ -26,7 +27,7 @@ const BILLED_SQS_ACTIONS = [
 ];
 
 export interface WorkloadResult {
-  mode: 'burst' | 'steady' | 'immediate' | 'precision' | 'rate';
+  mode: 'burst' | 'steady' | 'immediate' | 'precision' | 'rate' | 'async';
   description: string;
   config: HarnessConfig;
   scale: number;
@@ -46,6 +47,8 @@ export interface WorkloadResult {
   loggedProblems: { count: number; first: string[] };
   /** The precision mode's row of the issue's table, and where its lag went (precision.ts). */
   precision?: { row: PrecisionRow; stages: StageLags };
+  /** The async mode's callbacks, ends, detection delay and cost per heartbeat (async-report.ts). */
+  async?: AsyncReport;
 }
 
 export interface CpuProbeResult {
@@ -144,7 +147,8 @@ export function verdicts(results: WorkloadResult[], cpu?: CpuProbeResult): Verdi
     check('all calls made within the time limit (pending = 0)', result.mode, result.delivery.pending, 0);
     check('duplicate calls = 0', result.mode, result.delivery.duplicates, 0);
     check('unexpected calls = 0 (unplanned occurrence, bad key)', result.mode, result.delivery.unexpected, 0);
-    if (result.mode === 'steady') continue;
+    // Per-execution targets are for one call per run: an async run is heartbeats too (async-report.ts).
+    if (result.mode === 'steady' || result.mode === 'async') continue;
     check('DynamoDB write units / one-time execution ≤ 4', result.mode, profile.writeUnits, 4);
     check('DynamoDB read units / one-time execution ≤ 1', result.mode, profile.readUnits, 1);
     check('SQS requests / one-time execution ≤ 0.3', result.mode, profile.sqsRequests, 0.3);
@@ -157,15 +161,16 @@ export function verdicts(results: WorkloadResult[], cpu?: CpuProbeResult): Verdi
 /**
  * Why the bench fails, empty when it passes: a measurement that crashed or timed out; a workload
  * whose setup overran its plan, that created fewer jobs than planned or measured nothing; a call
- * lost, still pending at the deadline, duplicated or unplanned; a system that had not settled.
- * Missed performance targets are not failures (they are MISS verdicts).
+ * lost, still pending at the deadline, duplicated or unplanned; a system that had not settled; and
+ * for the async workload, a run not taken, a callback not answered 200, a run ended otherwise than
+ * planned or not at all (async-report.ts, asyncFailures). Missed performance targets are not failures (they are MISS verdicts).
  */
 export function benchFailures(
-  results: ReadonlyArray<Pick<WorkloadResult, 'mode' | 'created' | 'delivery' | 'settle' | 'setupProblem'>>,
+  results: ReadonlyArray<Pick<WorkloadResult, 'mode' | 'created' | 'delivery' | 'settle' | 'setupProblem' | 'async'>>,
   errors: readonly string[],
 ): string[] {
   const failures = [...errors];
-  for (const { mode, created, delivery, settle, setupProblem } of results) {
+  for (const { mode, created, delivery, settle, setupProblem, async } of results) {
     const fail = (what: string) => failures.push(`${mode}: ${what}`);
     if (setupProblem) fail(`the harness, not Chronos: ${setupProblem}`);
     if (created.failures > 0) fail(`${created.failures} job creates failed (${created.firstFailure ?? 'no detail'})`);
@@ -182,6 +187,8 @@ export function benchFailures(
     if (!settle?.settled) {
       fail(`not settled ${settle ? `after ${settle.limitMs / 1000} s: ${settle.state}` : '(no settle evidence)'}`);
     }
+    if (mode === 'async' && !async) fail('no async figures (the workload measured nothing of its callbacks)');
+    for (const failure of async ? asyncFailures(async) : []) fail(failure);
   }
   return failures;
 }

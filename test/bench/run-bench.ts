@@ -1,18 +1,21 @@
 /**
- * `npm run bench`: runs the limits, the precision rows (one process per N), the three workloads and
- * the CPU probe, each in its own process with fresh emulators and a time limit, then prints one
- * table, the precision table and the PASS/MISS verdicts and
- * writes test/bench/results/<YYYY-MM-DD>.json. Exits 0 when targets are merely missed; 1 on any of
- * report.ts's benchFailures: a call lost, pending at the deadline, duplicated or unplanned, a
- * workload that did not settle or created fewer jobs than planned, a measurement that crashed or timed out.
+ * `npm run bench`: runs the limits, the precision rows (one process per N), the three workloads, the
+ * async workload (issue #20: heartbeats, detection of missed ones) and the CPU probe, each in its
+ * own process with fresh emulators and a time limit, then prints one table, the precision table,
+ * the async figures and the PASS/MISS verdicts and writes test/bench/results/<YYYY-MM-DD>.json.
+ * Exits 0 when targets are merely missed; 1 on any of report.ts's benchFailures: a call lost,
+ * pending at the deadline, duplicated or unplanned, a workload that did not settle or created
+ * fewer jobs than planned, a measurement that crashed or timed out, an async run not taken, a
+ * callback not answered 200, or an async run that ended otherwise than planned or never.
  *
- *   npm run bench [-- --scale 0.2] [-- --only burst,steady] [-- --only precision]
+ *   npm run bench [-- --scale 0.2] [-- --only burst,steady] [-- --only precision] [-- --only async]
  */
 import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { asyncVerdicts, renderAsyncReport } from './async-report.ts';
 import { costPerMillion } from './cost.ts';
 import type { Limits } from './limits.ts';
 import { PRECISION_SIZES, precisionVerdicts, renderPrecisionTable } from './precision.ts';
@@ -43,6 +46,8 @@ const MODES = [
   { mode: 'immediate', timeoutMs: 260_000 },
   { mode: 'burst', timeoutMs: 260_000 },
   { mode: 'steady', timeoutMs: 200_000 },
+  // Creation, the due time's lead, 60 s of heartbeats, detection and settle: about 2 minutes.
+  { mode: 'async', timeoutMs: 300_000 },
   { mode: 'cpu', timeoutMs: 90_000 },
 ] as const;
 
@@ -96,6 +101,8 @@ async function main(): Promise<number> {
   const results: WorkloadResult[] = [];
   const precision: WorkloadResult[] = [];
   const rateRuns: Array<{ rate: number; result: WorkloadResult }> = [];
+  /** The async workload: its figures are per heartbeat and per run, not per execution (async-report.ts). */
+  const asyncRuns: WorkloadResult[] = [];
   const errors: string[] = [];
   let limits: Limits | undefined;
   let cpu: CpuProbeResult | undefined;
@@ -143,6 +150,7 @@ async function main(): Promise<number> {
     }
     if (mode === 'limits') limits = outcome.data as Limits;
     else if (mode === 'cpu') cpu = outcome.data as CpuProbeResult;
+    else if (mode === 'async') asyncRuns.push(outcome.data as WorkloadResult);
     else results.push(outcome.data as WorkloadResult);
     console.log(`   done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   }
@@ -154,7 +162,13 @@ async function main(): Promise<number> {
   const rateRows = rateRuns.map(({ rate, result }) => rateRowOf(result, rate));
   const ceiling = measuredCeiling(results, rateRows);
   if (rateRows.length > 0) console.log(`\n${renderRateTable(rateRows, ceiling)}\n`);
-  const list = [...verdicts(results, cpu), ...precisionVerdicts(rows), ...steadyRateVerdicts(rateRows, ceiling)];
+  for (const run of asyncRuns) if (run.async) console.log(`\n${renderAsyncReport(run.async)}\n`);
+  const list = [
+    ...verdicts(results, cpu),
+    ...precisionVerdicts(rows),
+    ...steadyRateVerdicts(rateRows, ceiling),
+    ...asyncRuns.flatMap((run) => (run.async ? asyncVerdicts(run.async) : [])),
+  ];
   console.log(renderVerdicts(list));
 
   const date = startedAt.toISOString().slice(0, 10);
@@ -180,6 +194,7 @@ async function main(): Promise<number> {
         summary,
         precision: { rows, stages },
         steadyRates: { rows: rateRows, ceiling, highest: highestSteadyRate(rateRows) },
+        async: asyncRuns.map((run) => run.async),
         ...(limits
           ? {
               physicalFloors: results
@@ -196,6 +211,7 @@ async function main(): Promise<number> {
         workloads: results,
         precisionRuns: precision,
         rateRuns: rateRuns.map(({ result }) => result),
+        asyncRuns,
       },
       null,
       2,
@@ -203,7 +219,10 @@ async function main(): Promise<number> {
   );
   console.log(`\nresults: ${file}`);
 
-  const failures = benchFailures([...results, ...precision, ...rateRuns.map(({ result }) => result)], errors);
+  const failures = benchFailures(
+    [...results, ...precision, ...rateRuns.map(({ result }) => result), ...asyncRuns],
+    errors,
+  );
   for (const failure of failures) console.log(`FAILED: ${failure}`);
   if (failures.length === 0)
     console.log('PASSED: every planned call made exactly once, nothing unexpected, system settled');

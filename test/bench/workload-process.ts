@@ -1,6 +1,6 @@
 /**
  * One bench measurement in its own process (fresh emulators, and the real handler modules load
- * once per process): `tsx test/bench/workload-process.ts <burst|steady|immediate|cpu|limits> <out.json> [scale]`,
+ * once per process): `tsx test/bench/workload-process.ts <burst|steady|immediate|async|cpu|limits> <out.json> [scale]`,
  * or `... precision <out.json> <scale> <N>` for one row of the precision table.
  * Progress goes to stderr; the handlers' own log lines (stdout) are counted and dropped.
  */
@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { createJobs } from './api-load.ts';
+import { ASYNC_WORKLOAD } from './async-workload.ts';
 import { deliveryReport, type RecordedCall } from './delivery.ts';
 import { type Harness, startHarness } from './harness.ts';
 import { measureLimits } from './limits.ts';
@@ -110,13 +111,17 @@ async function runWorkload(name: WorkloadResult['mode'], workload: Workload): Pr
   try {
     const cpuBefore = process.cpuUsage();
     const startedAt = Date.now();
+    const observer = workload.observe?.(harness, progress);
     const driven = await workload.drive(harness, scale, progress);
     if (driven.created.firstFailure)
       progress(`creates failed: ${driven.created.failures}; first: ${driven.created.firstFailure}`);
     if (driven.setupProblem) progress(`setup overran: ${driven.setupProblem}`);
     let expected = 0;
     for (const wanted of driven.expectation.values()) expected += Array.isArray(wanted) ? wanted.length : 1;
-    await waitForCalls(harness, expected, Math.max(Date.now(), driven.lastDue) + workload.drainMs);
+    const drained = Math.max(Date.now(), driven.lastDue) + workload.drainMs;
+    await waitForCalls(harness, expected, drained);
+    // The work that follows the calls (async runs' heartbeats): as long again as the drain, after it.
+    await observer?.untilDone(Math.max(Date.now(), drained) + workload.drainMs);
     const settle = await waitUntilSettled(harness, driven.created.jobIds, SETTLE_MS);
     const processCpuMs = cpuMs(process.cpuUsage(cpuBefore));
     // Read after the state: a call that lands in between counts as made, never as missing.
@@ -126,6 +131,7 @@ async function runWorkload(name: WorkloadResult['mode'], workload: Workload): Pr
       `delivered ${delivery.delivered}/${delivery.expected}, lost ${delivery.lost}, pending ${delivery.pending}, ` +
         `duplicates ${delivery.duplicates}, unexpected ${delivery.unexpected}, lag p99 ${delivery.fireLagMs.p99} ms`,
     );
+    const observed = await observer?.finish(driven);
     const precision =
       name === 'precision'
         ? {
@@ -163,6 +169,7 @@ async function runWorkload(name: WorkloadResult['mode'], workload: Workload): Pr
       loadAverage: loadavg(),
       loggedProblems: { count: harness.logged.length, first: harness.logged.slice(0, 5) },
       ...(precision ? { precision } : {}),
+      ...observed,
     };
   } finally {
     await harness.stop();
@@ -270,7 +277,8 @@ async function main() {
   } else if (mode === 'rate') {
     if (!(Number(sizeArg) >= 1)) throw new Error(`rate needs its executions per second, got '${sizeArg}'`);
     result = await runWorkload('rate', steadyRateWorkload(Number(sizeArg)));
-  } else if (mode in WORKLOADS)
+  } else if (mode === 'async') result = await runWorkload('async', ASYNC_WORKLOAD);
+  else if (mode in WORKLOADS)
     result = await runWorkload(mode as keyof typeof WORKLOADS, WORKLOADS[mode as keyof typeof WORKLOADS]);
   else throw new Error(`unknown mode ${mode}`);
   writeFileSync(outPath, JSON.stringify(result, null, 2));

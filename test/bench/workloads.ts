@@ -6,6 +6,7 @@ import { type CreatedJobs, createJobs } from './api-load.ts';
 import type { Expectation, OneCallBetween } from './delivery.ts';
 import { createJobsDirectly } from './direct-create.ts';
 import type { Harness, HarnessConfig } from './harness.ts';
+import type { WorkloadResult } from './report.ts';
 
 export interface Driven {
   expectation: Expectation;
@@ -28,6 +29,16 @@ export interface Workload {
   /** Longest wait for the expected calls after `lastDue`, ms. */
   drainMs: number;
   drive(harness: Harness, scale: number, progress: (line: string) => void): Promise<Driven>;
+  /** Started before `drive`: measures along the workload and adds its own figures (async-workload.ts). */
+  observe?(harness: Harness, progress: (line: string) => void): WorkloadObserver;
+}
+
+/** A workload's own measurement, beside what every workload reports. */
+export interface WorkloadObserver {
+  /** Once the calls are in: waits, at most until `until` (epoch ms), for the work that follows them. */
+  untilDone(until: number): Promise<void>;
+  /** Once the system settled: the workload's own block of the result. */
+  finish(driven: Driven): Promise<Pick<WorkloadResult, 'async'>>;
 }
 
 /** Burst jobs created over HTTP (for the API latency); the rest go through the use case directly. */
