@@ -160,7 +160,9 @@ describe('an async attempt through its callbacks', () => {
       checkpointJson: '{"page":7}',
       checkpointAt: T0 + 4_000,
       heartbeatAt: T0 + 4_000,
-      deadlineAt: T0 + 14_000,
+      heartbeatDeadline: T0 + 14_000,
+      // The index entry stays where the 202 put it (kept lazily: the heartbeat writes the run item alone).
+      deadlineAt: T0 + 10_000,
     });
 
     now = T0 + 6_000;
@@ -243,6 +245,23 @@ describe('the deadline pass', () => {
     expect((await runs.get(alive.key))?.status).toBe('RUNNING');
     // Nothing more to do on the next pass.
     expect((await expireAsyncRuns(deps(), allShards(SHARDS))).ended).toEqual({});
+  });
+
+  it('moves the index entry a heartbeat left early once it comes due, and ends the run only at its real deadline', async () => {
+    const { key } = await asyncJob();
+    now = T0;
+    await claimed(key);
+    await acceptAsyncRun(deps(), key, OWNER, now);
+    now = T0 + 9_000;
+    await heartbeatRun(deps(), await tokenOf(key), { progress: 1 });
+    expect(await runs.get(key)).toMatchObject({ deadlineAt: T0 + 10_000, heartbeatDeadline: T0 + 19_000 });
+    now = T0 + 10_001;
+    await expireAsyncRuns(deps(), allShards(SHARDS));
+    expect(await runs.get(key)).toMatchObject({ status: 'RUNNING', deadlineAt: T0 + 19_000 });
+    expect(await store.pastDeadline(dueShardOf(key.jobId, SHARDS), T0 + 19_000, 100)).not.toContainEqual(key);
+    now = T0 + 19_001;
+    await expireAsyncRuns(deps(), allShards(SHARDS));
+    expect(await runs.get(key)).toMatchObject({ status: 'TIMED_OUT', errorType: 'heartbeat_timeout' });
   });
 
   it('ends a run at its max duration (timeout), heartbeats or not; an at-most-once job is not retried', async () => {

@@ -40,6 +40,11 @@ export interface AsyncRunState extends RunKey {
   cancelRequestedAt?: number;
   /** Digest of the completion that ended the run (completion-body.ts), when one did. */
   completionDigest?: string;
+  /**
+   * The run's deadline index entry as stored (deadline-index.ts): never later than its earliest
+   * deadline, but possibly earlier — a heartbeat leaves it where it was, and the deadline pass moves it.
+   */
+  deadlineAt?: number;
 }
 
 /** How an async attempt ended without a successful completion; the error types beside model.ts's. */

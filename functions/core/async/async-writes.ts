@@ -11,7 +11,14 @@ function conditionOf(state: AsyncRunState, leaseOwner?: string): AsyncRunWrite['
   return { status: state.status, revision: state.revision, ...(leaseOwner === undefined ? {} : { leaseOwner }) };
 }
 
-/** A write that keeps (or makes) the run RUNNING, with its deadline index entry as it stands after. */
+/**
+ * A write that keeps (or makes) the run RUNNING, with its deadline index entry as it stands after
+ * — lazily: an entry already there and no later than the new earliest deadline is left where it
+ * is (a heartbeat only pushes the deadline later), so the write touches the run item alone, not
+ * the index (whose sort key would move: a delete and a put, two more write units). The deadline
+ * pass moves such an entry when it comes due and finds the run alive (deadline-decision.ts). An
+ * entry is never later than the run's earliest deadline, so no end is found late.
+ */
 export function runningWrite(
   state: AsyncRunState,
   changes: Omit<AsyncRunChanges, 'asyncRevision' | 'status' | 'deadlineShard' | 'deadlineAt'>,
@@ -20,10 +27,22 @@ export function runningWrite(
 ): AsyncRunWrite {
   const after = { ...state, ...changes };
   const entry = deadlineIndexEntry(after, context.shardCount);
+  const keepEntry = entry !== undefined && state.deadlineAt !== undefined && state.deadlineAt <= entry.deadlineAt;
   return {
     condition: conditionOf(state, leaseOwner),
-    set: { asyncRevision: state.revision + 1, status: 'RUNNING', ...changes, ...entry },
+    set: { asyncRevision: state.revision + 1, status: 'RUNNING', ...changes, ...(keepEntry ? {} : entry) },
     remove: entry ? [] : DEADLINE_INDEX_ATTRIBUTES,
+  };
+}
+
+/** The write that moves a live run's index entry, left early by its heartbeats, to its earliest deadline. */
+export function reindexWrite(state: AsyncRunState, context: DecisionContext): AsyncRunWrite | undefined {
+  const entry = deadlineIndexEntry(state, context.shardCount);
+  if (!entry || state.deadlineAt === undefined || state.deadlineAt >= entry.deadlineAt) return undefined;
+  return {
+    condition: conditionOf(state),
+    set: { asyncRevision: state.revision + 1, ...entry },
+    remove: [],
   };
 }
 

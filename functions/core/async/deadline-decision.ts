@@ -9,7 +9,7 @@
  */
 import { isTerminal } from '../run-state.ts';
 import type { AsyncDecision, AsyncEnd, AsyncRunState, DecisionContext } from './async-run.ts';
-import { endWrite } from './async-writes.ts';
+import { endWrite, reindexWrite } from './async-writes.ts';
 import { cancelGraceEndOf, deadlineAtOf } from './deadline-index.ts';
 
 /** The end a passed deadline gives the run at `now`, or undefined while none has passed (or it has ended already). */
@@ -34,13 +34,16 @@ export function passedDeadline(state: AsyncRunState, now: number): AsyncEnd | un
 }
 
 /**
- * The scanner's decision for a run found in the deadline index: end it when a deadline passed,
- * otherwise leave it (answer `alive` with its next deadline: the entry it should have).
+ * The scanner's decision for a run found in the deadline index: end it when a deadline passed;
+ * otherwise it is alive (answer `alive` with its next deadline: the entry it should have), and an
+ * entry its heartbeats left early (async-writes.ts) is moved there.
  */
 export function decideDeadlines(state: AsyncRunState, context: DecisionContext): AsyncDecision {
   if (isTerminal(state.status)) return { answer: { kind: 'ignored', reason: 'the run has ended' } };
   const end = passedDeadline(state, context.now);
   if (end) return { write: endWrite(state, end, context), answer: { kind: 'expired', end } };
   const deadlineAt = deadlineAtOf(state);
-  return { answer: deadlineAt === undefined ? { kind: 'alive' } : { kind: 'alive', deadlineAt } };
+  const answer = deadlineAt === undefined ? ({ kind: 'alive' } as const) : ({ kind: 'alive', deadlineAt } as const);
+  const reindex = reindexWrite(state, context);
+  return reindex ? { write: reindex, answer } : { answer };
 }

@@ -259,6 +259,36 @@ describe('a completion', () => {
   });
 });
 
+describe('the deadline index entry, kept lazily', () => {
+  it('a heartbeat leaves an entry that is already earlier than the new deadline where it is: the index is not written', () => {
+    const run = acceptedRun({ deadlineAt: T0 + 61 * SECOND });
+    const decision = decideHeartbeat(run, claimsOf(run), { progress: 5 }, at(T0 + 30 * SECOND));
+    expect(decision.write?.set).toMatchObject({ heartbeatDeadline: T0 + 90 * SECOND });
+    expect(decision.write?.set).not.toHaveProperty('deadlineAt');
+    expect(decision.write?.set).not.toHaveProperty('deadlineShard');
+    expect(decision.write?.remove).toEqual([]);
+  });
+
+  it('a cancel whose grace ends before the entry moves the entry earlier', () => {
+    const run = acceptedRun({ deadlineAt: T0 + 61 * SECOND, heartbeatDeadline: T0 + 200 * SECOND });
+    const decision = decideCancel(run, at(T0 + 10 * SECOND));
+    expect(decision.write?.set).toMatchObject({ deadlineShard: SHARD, deadlineAt: T0 + 40 * SECOND });
+  });
+
+  it('the deadline pass moves an early entry of a live run to its earliest deadline, and leaves a right one alone', () => {
+    const run = acceptedRun({ deadlineAt: T0 + 61 * SECOND, heartbeatDeadline: T0 + 120 * SECOND });
+    const decision = decideDeadlines(run, at(T0 + 62 * SECOND));
+    expect(decision.answer).toEqual({ kind: 'alive', deadlineAt: T0 + 120 * SECOND });
+    expect(decision.write).toEqual({
+      condition: { status: 'RUNNING', revision: 1 },
+      set: { asyncRevision: 2, deadlineShard: SHARD, deadlineAt: T0 + 120 * SECOND },
+      remove: [],
+    });
+    const moved = applyAsyncWrite(run, decision.write as NonNullable<typeof decision.write>);
+    expect(decideDeadlines({ ...(moved as typeof run) }, at(T0 + 63 * SECOND)).write).toBeUndefined();
+  });
+});
+
 describe('a soft cancel', () => {
   it('records the request on a RUNNING run, with the grace end in its deadline index entry', () => {
     const run = acceptedRun();

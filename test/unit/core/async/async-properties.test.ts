@@ -15,6 +15,7 @@ import { decideCancel } from '#core/async/cancel-decision';
 import { parseCompletion } from '#core/async/completion-body';
 import { decideCompletion } from '#core/async/completion-decision';
 import { decideDeadlines } from '#core/async/deadline-decision';
+import { deadlineAtOf } from '#core/async/deadline-index';
 import { decideHeartbeat, extendedHeartbeatDeadline } from '#core/async/heartbeat-decision';
 import { isTerminal } from '#core/run-state';
 import { acceptedRun, at, claimedRun, claimsOf, SECOND, T0 } from './fixtures.ts';
@@ -144,6 +145,12 @@ describe('async run decisions over random histories', () => {
             expect(attempt).toBe(latest);
             if (applied.heartbeatDeadline !== undefined && applied.maxDurationDeadline !== undefined)
               expect(applied.heartbeatDeadline).toBeLessThanOrEqual(applied.maxDurationDeadline);
+            // The index entry of a run in flight may be early (kept lazily), never late: no end is found late.
+            const earliest = deadlineAtOf(applied);
+            if (applied.status === 'RUNNING' && earliest !== undefined) {
+              expect(applied.deadlineAt).toBeDefined();
+              expect(applied.deadlineAt as number).toBeLessThanOrEqual(earliest);
+            }
             runs[attempt - 1] = applied;
             // The completion handler's part: a retryable end makes the next attempt, QUEUED.
             if (isTerminal(applied.status) && retried(applied) && latest < MAX_ATTEMPTS)
