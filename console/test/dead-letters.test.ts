@@ -117,7 +117,8 @@ describe('dead letters', () => {
       await expect.poll(() => new URL(page.url()).pathname).toBe(`/jobs/${good.jobId}`);
       await expect
         .poll(() => page.locator('tbody tr[data-run-id]').first().textContent(), { timeout: 15_000 })
-        .toMatch(/SUCCEEDED\s*2/);
+        // Status, then the Progress cell (— for a synchronous run), then the attempt.
+        .toMatch(/^SUCCEEDED\s*—\s*2/);
       // The refused re-drives' 409s are the only errors the browser logged.
       expect(errors.filter((error) => !error.includes('status of 409'))).toEqual([]);
     } finally {

@@ -63,7 +63,10 @@ describe('provisionLocalResources', () => {
         { AttributeName: index.partitionKey, KeyType: 'HASH' },
         ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' }] : []),
       ],
-      Projection: { ProjectionType: 'ALL' },
+      // ALL, unless the index names what it projects (the deadline index: its run's key parts).
+      Projection: index.projectedAttributes
+        ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projectedAttributes] }
+        : { ProjectionType: 'ALL' },
     }));
     const created = (Table?.GlobalSecondaryIndexes ?? []).map(({ IndexName, KeySchema, Projection }) => ({
       IndexName,
