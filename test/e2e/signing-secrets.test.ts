@@ -8,7 +8,7 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { type HttpTarget, type RecordedCall, startHttpTarget } from '../support/http-target.ts';
-import { adminCommand, adminTenant as newAdminTenant } from './support/admin-tenant.ts';
+import { adminTenant as newAdminTenant } from './support/admin-tenant.ts';
 import { type Api, apiAs } from './support/tenant-api.ts';
 
 let chronos: LocalChronos;
@@ -31,8 +31,7 @@ afterAll(async () => {
   await target?.close();
 });
 
-/** `npm run admin -- <args>` against the local tenants table, as `npm start` prints it; its JSON answer. */
-const admin = (...args: string[]) => adminCommand(chronos, ...args);
+/** A tenant made as `npm run admin` makes one (`tenants create`, `tokens create`). */
 const adminTenant = (name: string) => newAdminTenant(chronos, name);
 
 const verifies = (secret: string, call: RecordedCall) => {
