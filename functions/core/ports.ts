@@ -121,7 +121,7 @@ export interface JobRepository {
   finish(
     tenantId: string,
     jobId: string,
-    status: Extract<JobStatus, 'COMPLETED' | 'FAILED'>,
+    status: Extract<JobStatus, 'COMPLETED' | 'FAILED' | 'CANCELLED'>,
     now: number,
     occurrence: number,
   ): Promise<boolean>;

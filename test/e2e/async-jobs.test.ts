@@ -181,6 +181,12 @@ describe('async jobs', () => {
     expect(beat.body.cancelRequested).toBe(true);
     const stopped = await post(`${honoured.call.callbackUrl}/complete`, { status: 'failed', error: 'cancelled' });
     expect(stopped.body).toMatchObject({ status: 'CANCELLED', error: 'cancelled' });
+    // The one-time job's only occurrence was cancelled: the job ends CANCELLED with it.
+    await eventually(
+      async () => (await api('GET', `/v1/jobs/${honoured.jobId}`)).body.status,
+      (status) => status === 'CANCELLED',
+      15_000,
+    );
 
     // Cancelling the job asks its async run to stop; its worker says nothing: CANCELLED after 1 s.
     expect((await api('DELETE', `/v1/jobs/${silent.jobId}`)).status).toBe(200);

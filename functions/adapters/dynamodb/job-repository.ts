@@ -189,7 +189,7 @@ export class DynamoJobRepository implements JobRepository {
   async finish(
     tenantId: string,
     jobId: string,
-    status: 'COMPLETED' | 'FAILED',
+    status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
     now: number,
     occurrence: number,
   ): Promise<boolean> {

@@ -51,7 +51,13 @@ export type CompletedRun = Pick<
   | 'triggered'
 > & { status: TerminalRunStatus };
 
-export type CompletionChange = 'retry-scheduled' | 'job-completed' | 'job-failed' | 'occurrence-failed' | 'unchanged';
+export type CompletionChange =
+  | 'retry-scheduled'
+  | 'job-completed'
+  | 'job-failed'
+  | 'job-cancelled'
+  | 'occurrence-failed'
+  | 'unchanged';
 
 /** A retry parked beyond the SQS delay is swept this long before it is due, so its delay fits. */
 const PARK_LEAD_MS = (MAX_SQS_DELAY_SECONDS - 60) * 1000;
@@ -83,7 +89,15 @@ export async function completeRun(deps: CompleteRunDeps, run: CompletedRun, now:
     await scheduleRetry(deps, run, run.nextAttemptAt, now);
     return 'retry-scheduled';
   }
-  if (run.status === 'CANCELLED') return 'unchanged';
+  if (run.status === 'CANCELLED') {
+    // The tenant cancelled a one-time job's only occurrence (POST /v1/runs/{runId}/cancel): the job
+    // ends with it. A run that ended CANCELLED because its job was cancelled or is gone finds no
+    // ACTIVE job at that occurrence: the conditional finish writes nothing. A PAUSED job is left to
+    // its resume, which fires the occurrence again (one-time-occurrence.ts).
+    const oneTime = run.scheduleType === 'once' && !run.triggered;
+    if (oneTime && (await finishOneTimeJob(deps, run, 'CANCELLED', now))) return 'job-cancelled';
+    return 'unchanged';
+  }
   const failed = FAILED_STATUSES.includes(run.status);
   if (failed) {
     const job = await deps.jobs.get(run.tenantId, run.jobId);

@@ -49,7 +49,7 @@ export interface OccurrenceDeps {
 export async function finishOneTimeJob(
   deps: Pick<OccurrenceDeps, 'jobs' | 'jobCounts'>,
   run: Pick<Run, 'tenantId' | 'jobId' | 'scheduledFor'>,
-  status: 'COMPLETED' | 'FAILED',
+  status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
   now: number,
 ): Promise<boolean> {
   if (!(await deps.jobs.finish(run.tenantId, run.jobId, status, now, run.scheduledFor))) return false;

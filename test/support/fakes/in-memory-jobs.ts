@@ -149,7 +149,7 @@ export class InMemoryJobRepository implements JobRepository {
   async finish(
     tenantId: string,
     jobId: string,
-    status: 'COMPLETED' | 'FAILED',
+    status: 'COMPLETED' | 'FAILED' | 'CANCELLED',
     now: number,
     occurrence: number,
   ): Promise<boolean> {

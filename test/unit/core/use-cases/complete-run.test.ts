@@ -66,6 +66,24 @@ describe('completing a one-time job', () => {
     expect((await jobs.get('t', 'J1'))?.status).toBe('FAILED');
   });
 
+  it('cancels it when its tenant cancelled its only occurrence; a run of a cancelled or paused job changes nothing', async () => {
+    const { jobs, deps } = await setup();
+    const cancelled = finished(oneTime, { status: 'CANCELLED', errorType: 'cancelled' });
+    expect(await completeRun(deps, cancelled, DUE + 20)).toBe('job-cancelled');
+    expect((await jobs.get('t', 'J1'))?.status).toBe('CANCELLED');
+    // Redelivered: the job is no longer ACTIVE, nothing more happens.
+    expect(await completeRun(deps, cancelled, DUE + 30)).toBe('unchanged');
+
+    const paused = await setup({ ...oneTime, status: 'PAUSED' });
+    expect(await completeRun(paused.deps, cancelled, DUE + 20)).toBe('unchanged');
+    expect((await paused.jobs.get('t', 'J1'))?.status).toBe('PAUSED');
+    const every: Job = { ...oneTime, schedule: { type: 'interval', everySeconds: 60, startAt: DUE } };
+    const recurring = await setup(every);
+    const recurringRun = finished(every, { status: 'CANCELLED', errorType: 'cancelled' });
+    expect(await completeRun(recurring.deps, recurringRun, DUE + 20)).toBe('unchanged');
+    expect((await recurring.jobs.get('t', 'J1'))?.status).toBe('ACTIVE');
+  });
+
   it('fails it when its only occurrence was skipped for overlap: it will never run', async () => {
     const { jobs, deps } = await setup();
     const skipped = finished(oneTime, { status: 'SKIPPED', errorType: 'overlap' });
