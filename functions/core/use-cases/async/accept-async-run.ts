@@ -8,9 +8,7 @@ import { decideAccepted } from '../../async/accept-decision.ts';
 import type { AsyncRunChanges } from '../../async/async-run.ts';
 import type { AsyncRunStore } from '../../async/ports.ts';
 import type { RunKey } from '../../model.ts';
-import { runIdOf } from '../../run-id.ts';
-import { type AsyncEndDeps, jobOnce, settleInFlightAfterEnd, withRetryDecision } from './async-ends.ts';
-import { decideAndApply } from './decide-and-apply.ts';
+import { type AsyncEndDeps, decideAsyncEvent } from './async-ends.ts';
 
 export interface AcceptAsyncDeps extends AsyncEndDeps {
   store: AsyncRunStore;
@@ -35,20 +33,15 @@ export async function acceptAsyncRun(
   now: number,
   call?: Pick<AsyncRunChanges, 'startedAt' | 'httpStatus' | 'enqueuedAt' | 'receivedAt' | 'slaSeconds'>,
 ): Promise<AcceptResult> {
-  const job = jobOnce(deps, key);
   const context = { now, shardCount: deps.config.shardCount };
-  const applied = await decideAndApply(deps.store, key, async (state) => {
+  const { answer } = await decideAsyncEvent(deps, key, now, (state) => {
     if (!state?.isAsync) return { answer: { kind: 'ignored', reason: 'the run is not async' } };
-    const decision = await withRetryDecision(deps, state, decideAccepted(state, leaseOwner, context), job);
+    const decision = decideAccepted(state, leaseOwner, context);
     return decision.write && call
       ? { ...decision, write: { ...decision.write, set: { ...decision.write.set, ...call } } }
       : decision;
   });
-  const { answer } = applied;
   if (answer.kind === 'accepted') return { kind: 'accepted', heartbeatDeadline: answer.heartbeatDeadline };
-  if (answer.kind === 'expired') {
-    if (applied.write) await settleInFlightAfterEnd(deps, { ...key, runId: runIdOf(key) }, applied.write.set, job, now);
-    return { kind: 'expired' };
-  }
+  if (answer.kind === 'expired') return { kind: 'expired' };
   return { kind: 'ignored', reason: answer.kind === 'ignored' ? answer.reason : answer.kind };
 }

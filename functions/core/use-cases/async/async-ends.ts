@@ -7,8 +7,11 @@
  */
 import { asyncNextAttemptAt } from '../../async/async-retry.ts';
 import type { AsyncDecision, AsyncEnd, AsyncRunChanges, AsyncRunState } from '../../async/async-run.ts';
+import type { AsyncRunStore, StoredAsyncRun } from '../../async/ports.ts';
 import type { Job, RunKey } from '../../model.ts';
 import type { JobRepository } from '../../ports.ts';
+import { runIdOf } from '../../run-id.ts';
+import { type Applied, decideAndApply } from './decide-and-apply.ts';
 
 export interface AsyncEndDeps {
   jobs: Pick<JobRepository, 'get' | 'takeInFlight' | 'releaseInFlight'>;
@@ -18,7 +21,7 @@ export interface AsyncEndDeps {
 }
 
 /** The end a write's `set` records, when it ends the run. */
-export function endOfChanges(set: AsyncRunChanges): AsyncEnd | undefined {
+function endOfChanges(set: AsyncRunChanges): AsyncEnd | undefined {
   switch (set.status) {
     case 'SUCCEEDED':
       return { status: 'SUCCEEDED' };
@@ -34,7 +37,7 @@ export function endOfChanges(set: AsyncRunChanges): AsyncEnd | undefined {
 }
 
 /** Reads the run's job once per use case, whatever the rounds of its decision. */
-export function jobOnce(deps: AsyncEndDeps, key: Pick<RunKey, 'tenantId' | 'jobId'>): () => Promise<Job | undefined> {
+function jobOnce(deps: AsyncEndDeps, key: Pick<RunKey, 'tenantId' | 'jobId'>): () => Promise<Job | undefined> {
   let read: Promise<Job | undefined> | undefined;
   return () => {
     read ??= deps.jobs.get(key.tenantId, key.jobId);
@@ -43,7 +46,7 @@ export function jobOnce(deps: AsyncEndDeps, key: Pick<RunKey, 'tenantId' | 'jobI
 }
 
 /** `decision` with its end's retry decided: `nextAttemptAt` when the job's policy retries it. */
-export async function withRetryDecision(
+async function withRetryDecision(
   deps: AsyncEndDeps,
   state: AsyncRunState,
   decision: AsyncDecision,
@@ -63,7 +66,7 @@ export async function withRetryDecision(
  * After an end was written: an `overlap: "forbid"` job's marker is freed, or kept for the retry
  * until that attempt's lease could end. Best effort: a marker not released expires at its `until`.
  */
-export async function settleInFlightAfterEnd(
+async function settleInFlightAfterEnd(
   deps: AsyncEndDeps,
   key: RunKey & { runId: string },
   set: AsyncRunChanges,
@@ -88,4 +91,25 @@ export async function settleInFlightAfterEnd(
   } catch {
     // The marker expires at its `until`.
   }
+}
+
+/**
+ * What every event on an async run goes through (the 202, a callback, a cancel, the deadline
+ * pass): `decide` on the run read (decide-and-apply.ts), an end it makes given its retry, and
+ * once written, that end's in-flight marker settled. The job is read at most once, and only for
+ * an end.
+ */
+export async function decideAsyncEvent(
+  deps: AsyncEndDeps & { store: AsyncRunStore },
+  key: RunKey,
+  now: number,
+  decide: (state: StoredAsyncRun | undefined) => AsyncDecision | Promise<AsyncDecision>,
+): Promise<Applied> {
+  const job = jobOnce(deps, key);
+  const applied = await decideAndApply(deps.store, key, async (state) => {
+    const decision = await decide(state);
+    return state ? withRetryDecision(deps, state, decision, job) : decision;
+  });
+  if (applied.write) await settleInFlightAfterEnd(deps, { ...key, runId: runIdOf(key) }, applied.write.set, job, now);
+  return applied;
 }

@@ -18,8 +18,7 @@ import { RunStateRefusal } from '../../errors.ts';
 import type { Run } from '../../model.ts';
 import type { Clock, RunRepository } from '../../ports.ts';
 import { runIdOf } from '../../run-id.ts';
-import { type AsyncEndDeps, jobOnce, settleInFlightAfterEnd, withRetryDecision } from './async-ends.ts';
-import { decideAndApply } from './decide-and-apply.ts';
+import { type AsyncEndDeps, decideAsyncEvent } from './async-ends.ts';
 
 export interface CallbackDeps extends AsyncEndDeps {
   store: AsyncRunStore;
@@ -64,17 +63,11 @@ async function decideOnToken(
   decide: (state: StoredAsyncRun | undefined, claims: CallbackClaims, context: DecisionContext) => AsyncDecision,
 ): Promise<{ claims: CallbackClaims; answer: AsyncAnswer }> {
   const claims = await claimsOf(deps.keys, token);
-  const job = jobOnce(deps, claims);
   const now = deps.clock.now();
   const context = { now, shardCount: deps.config.shardCount };
-  const applied = await decideAndApply(deps.store, claims, async (state) => {
-    const decision = decide(asyncOnly(state), claims, context);
-    return state ? withRetryDecision(deps, state, decision, job) : decision;
-  });
   // An event after a deadline ends the run (answered RUN_ENDED): its end is settled like any.
-  if (applied.write && applied.before)
-    await settleInFlightAfterEnd(deps, { ...claims, runId: runIdOf(claims) }, applied.write.set, job, now);
-  return { claims, answer: applied.answer };
+  const { answer } = await decideAsyncEvent(deps, claims, now, (state) => decide(asyncOnly(state), claims, context));
+  return { claims, answer };
 }
 
 /** A heartbeat: the new deadline, and whether a cancel was requested. */

@@ -11,8 +11,7 @@ import { NotFoundError, RunStateRefusal } from '../../errors.ts';
 import type { Run, RunKey } from '../../model.ts';
 import type { Clock, RunRepository } from '../../ports.ts';
 import { parseRunId, runIdOf } from '../../run-id.ts';
-import { type AsyncEndDeps, jobOnce, settleInFlightAfterEnd } from './async-ends.ts';
-import { decideAndApply } from './decide-and-apply.ts';
+import { type AsyncEndDeps, decideAsyncEvent } from './async-ends.ts';
 
 export interface CancelRunDeps extends AsyncEndDeps {
   store: AsyncRunStore;
@@ -37,16 +36,12 @@ export async function cancelRun(deps: CancelRunDeps, tenantId: string, runId: st
  * RunStateRefusal for a run that ended or a synchronous call in progress.
  */
 export async function requestCancel(deps: CancelRunDeps, key: RunKey): Promise<'cancelled' | 'cancel-requested'> {
-  const job = jobOnce(deps, key);
   const now = deps.clock.now();
-  const applied = await decideAndApply(deps.store, key, (state) => {
+  const { answer } = await decideAsyncEvent(deps, key, now, (state) => {
     if (!state) return { answer: { kind: 'refused', code: 'RUN_NOT_FOUND' } };
     if (state.status === 'RUNNING' && !state.isAsync) return { answer: { kind: 'ignored', reason: NOT_CANCELLABLE } };
     return decideCancel(state, { now, shardCount: deps.config.shardCount });
   });
-  if (applied.write && applied.before)
-    await settleInFlightAfterEnd(deps, { ...key, runId: runIdOf(key) }, applied.write.set, job, now);
-  const { answer } = applied;
   if (answer.kind === 'cancelled') return 'cancelled';
   if (answer.kind === 'cancel-requested') return 'cancel-requested';
   if (answer.kind === 'refused' && answer.code === 'RUN_NOT_FOUND') throw new NotFoundError(`run ${runIdOf(key)}`);

@@ -14,8 +14,6 @@ export const MAX_DECISION_ROUNDS = 8;
 
 export interface Applied {
   answer: AsyncAnswer;
-  /** The run as decided on; undefined when it does not exist (or is not async). */
-  before?: StoredAsyncRun;
   /** The write made, when the decision made one. */
   write?: AsyncRunWrite;
 }
@@ -33,9 +31,8 @@ export async function decideAndApply(
   for (let round = 0; round < MAX_DECISION_ROUNDS; round++) {
     const state = await store.read(key);
     const decision = await decide(state);
-    if (!decision.write) return { answer: decision.answer, ...(state ? { before: state } : {}) };
-    if (await store.apply(key, decision.write))
-      return { answer: decision.answer, ...(state ? { before: state } : {}), write: decision.write };
+    if (!decision.write) return { answer: decision.answer };
+    if (await store.apply(key, decision.write)) return { answer: decision.answer, write: decision.write };
   }
   throw new ConflictError('the run changed too often while this request was decided; try again');
 }

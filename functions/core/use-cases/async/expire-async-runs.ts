@@ -9,9 +9,7 @@
 import { decideDeadlines } from '../../async/deadline-decision.ts';
 import type { AsyncRunStore } from '../../async/ports.ts';
 import type { Clock } from '../../ports.ts';
-import { runIdOf } from '../../run-id.ts';
-import { type AsyncEndDeps, jobOnce, settleInFlightAfterEnd, withRetryDecision } from './async-ends.ts';
-import { decideAndApply } from './decide-and-apply.ts';
+import { type AsyncEndDeps, decideAsyncEvent } from './async-ends.ts';
 
 export interface ExpireAsyncDeps extends AsyncEndDeps {
   store: AsyncRunStore;
@@ -46,15 +44,14 @@ export async function expireAsyncRuns(deps: ExpireAsyncDeps, shards: readonly st
     }
     for (const key of keys) {
       try {
-        const job = jobOnce(deps, key);
-        const applied = await decideAndApply(deps.store, key, async (state) => {
-          if (!state?.isAsync) return { answer: { kind: 'ignored', reason: 'not an async run' } };
-          return withRetryDecision(deps, state, decideDeadlines(state, context), job);
-        });
+        const applied = await decideAsyncEvent(deps, key, now, (state) =>
+          state?.isAsync
+            ? decideDeadlines(state, context)
+            : { answer: { kind: 'ignored', reason: 'not an async run' } },
+        );
         if (applied.write && applied.answer.kind === 'expired') {
           const type = applied.answer.end.status === 'SUCCEEDED' ? 'succeeded' : applied.answer.end.errorType;
           result.ended[type] = (result.ended[type] ?? 0) + 1;
-          await settleInFlightAfterEnd(deps, { ...key, runId: runIdOf(key) }, applied.write.set, job, now);
         }
       } catch (error) {
         result.failed++;
