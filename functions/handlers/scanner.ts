@@ -18,7 +18,7 @@ import { type SweepResult, sweepRuns } from '#core/use-cases/sweep-runs';
 import { logger } from './logger.ts';
 import { instrumentedWithMetrics, MetricUnit, metrics } from './observability.ts';
 import {
-  asyncDeps,
+  asyncRunDeps,
   dispatchIntents,
   materializeDeps,
   runDispatcher,
@@ -68,7 +68,7 @@ export async function scan(): Promise<{ materialized: number; swept: number }> {
     withinBudget(
       expireAsyncRuns(
         {
-          ...asyncDeps(),
+          ...asyncRunDeps(),
           onError: (error) => logger.warn('async run not decided this pass; tried again next pass', { error }),
         },
         allShards(schedulingConfig().shardCount),

@@ -46,6 +46,7 @@ import { DEFAULT_SWEEP_GRACE_MS } from '#core/runs/send-runs';
 import type { AdmissionDeps } from '#core/tenants/admit-job';
 import { effectiveQuotas, type TenantQuotas } from '#core/tenants/quotas';
 import type { CallbackDeps } from '#core/use-cases/async/callbacks';
+import type { CancelRunDeps } from '#core/use-cases/async/cancel-run';
 import type { CompleteRunDeps } from '#core/use-cases/complete-run';
 import type { MaterializeDeps } from '#core/use-cases/materialize-occurrences';
 import { logger } from './logger.ts';
@@ -246,10 +247,14 @@ export const callbackKeys = once(() => new StoredCallbackKeys(documentClient(), 
 export const callbackKeysToOpen = once(
   () => new StoredCallbackKeys(documentClient(), tenantsTable(), secretCipher(), false),
 );
-export const asyncDeps = once(
-  (): CallbackDeps => ({
+/**
+ * What deciding on an async run needs (a cancel, a job's cancel, the scanner's deadline pass):
+ * the runs and jobs tables only. No callback keys: those functions open no token, and have no
+ * tenants table to read them from.
+ */
+export const asyncRunDeps = once(
+  (): CancelRunDeps => ({
     store: asyncRunStore(),
-    keys: callbackKeysToOpen(),
     runs: runRepository(),
     jobs: jobRepository(),
     clock: systemClock,
@@ -257,6 +262,8 @@ export const asyncDeps = once(
     config: { shardCount: schedulingConfig().shardCount, leaseMarginMs: leaseMarginMs() },
   }),
 );
+/** The callback routes': the same, and the keys that open their tokens (the tenants table). */
+export const callbackDeps = once((): CallbackDeps => ({ ...asyncRunDeps(), keys: callbackKeysToOpen() }));
 /** Where async jobs' workers call back (`Chronos-Callback-Url`): the API's public base URL. */
 export const callbackBaseUrl = once(() => requiredEnv(ENV.callbackBaseUrl).replace(/\/+$/, ''));
 

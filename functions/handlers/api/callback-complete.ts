@@ -14,7 +14,7 @@ import { runView } from '#core/views';
 import completeSchema from '#schemas/callback-complete.json' with { type: 'json' };
 import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
-import { asyncDeps } from '../wiring.ts';
+import { callbackDeps } from '../wiring.ts';
 import { callbackBody } from './callback-body.ts';
 import { callbackTokenOf } from './callback-token.ts';
 import { httpErrors } from './http-errors.ts';
@@ -26,7 +26,7 @@ const MAX_BODY_BYTES = 2 * (MAX_OUTPUT_BYTES + 6 * MAX_COMPLETION_ERROR_BYTES);
 export async function postCompletion(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const parsed = parseCompletion(event.body as unknown);
   if (!parsed.ok) throw new ValidationError(parsed.problems);
-  const run = await completeAsyncRun(asyncDeps(), callbackTokenOf(event), parsed.completion);
+  const run = await completeAsyncRun(callbackDeps(), callbackTokenOf(event), parsed.completion);
   logger.info('async run completed', { runId: run.runId, status: run.status });
   return json(200, runView(run));
 }

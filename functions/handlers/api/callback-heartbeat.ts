@@ -10,7 +10,7 @@ import { ValidationError } from '#core/errors';
 import { heartbeatRun } from '#core/use-cases/async/callbacks';
 import heartbeatSchema from '#schemas/callback-heartbeat.json' with { type: 'json' };
 import { instrumented } from '../observability.ts';
-import { asyncDeps } from '../wiring.ts';
+import { callbackDeps } from '../wiring.ts';
 import { callbackBody } from './callback-body.ts';
 import { callbackTokenOf } from './callback-token.ts';
 import { httpErrors } from './http-errors.ts';
@@ -25,7 +25,7 @@ const MAX_BODY_BYTES = 4 * (MAX_CHECKPOINT_BYTES + MAX_PROGRESS_MESSAGE_BYTES);
 export async function postHeartbeat(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const parsed = parseHeartbeat(event.body as unknown);
   if (!parsed.ok) throw new ValidationError(parsed.problems);
-  const answer = await heartbeatRun(asyncDeps(), callbackTokenOf(event), parsed.heartbeat);
+  const answer = await heartbeatRun(callbackDeps(), callbackTokenOf(event), parsed.heartbeat);
   return json(200, {
     cancelRequested: answer.cancelRequested,
     heartbeatDeadline: new Date(answer.heartbeatDeadline).toISOString(),

@@ -6,7 +6,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { callbackState } from '#core/use-cases/async/callbacks';
 import { instrumented } from '../observability.ts';
-import { asyncDeps } from '../wiring.ts';
+import { callbackDeps } from '../wiring.ts';
 import { callbackTokenOf } from './callback-token.ts';
 import { httpErrors } from './http-errors.ts';
 import { json } from './responses.ts';
@@ -15,7 +15,7 @@ import { storedJsonValue } from './stored-json.ts';
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
 export async function getCallbackState(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  const state = await callbackState(asyncDeps(), callbackTokenOf(event));
+  const state = await callbackState(callbackDeps(), callbackTokenOf(event));
   return json(200, {
     runId: state.runId,
     attempt: state.attempt,

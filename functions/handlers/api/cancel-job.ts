@@ -8,7 +8,7 @@ import { cancelJob as cancelJobUseCase } from '#core/use-cases/cancel-job';
 import { jobView } from '#core/views';
 import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
-import { asyncDeps, asyncRunStore, jobCountsUpdater, jobRepository } from '../wiring.ts';
+import { asyncRunDeps, asyncRunStore, jobCountsUpdater, jobRepository } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { etagOf } from './job-etag.ts';
 import { jobIdOf } from './path-id.ts';
@@ -23,7 +23,7 @@ export async function cancelJob(event: APIGatewayProxyEvent): Promise<APIGateway
       jobs: jobRepository(),
       jobCounts: jobCountsUpdater(),
       cancelAsyncRuns: (tenant, job) =>
-        cancelAsyncRunsInFlight({ ...asyncDeps(), inFlight: (t, j) => asyncRunStore().inFlight(t, j) }, tenant, job),
+        cancelAsyncRunsInFlight({ ...asyncRunDeps(), inFlight: (t, j) => asyncRunStore().inFlight(t, j) }, tenant, job),
     },
     tenantId,
     jobId,

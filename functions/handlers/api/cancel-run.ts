@@ -5,31 +5,20 @@
  * a completion. An ended run is 409 RUN_ENDED; a synchronous call in progress 409 RUN_NOT_CANCELLABLE.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { systemClock } from '#adapters/system-clock';
-import { type CancelRunDeps, cancelRun as cancelRunUseCase } from '#core/use-cases/async/cancel-run';
+import { cancelRun as cancelRunUseCase } from '#core/use-cases/async/cancel-run';
 import { runView } from '#core/views';
 import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
-import { asyncRunStore, jobRepository, leaseMarginMs, runRepository, schedulingConfig } from '../wiring.ts';
+import { asyncRunDeps } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { runIdOf } from './path-id.ts';
 import { json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
 
-/** asyncDeps() without the callback keys: a cancel opens no token (and this function has no tenants table). */
-const cancelDeps = (): CancelRunDeps => ({
-  store: asyncRunStore(),
-  runs: runRepository(),
-  jobs: jobRepository(),
-  clock: systemClock,
-  random: Math.random,
-  config: { shardCount: schedulingConfig().shardCount, leaseMarginMs: leaseMarginMs() },
-});
-
 export async function cancelRun(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const tenantId = tenantOf(event);
   const runId = runIdOf(event);
-  const run = await cancelRunUseCase(cancelDeps(), tenantId, runId);
+  const run = await cancelRunUseCase(asyncRunDeps(), tenantId, runId);
   logger.info('run cancel requested', { tenantId, runId, status: run.status });
   return json(200, runView(run));
 }

@@ -31,9 +31,8 @@ vi.mock('#handlers/wiring', () => {
     dispatchIntents: () => fakes.intents,
     schedulingConfig: () => config,
     // The scanner's deadline pass over the same in-memory runs (no async run here: it ends nothing).
-    asyncDeps: () => ({
+    asyncRunDeps: () => ({
       store: new InMemoryAsyncRunStore(fakes.runs),
-      keys: { keys: async () => [] },
       runs: fakes.runs,
       jobs: fakes.jobs,
       clock: { now: Date.now, sleepUntil: async () => undefined },
