@@ -1,4 +1,5 @@
 /** The API's representation of jobs and runs: ISO-8601 instants, no storage attributes. */
+import type { CallbackState } from './async/callback-state.ts';
 import { definitionVersionOf } from './definition-version.ts';
 import { isRepresentableInstant } from './fire-plan.ts';
 import type { Run, Schedule } from './model.ts';
@@ -63,6 +64,28 @@ function parsedJson(text: string | undefined): unknown {
   } catch {
     return null;
   }
+}
+
+/**
+ * One run as `GET /v1/runs/{runId}` shows it: its view, and the worker's latest checkpoint (any
+ * JSON, null when none) — the only run answer that carries the checkpoint itself.
+ */
+export function runDetailView(run: Run, slaSeconds?: number) {
+  return { ...runView(run, slaSeconds), checkpoint: parsedJson(run.checkpointJson) };
+}
+
+/** What `GET /v1/callbacks/{token}` answers a worker: its attempt and the occurrence's latest checkpoint. */
+export function callbackStateView(state: CallbackState & { runId: string }) {
+  return {
+    runId: state.runId,
+    attempt: state.attempt,
+    active: state.active,
+    cancelRequested: state.cancelRequested,
+    heartbeatDeadline: iso(state.heartbeatDeadline),
+    checkpoint: parsedJson(state.checkpoint?.checkpointJson),
+    checkpointAt: iso(state.checkpoint?.checkpointAt),
+    checkpointAttempt: state.checkpoint?.attempt ?? null,
+  };
 }
 
 /** A run as the API shows it, with its derived timings judged against `slaSeconds` (the job's). */

@@ -85,8 +85,6 @@ export function functionEnvironment(settings: FunctionSettings): Record<string, 
     [MAX_CONCURRENCY_ENV]: String(settings.concurrency),
     [ENV.jobsTable]: settings.resources.tables.jobs,
     [ENV.runsTable]: settings.resources.tables.runs,
-    // Async jobs' workers call back to the local API (Chronos-Callback-Url).
-    ...(settings.apiPort === undefined ? {} : { [ENV.callbackBaseUrl]: `http://127.0.0.1:${settings.apiPort}` }),
     [ENV.runsStreamArn]: settings.resources.runsStreamArn,
     [ENV.dispatchQueueUrl]: settings.resources.queues.dispatch.url,
     [ENV.failureNoticeQueueUrl]: settings.resources.queues.notices.url,

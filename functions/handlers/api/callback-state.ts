@@ -5,27 +5,16 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { callbackState } from '#core/use-cases/async/callbacks';
+import { callbackStateView } from '#core/views';
 import { instrumented } from '../observability.ts';
 import { callbackDeps } from '../wiring.ts';
 import { callbackTokenOf } from './callback-token.ts';
 import { httpErrors } from './http-errors.ts';
 import { json } from './responses.ts';
-import { storedJsonValue } from './stored-json.ts';
-
-const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
 export async function getCallbackState(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const state = await callbackState(callbackDeps(), callbackTokenOf(event));
-  return json(200, {
-    runId: state.runId,
-    attempt: state.attempt,
-    active: state.active,
-    cancelRequested: state.cancelRequested,
-    heartbeatDeadline: iso(state.heartbeatDeadline),
-    checkpoint: storedJsonValue(state.checkpoint?.checkpointJson),
-    checkpointAt: iso(state.checkpoint?.checkpointAt),
-    checkpointAttempt: state.checkpoint?.attempt ?? null,
-  });
+  return json(200, callbackStateView(state));
 }
 
 export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(getCallbackState).use(httpErrors());

@@ -6,13 +6,12 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { NotFoundError } from '#core/errors';
 import { parseRunId } from '#core/run-id';
-import { runView } from '#core/views';
+import { runDetailView } from '#core/views';
 import { instrumented } from '../observability.ts';
 import { jobRepository, runRepository } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { runIdOf } from './path-id.ts';
 import { json } from './responses.ts';
-import { storedJsonValue } from './stored-json.ts';
 import { tenantOf } from './tenant.ts';
 
 export async function getRun(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
@@ -27,7 +26,7 @@ export async function getRun(event: APIGatewayProxyEvent): Promise<APIGatewayPro
   ]);
   if (!run) throw new NotFoundError(`run ${runId}`);
   // Timings judged against the job's SLA, as in the job's run list (the default once the job is gone).
-  return json(200, { ...runView(run, job?.slaSeconds), checkpoint: storedJsonValue(run.checkpointJson) });
+  return json(200, runDetailView(run, job?.slaSeconds));
 }
 
 export const handler = instrumented<APIGatewayProxyEvent, APIGatewayProxyResult>(getRun).use(httpErrors());
