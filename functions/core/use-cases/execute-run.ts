@@ -40,7 +40,7 @@ import { inFlightCapCanBind } from '../tenants/in-flight-cap.ts';
 import type { RunSlots } from '../tenants/ports.ts';
 import { type AcceptResult, acceptAsyncRun } from './async/accept-async-run.ts';
 import { ACCEPTED_STATUS, type AsyncCallDeps, asyncCallHeaders } from './async/async-call.ts';
-import { recordOutcome } from './record-outcome.ts';
+import { recordOutcome, withRetries } from './record-outcome.ts';
 import { outcomeOf } from './target-outcome.ts';
 
 export { outcomeOf };
@@ -373,7 +373,7 @@ function requireAsync(deps: ExecuteRunDeps): AsyncCallDeps {
 
 /**
  * The target answered 202: the run becomes an accepted async run (accept-async-run.ts). Recorded
- * with a few tries, like an outcome (record-outcome.ts): a 202 not recorded would leave the run to
+ * with the tries of an outcome (record-outcome.ts): a 202 not recorded would leave the run to
  * its lease, and a second call. An `overlap: "forbid"` job's marker is kept until the max duration
  * (the attempt's end frees it: async-ends.ts).
  */
@@ -393,15 +393,9 @@ async function acceptCall(
     random: deps.random,
     config: { leaseMarginMs: deps.config.leaseMarginMs, shardCount: asyncDeps.shardCount },
   };
-  let acceptance: AcceptResult | undefined;
-  for (let attempt = 1; acceptance === undefined; attempt++) {
-    try {
-      acceptance = await acceptAsyncRun(acceptDeps, message, owner, deps.clock.now(), call);
-    } catch (error) {
-      if (attempt >= ACCEPT_WRITE_TRIES) throw error;
-      await deps.clock.sleepUntil(deps.clock.now() + 100 * 2 ** attempt);
-    }
-  }
+  const acceptance = await withRetries(deps.clock, () =>
+    acceptAsyncRun(acceptDeps, message, owner, deps.clock.now(), call),
+  );
   if (holdsInFlight && acceptance.kind === 'accepted' && job.async) {
     const until = (run.claimedAt ?? deps.clock.now()) + job.async.maxDurationSeconds * 1000 + deps.config.leaseMarginMs;
     const marker = { scheduledFor: message.scheduledFor, runId: message.runId, until };
@@ -409,9 +403,6 @@ async function acceptCall(
   }
   return { kind: 'accepted', run, acceptance };
 }
-
-/** Tries of the 202's write (backoff 200, 400, 800 ms). */
-const ACCEPT_WRITE_TRIES = 4;
 
 /** A wait before the call longer than this reads the job again (a pause or cancel meanwhile)... */
 export const RECHECK_AFTER_WAIT_MS = 1000;

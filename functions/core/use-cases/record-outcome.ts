@@ -87,9 +87,9 @@ function reasonOf(error: unknown): string {
 /**
  * Runs `write`, again after a backoff while it fails transiently: OUTCOME_WRITE_TRIES times, or
  * for as long as the next try still starts before `deadline`. A refusal of the outcome ends the
- * tries at once.
+ * tries at once. Also the executor's record of an async job's 202 (execute-run.ts).
  */
-async function withRetries(clock: Clock, write: () => Promise<boolean>, deadline = 0): Promise<boolean> {
+export async function withRetries<T>(clock: Clock, write: () => Promise<T>, deadline = 0): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
