@@ -18,7 +18,7 @@
  * writes the end itself and answers RUN_ENDED). A deadline is passed when `now` is after it; an
  * event at the deadline itself is still in time.
  */
-import type { RunKey } from '../model.ts';
+import type { Run, RunKey } from '../model.ts';
 import type { RunStatus } from '../run-state.ts';
 import type { AsyncSettings } from './async-settings.ts';
 
@@ -57,40 +57,48 @@ export type AsyncEnd =
   | { status: 'CANCELLED'; errorType: 'cancelled' };
 
 /** Attributes of the run item the decisions set (besides those model.ts already names). */
-export interface AsyncRunChanges {
+/**
+ * The run attributes a decision writes: the run's own (model.ts, which says what each means), with
+ * the status and error type narrowed to what an async decision gives. `leaseExpiresAt` keeps the
+ * executor's takeover away from an accepted run (its lease becomes the max-duration deadline);
+ * `nextAttemptAt` is set on an end the job's retry policy retries (async-retry.ts); the call's
+ * start, status and delivery stamp are the executor's record of the 202; `deadlineShard` and
+ * `deadlineAt` are the sparse deadline index (deadline-index.ts).
+ */
+export interface AsyncRunChanges
+  extends Partial<
+    Pick<
+      Run,
+      | 'acceptedAt'
+      | 'leaseExpiresAt'
+      | 'heartbeatAt'
+      | 'heartbeatDeadline'
+      | 'maxDurationDeadline'
+      | 'progress'
+      | 'progressMessage'
+      | 'checkpointJson'
+      | 'checkpointAt'
+      | 'cancelRequestedAt'
+      | 'completedAt'
+      | 'durationMs'
+      | 'error'
+      | 'outputJson'
+      | 'retryable'
+      | 'completionDigest'
+      | 'nextAttemptAt'
+      | 'startedAt'
+      | 'httpStatus'
+      | 'enqueuedAt'
+      | 'receivedAt'
+      | 'slaSeconds'
+      | 'deadlineShard'
+      | 'deadlineAt'
+    >
+  > {
   /** Always the condition's revision + 1. */
   asyncRevision: number;
   status?: 'RUNNING' | AsyncEnd['status'];
-  acceptedAt?: number;
-  /** Keeps the executor's takeover away from an accepted run: its lease becomes the max-duration deadline. */
-  leaseExpiresAt?: number;
-  heartbeatAt?: number;
-  heartbeatDeadline?: number;
-  maxDurationDeadline?: number;
-  progress?: number;
-  progressMessage?: string;
-  checkpointJson?: string;
-  checkpointAt?: number;
-  cancelRequestedAt?: number;
-  completedAt?: number;
-  durationMs?: number;
   errorType?: AsyncErrorType;
-  error?: string;
-  outputJson?: string;
-  retryable?: boolean;
-  completionDigest?: string;
-  /** Set on an end the job's retry policy retries (async-retry.ts): when the next attempt starts. */
-  nextAttemptAt?: number;
-  /** The executor's record of the 202: when its call started (the start lag, the SLA) and the status. */
-  startedAt?: number;
-  httpStatus?: number;
-  /** The delivery stamp the executor records with every call (delivery-stamp.ts). */
-  enqueuedAt?: number;
-  receivedAt?: number;
-  slaSeconds?: number;
-  /** The sparse deadline index (deadline-index.ts): set while an accepted run is RUNNING, removed at its end. */
-  deadlineShard?: string;
-  deadlineAt?: number;
 }
 
 export const DEADLINE_INDEX_ATTRIBUTES = ['deadlineShard', 'deadlineAt'] as const;
