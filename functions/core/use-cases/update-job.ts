@@ -81,15 +81,13 @@ export async function updateJob(
 
 /** The job after `change`, one (definition) version on; a new schedule restarts it from `now`. */
 function applyChange(job: StoredJob, change: JobChange, shardCount: number, now: number): StoredJob {
-  // onFailure: null removes the URL; the notifier then drops the job's notices (deliver-failure-notice.ts).
-  const { onFailureUrl: _removed, ...withoutOnFailure } = job;
-  // async: null makes the job's calls synchronous again; runs already called keep their copy.
-  const { async: _sync, ...withoutAsync } = change.onFailureUrl === null ? withoutOnFailure : job;
+  // A null removes the field: onFailure's URL (the notifier then drops the job's notices:
+  // deliver-failure-notice.ts), async (calls are synchronous again; runs already called keep their copy).
+  const kept: StoredJob = { ...job };
+  if (change.onFailureUrl === null) delete kept.onFailureUrl;
+  if (change.async === null) delete kept.async;
   const next: StoredJob = {
-    ...nextDefinitionOf(
-      change.async === null ? withoutAsync : change.onFailureUrl === null ? withoutOnFailure : job,
-      now,
-    ),
+    ...nextDefinitionOf(kept, now),
     ...(change.async ? { async: change.async } : {}),
     ...(change.name === undefined ? {} : { name: change.name }),
     ...(change.target === undefined ? {} : { target: change.target }),
