@@ -21,8 +21,6 @@ export const RUN_METRICS = {
   skipped: 'RunsSkipped',
   /** An async job's target took the work (202); the run ends through its callbacks. */
   accepted: 'RunsAccepted',
-  /** Async runs ended by the scanner's deadline pass because their worker stopped heartbeating. */
-  heartbeatTimeouts: 'HeartbeatTimeouts',
   startLag: 'StartLagMs',
   httpDuration: 'HttpDurationMs',
 } as const;
