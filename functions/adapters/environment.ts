@@ -5,6 +5,8 @@
 export const ENV = {
   jobsTable: 'JOBS_TABLE_NAME',
   runsTable: 'RUNS_TABLE_NAME',
+  /** Workflow runs (WORKFLOW_RUNS_TABLE): the API's workflow routes, the executor (starter runs) and the completion handler. */
+  workflowRunsTable: 'WORKFLOW_RUNS_TABLE_NAME',
   /**
    * The API's public base URL (no trailing slash): async jobs' calls carry
    * `Chronos-Callback-Url: <it>/v1/callbacks/<token>` (the executor).

@@ -48,6 +48,18 @@ export const RUNS_TABLE = {
 } as const;
 
 /**
+ * Workflow runs (core/workflows/stored.ts): one item per run of a workflow, holding the graph it
+ * started with and each task's state. `pk` = `<tenantId>#<workflowId>`, `sk` = the occurrence
+ * (13 digits): a workflow's runs are one Query, newest first with ScanIndexForward=false.
+ */
+export const WORKFLOW_RUNS_TABLE = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Epoch seconds: runs are kept as long as the task runs they list. */
+  ttlAttribute: 'expiresAt',
+} as const;
+
+/**
  * Monitoring state, kept apart from the jobs and runs a tenant lists: per-tenant (and all-tenants)
  * minute buckets of run counts and latency histograms, job-status counters, markers that make
  * each run count once, and the scanner's heartbeat per shard. See metrics-repository.ts.
