@@ -180,6 +180,15 @@ export interface Run extends RunKey {
   retryable?: boolean;
   /** Digest of the completion that ended the run: the same completion again is answered as the first. */
   completionDigest?: string;
+  /** A task run of a workflow (core/workflows/stored.ts): the workflow run it belongs to... */
+  workflowRunId?: string;
+  /** ...and the task's key in it. */
+  taskKey?: string;
+  /**
+   * The request body this attempt sends instead of its job's: a workflow task with
+   * `input: "upstream"` (core/workflows/upstream-input.ts), computed when the task started.
+   */
+  requestBody?: string;
   /** The sparse deadline index of accepted async runs in flight (core/async/deadline-index.ts). */
   deadlineShard?: string;
   deadlineAt?: number;

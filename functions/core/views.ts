@@ -10,7 +10,7 @@ import { redactedTarget } from './secrets/secret-headers.ts';
 import type { SigningSecretInfo } from './tenants/signing-secrets.ts';
 
 /** An instant as ISO-8601; null when absent, or not a representable instant (old data must not break a read). */
-const iso = (ms: number | undefined): string | null =>
+export const iso = (ms: number | undefined): string | null =>
   ms === undefined || !isRepresentableInstant(ms) ? null : new Date(ms).toISOString();
 
 export interface RunView {

@@ -31,6 +31,7 @@ import {
   schedulingConfig,
   secretCipher,
   signingKeys,
+  workflowRunDeps,
 } from './wiring.ts';
 
 const processor = new BatchProcessor(EventType.SQS);
@@ -60,6 +61,10 @@ function sharedDeps(): Omit<ExecuteRunDeps, 'config' | 'redelivery'> {
       // Read when an async job is first called: only functions that make such calls need it.
       baseUrl: callbackBaseUrl,
       shardCount: schedulingConfig().shardCount,
+    },
+    // Read at a scheduled workflow's first occurrence: only then is the workflow-runs table needed.
+    get workflows() {
+      return workflowRunDeps();
     },
   };
   return shared;

@@ -24,6 +24,7 @@ import { JOBS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-
 import { probeTable } from '#adapters/dynamodb/table-probe';
 import { DynamoTenantRepository } from '#adapters/dynamodb/tenant-repository';
 import { DynamoTriggerRateLimiter } from '#adapters/dynamodb/trigger-rate-limiter';
+import { DynamoWorkflowRunStore } from '#adapters/dynamodb/workflow-run-store';
 import { ENV, intEnv, listEnv, requiredEnv } from '#adapters/environment';
 import { targetResolver } from '#adapters/http/guarded-lookup';
 import { FetchHttpInvoker } from '#adapters/http/invoker';
@@ -49,6 +50,7 @@ import type { CallbackDeps } from '#core/use-cases/async/callbacks';
 import type { CancelRunDeps } from '#core/use-cases/async/cancel-run';
 import type { CompleteRunDeps } from '#core/use-cases/complete-run';
 import type { MaterializeDeps } from '#core/use-cases/materialize-occurrences';
+import type { WorkflowRunDeps } from '#core/use-cases/workflows/workflow-run-deps';
 import { logger } from './logger.ts';
 
 function once<T>(build: () => T): () => T {
@@ -139,7 +141,27 @@ export const completeRunDeps = (jobCounts?: JobStatusCounts): CompleteRunDeps =>
   notices: failureNotices(),
   config: schedulingConfig(),
   ...(jobCounts ? { jobCounts } : {}),
+  // Read at a workflow task's first end: only then does the function need the workflow-runs table.
+  get workflows() {
+    return workflowRunDeps();
+  },
 });
+
+export const workflowRunStore = once(
+  () => new DynamoWorkflowRunStore(documentClient(), requiredEnv(ENV.workflowRunsTable)),
+);
+
+/** What the workflow-run use cases need (core/use-cases/workflows/). */
+export const workflowRunDeps = once(
+  (): WorkflowRunDeps => ({
+    workflowRuns: workflowRunStore(),
+    runs: runRepository(),
+    jobs: jobRepository(),
+    dispatcher: runDispatcher(),
+    notices: failureNotices(),
+    config: schedulingConfig(),
+  }),
+);
 
 export const leaseMarginMs = once(() => intEnv(ENV.leaseMarginSeconds, DEFAULT_LEASE_MARGIN_SECONDS) * 1000);
 

@@ -22,6 +22,8 @@ import { dispatchRequestOf, sendRuns } from '../runs/send-runs.ts';
 import { completeIfExhausted } from './complete-exhausted.ts';
 import { newRun } from './new-run.ts';
 import { finishOneTimeJob, refireOccurrence, verdictOf } from './one-time-occurrence.ts';
+import { recordTaskRunEnd } from './workflows/task-run-ended.ts';
+import type { WorkflowRunDeps } from './workflows/workflow-run-deps.ts';
 
 export interface CompleteRunDeps {
   jobs: JobRepository;
@@ -32,6 +34,8 @@ export interface CompleteRunDeps {
   config: { retentionDays: number };
   /** Per-tenant job-status counters (monitoring); moved when this finishes a job. */
   jobCounts?: JobStatusCounts;
+  /** The workflow runs a task run's end moves on (core/use-cases/workflows/). */
+  workflows?: WorkflowRunDeps;
 }
 
 export type CompletedRun = Pick<
@@ -49,6 +53,9 @@ export type CompletedRun = Pick<
   | 'scheduleType'
   | 'finalOccurrence'
   | 'triggered'
+  | 'startedAt'
+  | 'workflowRunId'
+  | 'taskKey'
 > & { status: TerminalRunStatus };
 
 export type CompletionChange =
@@ -85,6 +92,9 @@ async function notifyFailure(deps: CompleteRunDeps, run: CompletedRun): Promise<
 
 /** Applies a terminal run to its occurrence and job; returns what changed. */
 export async function completeRun(deps: CompleteRunDeps, run: CompletedRun, now: number): Promise<CompletionChange> {
+  if (run.workflowRunId !== undefined && run.taskKey !== undefined) {
+    return completeTaskRun(deps, { ...run, workflowRunId: run.workflowRunId, taskKey: run.taskKey }, now);
+  }
   if (run.nextAttemptAt !== undefined) {
     await scheduleRetry(deps, run, run.nextAttemptAt, now);
     return 'retry-scheduled';
@@ -131,4 +141,30 @@ async function refireIfResumed(deps: CompleteRunDeps, run: CompletedRun, now: nu
   if (job?.status !== 'ACTIVE' || job.schedule.type !== 'once' || job.schedule.at !== run.scheduledFor) return false;
   await refireOccurrence(deps, run, now);
   return true;
+}
+
+/**
+ * A workflow task's run: its retry is scheduled as any run's (unless its workflow run was
+ * cancelled meanwhile: then this attempt is the task's last), and its end moves the workflow run
+ * on. Its task item is never finished or notified: the workflow run is what ends, and notifies.
+ */
+async function completeTaskRun(
+  deps: CompleteRunDeps,
+  run: CompletedRun & { workflowRunId: string; taskKey: string },
+  now: number,
+): Promise<CompletionChange> {
+  const workflows = deps.workflows;
+  if (!workflows) throw new Error(`run ${run.runId} is a workflow task, but completion has no workflow-run store`);
+  let ended = run;
+  if (run.nextAttemptAt !== undefined) {
+    const workflowRun = await workflows.workflowRuns.get(run.tenantId, run.workflowRunId);
+    if (workflowRun !== undefined && workflowRun.cancelRequestedAt === undefined) {
+      await scheduleRetry(deps, run, run.nextAttemptAt, now);
+    } else {
+      const { nextAttemptAt: _, ...last } = run;
+      ended = last;
+    }
+  }
+  await recordTaskRunEnd(workflows, ended, now);
+  return ended.nextAttemptAt !== undefined ? 'retry-scheduled' : 'unchanged';
 }

@@ -38,10 +38,13 @@ import { openSecretHeaders } from '../secrets/secret-headers.ts';
 import { type SigningKeys, webhookHeaders } from '../signing.ts';
 import { inFlightCapCanBind } from '../tenants/in-flight-cap.ts';
 import type { RunSlots } from '../tenants/ports.ts';
+import { WORKFLOW_KIND, type WorkflowHead } from '../workflows/stored.ts';
 import { type AcceptResult, acceptAsyncRun } from './async/accept-async-run.ts';
 import { ACCEPTED_STATUS, type AsyncCallDeps, asyncCallHeaders } from './async/async-call.ts';
 import { recordOutcome, withRetries } from './record-outcome.ts';
 import { outcomeOf } from './target-outcome.ts';
+import { startScheduledWorkflowRun } from './workflows/start-workflow-run.ts';
+import type { WorkflowRunDeps } from './workflows/workflow-run-deps.ts';
 
 export { outcomeOf };
 
@@ -72,6 +75,8 @@ export interface ExecuteRunDeps {
   redelivery?: RunRedelivery;
   /** Async jobs' callback URL and the record of their 202 (use-cases/async/async-call.ts). */
   async?: AsyncCallDeps;
+  /** The workflow runs a scheduled workflow's starter runs start (use-cases/workflows/). */
+  workflows?: WorkflowRunDeps;
 }
 
 export type ExecuteRunResult =
@@ -80,6 +85,8 @@ export type ExecuteRunResult =
   /** An async job's target took the work (202): the run stays RUNNING under its callbacks' deadlines. */
   | { kind: 'accepted'; run: Run; acceptance: AcceptResult }
   | { kind: 'cancelled' }
+  /** A scheduled workflow's occurrence: its workflow run was started instead of a call. */
+  | { kind: 'workflow-started'; workflowRunId: string }
   | { kind: 'skipped'; reason: string }
   | { kind: 'lost' }
   | { kind: 'already-finished' }
@@ -317,6 +324,7 @@ async function prepareCall(
   const stopped = await stopBeforeCall(job, run, end);
   if (stopped) return stopped;
   if (!job) return { kind: 'cancelled' };
+  if (isWorkflowHead(job)) return startWorkflow(deps, message, job, run, end);
 
   // Fetched before the wait, so that the call still starts at the due millisecond.
   const keys = await deps.signingKeys.keysFor(job.tenantId);
@@ -337,7 +345,7 @@ async function prepareCall(
     if (stoppedLate) return stoppedLate;
   }
   // Built and signed before the wait, as of the call's time: at the due millisecond only the call is left.
-  const request = requestOf(job, message, keys, Math.max(callAt, deps.clock.now()), {
+  const request = requestOf(withTaskBody(job, run), message, keys, Math.max(callAt, deps.clock.now()), {
     ...secretHeaders,
     ...asyncHeaders,
   });
@@ -363,6 +371,51 @@ async function prepareCall(
     }
   }
   return { kind: 'call', job, request, holdsInFlight: job.policies.overlap === 'forbid' };
+}
+
+/**
+ * A workflow task with `input: "upstream"` sends the body made when it started (the run carries
+ * it) instead of its item's, as JSON.
+ */
+function withTaskBody(job: Job, run: Run): Job {
+  if (run.requestBody === undefined) return job;
+  const headers = Object.fromEntries(
+    Object.entries(job.target.headers).filter(([name]) => name.toLowerCase() !== 'content-type'),
+  );
+  return {
+    ...job,
+    target: { ...job.target, body: run.requestBody, headers: { ...headers, 'content-type': 'application/json' } },
+  };
+}
+
+function isWorkflowHead(job: Job): job is Job & WorkflowHead {
+  return (job as { kind?: string }).kind === WORKFLOW_KIND;
+}
+
+/**
+ * A starter run (an occurrence of a scheduled workflow, made by the scanner like a job's): at its
+ * due time it starts the occurrence's workflow run instead of calling a URL, and ends SUCCEEDED
+ * (or SKIPPED under `overlap: "forbid"`), so misfire, pause, the sweep and leases hold for
+ * workflows exactly as for jobs. A failed start is a failure before the call: the claim is given
+ * back and the message comes back to start it again (the start is idempotent).
+ */
+async function startWorkflow(
+  deps: ExecuteRunDeps,
+  message: DispatchMessage,
+  head: WorkflowHead,
+  run: Run,
+  end: (outcome: Omit<RunOutcome, 'completedAt'>) => Promise<void>,
+): Promise<Prepared> {
+  if (!deps.workflows) throw new Error('a workflow occurrence, but the executor has no workflow-run store');
+  await deps.clock.sleepUntil(Math.max(message.scheduledFor, run.availableAt ?? 0));
+  const startedAt = deps.clock.now();
+  const started = await startScheduledWorkflowRun(deps.workflows, head, message, startedAt);
+  if (started.kind === 'skipped') {
+    await end({ status: 'SKIPPED', errorType: 'overlap', error: started.reason });
+    return { kind: 'skipped', reason: started.reason };
+  }
+  await end({ status: 'SUCCEEDED', startedAt, durationMs: deps.clock.now() - startedAt });
+  return { kind: 'workflow-started', workflowRunId: started.run.workflowRunId };
 }
 
 /** An async job's call needs its callback configuration: without it, it is not made. */
@@ -424,7 +477,9 @@ async function stopBeforeCall(
     await end({ status: 'CANCELLED', errorType: 'cancelled', error: reason });
     return { kind: 'cancelled' };
   }
-  if (job.schedule.type === 'once' && !run.triggered && run.scheduledFor !== job.schedule.at) {
+  // A workflow task's item has an inert schedule: its runs are the workflow's, never superseded.
+  const scheduled = !run.triggered && run.workflowRunId === undefined;
+  if (job.schedule?.type === 'once' && scheduled && run.scheduledFor !== job.schedule.at) {
     // Not the job's occurrence: made before a PATCH moved `at`, or by a create that died and was
     // retried with "now" as its `at` (create-job.ts). The job's own occurrence has its own run.
     const reason = 'superseded: the one-time job is due at another time than this run';

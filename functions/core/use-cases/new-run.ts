@@ -10,7 +10,7 @@ export type RunSource = Pick<Job, 'tenantId' | 'jobId'> & {
   scheduleType?: Run['scheduleType'];
   finalOccurrence?: boolean;
   triggered?: boolean;
-};
+} & Pick<Run, 'workflowRunId' | 'taskKey' | 'requestBody'>;
 
 /**
  * A fresh QUEUED attempt of one occurrence, expiring (TTL) `retentionDays` after its due time. It
@@ -42,5 +42,8 @@ export function newRun(
     ...(scheduleType ? { scheduleType } : {}),
     ...(final ? { finalOccurrence: true } : {}),
     ...(job.triggered ? { triggered: true } : {}),
+    // A workflow task's retry stays the task's, with the body its first attempt was given.
+    ...(job.workflowRunId === undefined ? {} : { workflowRunId: job.workflowRunId, taskKey: job.taskKey }),
+    ...(job.requestBody === undefined ? {} : { requestBody: job.requestBody }),
   };
 }

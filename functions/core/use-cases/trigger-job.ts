@@ -44,7 +44,7 @@ export interface TriggerJobDeps {
 }
 
 /** `at`, or the first millisecond after it that is not a slot of `schedule`. */
-function offSchedule(schedule: ScheduleSpec, at: number): number {
+export function offSchedule(schedule: ScheduleSpec, at: number): number {
   let instant = at;
   while (occurrencesBetween(schedule, instant, instant, 0, 1).length > 0) instant++;
   return instant;

@@ -5,7 +5,7 @@
  * that already ran, an `all_done` clean-up): its call happened and is not made twice.
  *
  * A retry starts a new round of the workflow run. Task runs carry the round in their identity
- * (task-run-id.ts), so attempt numbers start at 1 again — each task gets its full retry policy —
+ * (task-run-id.ts: the round is part of the task run's occurrence), so attempt numbers start at 1 again — each task gets its full retry policy —
  * and two retry requests for the same round compute the same run ids, so only one takes effect.
  */
 import { MAX_ATTEMPT_NUMBER } from '../bounds.ts';

@@ -120,6 +120,8 @@ export interface WorkflowRun {
   triggered?: boolean;
   /** The trigger's Idempotency-Key, when it had one. */
   triggerKey?: string;
+  /** It took its workflow's `overlap: "forbid"` marker, which its end gives back. */
+  holdsInFlight?: boolean;
   /** Epoch seconds: TTL, the runs' retention. */
   expiresAt: number;
 }

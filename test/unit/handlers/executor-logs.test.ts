@@ -30,6 +30,10 @@ vi.mock('#handlers/wiring', () => ({
   asyncRunStore: () => new InMemoryAsyncRunStore(fakes.runs as InMemoryRunRepository),
   callbackKeys: () => ({ keys: async () => ['k'.repeat(43)] }),
   callbackBaseUrl: () => 'https://api.test',
+  // No job here is a workflow: read only at a workflow's occurrence.
+  workflowRunDeps: () => {
+    throw new Error('no workflow in these tests');
+  },
   schedulingConfig: () => ({ shardCount: 4 }),
   executorJobRepository: () => fakes.jobs,
   runRepository: () => fakes.runs,

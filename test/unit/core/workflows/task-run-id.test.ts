@@ -1,66 +1,55 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LATEST_INSTANT, MAX_ATTEMPT_NUMBER } from '#core/bounds';
-import {
-  parseTaskRunId,
-  parseWorkflowRunId,
-  taskIdempotencyKeyOf,
-  taskRunIdOf,
-  workflowRunIdOf,
-} from '#core/workflows/task-run-id';
+import { LATEST_INSTANT } from '#core/bounds';
+import { idempotencyKeyOf, parseRunId, runIdOf } from '#core/run-id';
+import { MAX_WORKFLOW_ROUND } from '#core/workflows/retry-plan';
+import { parseWorkflowRunId, roundOfTaskRun, taskRunKeyOf, workflowRunIdOf } from '#core/workflows/task-run-id';
+import { taskJobIdOf } from '#core/workflows/workflow-ids';
 
-const WORKFLOW_RUN = workflowRunIdOf({ workflowId: '01JABCDEFGHJKMNPQRSTVWXYZ0', scheduledFor: 1_780_000_000_000 });
+const WORKFLOW_ID = 'wf01JABCDEFGHJKMNPQRSTVWXYZ0';
+const WORKFLOW_RUN = { tenantId: 'acme', scheduledFor: 1_780_000_000_000 };
 
-describe('task run ids', () => {
+describe('workflow run ids and task run keys', () => {
   it('derives one workflow run id per occurrence, and parses it back', () => {
-    expect(WORKFLOW_RUN).toBe('01JABCDEFGHJKMNPQRSTVWXYZ0_1780000000000');
-    expect(parseWorkflowRunId(WORKFLOW_RUN)).toEqual({
-      workflowId: '01JABCDEFGHJKMNPQRSTVWXYZ0',
-      scheduledFor: 1_780_000_000_000,
-    });
+    const id = workflowRunIdOf({ workflowId: WORKFLOW_ID, scheduledFor: WORKFLOW_RUN.scheduledFor });
+    expect(id).toBe(`${WORKFLOW_ID}_1780000000000`);
+    expect(parseWorkflowRunId(id)).toEqual({ workflowId: WORKFLOW_ID, scheduledFor: 1_780_000_000_000 });
     expect(parseWorkflowRunId('nope')).toBeUndefined();
+    expect(parseWorkflowRunId(`${WORKFLOW_ID}_99999999999999999`)).toBeUndefined();
   });
 
-  it('gives a child the same id whichever parent started it, and another per round and attempt', () => {
-    const key = { workflowRunId: WORKFLOW_RUN, taskKey: 'load', round: 0, attempt: 1 };
-    expect(taskRunIdOf(key)).toBe('01JABCDEFGHJKMNPQRSTVWXYZ0_1780000000000_load_0_1');
-    expect(taskRunIdOf({ ...key })).toBe(taskRunIdOf(key));
-    expect(taskRunIdOf({ ...key, attempt: 2 })).not.toBe(taskRunIdOf(key));
-    expect(taskRunIdOf({ ...key, round: 1 })).not.toBe(taskRunIdOf(key));
+  it('gives a task the same run whichever parent started it, another per attempt and per round', () => {
+    const task = taskJobIdOf(WORKFLOW_ID, 2, 3);
+    const key = taskRunKeyOf(WORKFLOW_RUN, task, 0, 1);
+    expect(runIdOf(key)).toBe(`${WORKFLOW_ID}v2t3_1780000000000_1`);
+    expect(runIdOf(taskRunKeyOf(WORKFLOW_RUN, task, 0, 1))).toBe(runIdOf(key));
+    expect(runIdOf(taskRunKeyOf(WORKFLOW_RUN, task, 0, 2))).not.toBe(runIdOf(key));
+    expect(runIdOf(taskRunKeyOf(WORKFLOW_RUN, task, 1, 1))).not.toBe(runIdOf(key));
   });
 
-  it('parses task keys holding _ and digits, and rejects anything else', () => {
-    const key = { workflowRunId: WORKFLOW_RUN, taskKey: 'step_2_0', round: 3, attempt: 7 };
-    expect(parseTaskRunId(taskRunIdOf(key))).toEqual(key);
-    expect(parseTaskRunId(`${WORKFLOW_RUN}_load_0_0`)).toBeUndefined();
-    expect(parseTaskRunId(`${WORKFLOW_RUN}_load_0`)).toBeUndefined();
-    expect(parseTaskRunId(`${WORKFLOW_RUN}_lo ad_0_1`)).toBeUndefined();
-    expect(parseTaskRunId('W_load_0_1')).toBeUndefined();
+  it('keeps the Idempotency-Key across the attempts of a round and changes it in the next round', () => {
+    const task = taskJobIdOf(WORKFLOW_ID, 1, 0);
+    const first = taskRunKeyOf(WORKFLOW_RUN, task, 0, 1);
+    expect(idempotencyKeyOf(taskRunKeyOf(WORKFLOW_RUN, task, 0, 3))).toBe(idempotencyKeyOf(first));
+    expect(idempotencyKeyOf(taskRunKeyOf(WORKFLOW_RUN, task, 1, 1))).not.toBe(idempotencyKeyOf(first));
   });
 
-  it('keeps the idempotency key across attempts of a round, and changes it with the round', () => {
-    const key = { workflowRunId: WORKFLOW_RUN, taskKey: 'load', round: 0 };
-    expect(taskIdempotencyKeyOf(key)).toBe('01JABCDEFGHJKMNPQRSTVWXYZ0_1780000000000:load:0');
-    expect(taskIdempotencyKeyOf({ ...key, round: 1 })).not.toBe(taskIdempotencyKeyOf(key));
-  });
-
-  it('round-trips every valid key, so two different tasks or attempts never share an id', () => {
-    const taskRunKey = fc.record({
-      workflowRunId: fc
-        .record({
-          workflowId: fc.stringMatching(/^[0-9A-Za-z]{1,26}$/),
-          scheduledFor: fc.integer({ min: 0, max: LATEST_INSTANT }),
-        })
-        .map(workflowRunIdOf),
-      taskKey: fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/).filter((key) => key !== '__proto__'),
-      round: fc.integer({ min: 0, max: 999 }),
-      attempt: fc.integer({ min: 1, max: MAX_ATTEMPT_NUMBER }),
-    });
+  it('makes run ids the runs API parses back to the same key and round (property)', () => {
     fc.assert(
-      fc.property(taskRunKey, (key) => {
-        expect(parseTaskRunId(taskRunIdOf(key))).toEqual(key);
-      }),
-      { numRuns: 3000 },
+      fc.property(
+        fc.integer({ min: 0, max: LATEST_INSTANT - MAX_WORKFLOW_ROUND }),
+        fc.integer({ min: 1, max: 999_999 }),
+        fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: MAX_WORKFLOW_ROUND }),
+        fc.integer({ min: 1, max: 999 }),
+        (scheduledFor, version, index, round, attempt) => {
+          const run = { tenantId: 'acme', scheduledFor };
+          const key = taskRunKeyOf(run, taskJobIdOf(WORKFLOW_ID, version, index), round, attempt);
+          const { tenantId: _, ...parts } = key;
+          expect(parseRunId(runIdOf(key))).toEqual(parts);
+          expect(roundOfTaskRun(scheduledFor, key.scheduledFor)).toBe(round);
+        },
+      ),
     );
   });
 });

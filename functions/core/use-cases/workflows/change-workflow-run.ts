@@ -1,0 +1,93 @@
+/**
+ * Every change to a workflow run goes through here: read it (strongly consistent), apply the
+ * event (`change`), take the step the graph rules decide (workflow-step.ts), create the runs of
+ * the tasks that start, and write the run back only if no other writer came first (`revision`).
+ * When another did — two parents ending at the same instant, on two stream shards — the event is
+ * applied again to the fresh run, so both ends count and the child starts once (its run id is
+ * the same whoever starts it). A run that ends here notifies its onFailure URL when it FAILED and
+ * frees its workflow's overlap marker; both are repeated safely (the notice has a stable id, the
+ * marker is released only by its own occurrence), so a redelivered event that finds the run
+ * ended does them again rather than risk never doing them.
+ */
+import { failureNoticeOf } from '../../notifications/failure-notice.ts';
+import { parseRunId } from '../../run-id.ts';
+import type { WorkflowRun } from '../../workflows/stored.ts';
+import { isFailure } from '../../workflows/task-outcome.ts';
+import { workflowStep } from '../../workflows/workflow-step.ts';
+import { startTaskRuns } from './start-task-runs.ts';
+import type { WorkflowRunDeps } from './workflow-run-deps.ts';
+
+/** Conflicting writes tolerated before the event is given back (to the stream's retry, or a 409-free retry by the caller). */
+const MAX_TRIES = 20;
+
+export class WorkflowRunBusyError extends Error {
+  constructor(workflowRunId: string) {
+    super(`workflow run ${workflowRunId} kept changing under ${MAX_TRIES} tries`);
+    this.name = 'WorkflowRunBusyError';
+  }
+}
+
+/**
+ * Applies `change` (the run with the event applied, or undefined for "nothing to apply": the step
+ * is still taken) and what follows from it. Returns the run as written (or as found when nothing
+ * changed), undefined when there is no such run.
+ */
+export async function changeWorkflowRun(
+  deps: WorkflowRunDeps,
+  tenantId: string,
+  workflowRunId: string,
+  change: (run: WorkflowRun) => WorkflowRun | undefined,
+  now: number,
+): Promise<WorkflowRun | undefined> {
+  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+    const current = await deps.workflowRuns.get(tenantId, workflowRunId);
+    if (!current) return undefined;
+    const changed = change(current);
+    let step = workflowStep(changed ?? current, now);
+    if (changed === undefined && step.unchanged) {
+      if (current.status !== 'RUNNING') await afterEnd(deps, current);
+      return current;
+    }
+    const unstartable = await startTaskRuns(deps, step.next, step.start, now);
+    if (unstartable.size > 0) step = workflowStep(withFailed(step.next, unstartable, now), now);
+    const next = { ...step.next, revision: current.revision + 1 };
+    if (await deps.workflowRuns.replace(next, current.revision)) {
+      if (next.status !== 'RUNNING') await afterEnd(deps, next);
+      return next;
+    }
+  }
+  throw new WorkflowRunBusyError(workflowRunId);
+}
+
+/** Tasks whose request could not be made end FAILED without a call. */
+function withFailed(run: WorkflowRun, reasons: Map<string, string>, now: number): WorkflowRun {
+  const tasks = { ...run.tasks };
+  for (const [key, reason] of reasons)
+    tasks[key] = { status: 'FAILED', errorType: 'invalid_target', skippedReason: reason, completedAt: now };
+  return { ...run, tasks };
+}
+
+async function afterEnd(deps: WorkflowRunDeps, run: WorkflowRun): Promise<void> {
+  if (run.status === 'FAILED' && run.onFailureUrl !== undefined && deps.notices) {
+    await deps.notices.send(failureNoticeOf(failedTaskOf(run)));
+  }
+  // Only the occurrence holding the marker removes it: a no-op for any other.
+  if (run.holdsInFlight) await deps.jobs.releaseInFlight(run.tenantId, run.workflowId, run.scheduledFor);
+}
+
+/** The notice names the workflow (its head carries the onFailure URL) and its first failed task's run. */
+function failedTaskOf(run: WorkflowRun) {
+  const failed = run.graph.map((entry) => run.tasks[entry.key]).find((state) => state && isFailure(state.status));
+  const parts = failed?.runId === undefined ? undefined : parseRunId(failed.runId);
+  return {
+    tenantId: run.tenantId,
+    jobId: run.workflowId,
+    scheduledFor: run.scheduledFor,
+    attempt: parts?.attempt ?? failed?.attempt ?? 1,
+    runId: failed?.runId ?? run.workflowRunId,
+    status: 'FAILED' as const,
+    ...(failed?.errorType === undefined ? {} : { errorType: failed.errorType }),
+    ...(failed?.httpStatus === undefined ? {} : { httpStatus: failed.httpStatus }),
+    ...(failed?.skippedReason === undefined ? {} : { error: failed.skippedReason }),
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * A task run reached a terminal state (the completion handler, after it scheduled any retry):
+ * its task's state in the workflow run moves on, and the step that follows starts, skips or ends
+ * what depends on it (change-workflow-run.ts). A failed attempt that will be retried keeps the task
+ * QUEUED on its next attempt; only the last attempt's end counts for the dependents.
+ *
+ * Applied only to the task's current run: an attempt of an earlier round (the run was retried
+ * since), a re-driven dead letter, or a stream record delivered again after the task moved on
+ * change nothing.
+ */
+import type { Run } from '../../model.ts';
+import { runIdOf } from '../../run-id.ts';
+import type { TerminalRunStatus } from '../../run-state.ts';
+import type { WorkflowRun } from '../../workflows/stored.ts';
+import { roundOfTaskRun } from '../../workflows/task-run-id.ts';
+import { changeWorkflowRun } from './change-workflow-run.ts';
+import type { WorkflowRunDeps } from './workflow-run-deps.ts';
+
+export type EndedTaskRun = Pick<
+  Run,
+  | 'tenantId'
+  | 'jobId'
+  | 'scheduledFor'
+  | 'attempt'
+  | 'runId'
+  | 'nextAttemptAt'
+  | 'httpStatus'
+  | 'errorType'
+  | 'startedAt'
+  | 'completedAt'
+  | 'workflowRunId'
+  | 'taskKey'
+> & { status: TerminalRunStatus; workflowRunId: string; taskKey: string };
+
+export async function recordTaskRunEnd(
+  deps: WorkflowRunDeps,
+  ended: EndedTaskRun,
+  now: number,
+): Promise<WorkflowRun | undefined> {
+  return changeWorkflowRun(deps, ended.tenantId, ended.workflowRunId, (run) => applyEnd(run, ended, now), now);
+}
+
+function applyEnd(run: WorkflowRun, ended: EndedTaskRun, now: number): WorkflowRun | undefined {
+  const state = run.tasks[ended.taskKey];
+  if (roundOfTaskRun(run.scheduledFor, ended.scheduledFor) !== run.round) return undefined;
+  if (state === undefined || state.runId !== ended.runId) return undefined;
+  const next =
+    ended.nextAttemptAt === undefined
+      ? {
+          status: ended.status,
+          runId: ended.runId,
+          attempt: ended.attempt,
+          ...(ended.startedAt === undefined ? {} : { startedAt: ended.startedAt }),
+          completedAt: ended.completedAt ?? now,
+          ...(ended.httpStatus === undefined ? {} : { httpStatus: ended.httpStatus }),
+          ...(ended.errorType === undefined ? {} : { errorType: ended.errorType }),
+        }
+      : {
+          status: 'QUEUED' as const,
+          runId: runIdOf({ jobId: ended.jobId, scheduledFor: ended.scheduledFor, attempt: ended.attempt + 1 }),
+          attempt: ended.attempt + 1,
+        };
+  return { ...run, tasks: { ...run.tasks, [ended.taskKey]: next } };
+}
