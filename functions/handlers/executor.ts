@@ -62,10 +62,7 @@ function sharedDeps(): Omit<ExecuteRunDeps, 'config' | 'redelivery'> {
       baseUrl: callbackBaseUrl,
       shardCount: schedulingConfig().shardCount,
     },
-    // Read at a scheduled workflow's first occurrence: only then is the workflow-runs table needed.
-    get workflows() {
-      return workflowRunDeps();
-    },
+    workflows: workflowRunDeps(),
   };
   return shared;
 }

@@ -141,27 +141,42 @@ export const completeRunDeps = (jobCounts?: JobStatusCounts): CompleteRunDeps =>
   notices: failureNotices(),
   config: schedulingConfig(),
   ...(jobCounts ? { jobCounts } : {}),
-  // Read at a workflow task's first end: only then does the function need the workflow-runs table.
-  get workflows() {
-    return workflowRunDeps();
-  },
+  workflows: workflowRunDeps(),
 });
 
 export const workflowRunStore = once(
   () => new DynamoWorkflowRunStore(documentClient(), requiredEnv(ENV.workflowRunsTable)),
 );
 
-/** What the workflow-run use cases need (core/use-cases/workflows/). */
+/**
+ * What the workflow-run use cases need (core/use-cases/workflows/). Each part is made at its first
+ * use: the executor and the completion handler carry these deps for every run, but only a
+ * workflow's runs use them, and the notifier's queue is the completion handler's alone.
+ */
 export const workflowRunDeps = once(
   (): WorkflowRunDeps => ({
-    workflowRuns: workflowRunStore(),
-    runs: runRepository(),
-    jobs: jobRepository(),
-    dispatcher: runDispatcher(),
-    notices: failureNotices(),
-    config: schedulingConfig(),
+    workflowRuns: lazily(workflowRunStore),
+    runs: lazily(runRepository),
+    jobs: lazily(jobRepository),
+    dispatcher: lazily(runDispatcher),
+    notices: lazily(failureNotices),
+    get config() {
+      return schedulingConfig();
+    },
   }),
 );
+
+/** An object made by `make` at the first use of any of its members. */
+function lazily<T extends object>(make: () => T): T {
+  let made: T | undefined;
+  return new Proxy({} as T, {
+    get(_, name) {
+      made ??= make();
+      const value = Reflect.get(made, name);
+      return typeof value === 'function' ? value.bind(made) : value;
+    },
+  });
+}
 
 export const leaseMarginMs = once(() => intEnv(ENV.leaseMarginSeconds, DEFAULT_LEASE_MARGIN_SECONDS) * 1000);
 

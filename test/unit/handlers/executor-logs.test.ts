@@ -31,9 +31,7 @@ vi.mock('#handlers/wiring', () => ({
   callbackKeys: () => ({ keys: async () => ['k'.repeat(43)] }),
   callbackBaseUrl: () => 'https://api.test',
   // No job here is a workflow: read only at a workflow's occurrence.
-  workflowRunDeps: () => {
-    throw new Error('no workflow in these tests');
-  },
+  workflowRunDeps: () => ({}),
   schedulingConfig: () => ({ shardCount: 4 }),
   executorJobRepository: () => fakes.jobs,
   runRepository: () => fakes.runs,
