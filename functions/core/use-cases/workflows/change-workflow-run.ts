@@ -17,8 +17,14 @@ import { workflowStep } from '../../workflows/workflow-step.ts';
 import { startTaskRuns } from './start-task-runs.ts';
 import type { WorkflowRunDeps } from './workflow-run-deps.ts';
 
-/** Conflicting writes tolerated before the event is given back (to the stream's retry, or a 409-free retry by the caller). */
-const MAX_TRIES = 20;
+/**
+ * Conflicting writes tolerated before the event is given back (the stream retries the record; an
+ * API caller gets a 5xx it may retry). A wide fan-in ends many parents at once: each conflict
+ * waits a random, growing moment before it reads again, so the writers spread out instead of
+ * colliding in lockstep.
+ */
+const MAX_TRIES = 60;
+const BACKOFF_STEP_MS = 10;
 
 export class WorkflowRunBusyError extends Error {
   constructor(workflowRunId: string) {
@@ -55,6 +61,8 @@ export async function changeWorkflowRun(
       if (next.status !== 'RUNNING') await afterEnd(deps, next);
       return next;
     }
+    const backoff = Math.random() * BACKOFF_STEP_MS * Math.min(attempt + 1, 10);
+    await new Promise((resolve) => setTimeout(resolve, backoff));
   }
   throw new WorkflowRunBusyError(workflowRunId);
 }
