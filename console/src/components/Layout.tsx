@@ -4,6 +4,7 @@ import { useSession, useSessionState } from '../session.tsx';
 
 const TENANT_LINKS = [
   { to: '/jobs', label: 'Jobs' },
+  { to: '/workflows', label: 'Workflows' },
   { to: '/dead-letters', label: 'Dead letters' },
   { to: '/health', label: 'Health' },
 ];
