@@ -201,6 +201,9 @@ describe('workflow views (fixtures of the contract)', () => {
       const fixture = await serveWorkflowFixtures(page);
       await signIn(page, local.chronos.token, `/workflow-runs/${FAILED_RUN_ID}`);
       await expect.poll(() => page.getByTestId('workflow-run-status').textContent()).toBe('FAILED');
+      // A run's page stands under Workflows in the navigation.
+      const entry = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Workflows' });
+      expect(await entry.getAttribute('class')).toContain('font-semibold');
       const task = (key: string) => page.locator(`tbody tr[data-task-key="${key}"]`);
       await expect.poll(() => page.locator('tbody tr[data-task-key]').count()).toBe(TASK_COUNT);
       const enrich = await task('enrich').textContent();

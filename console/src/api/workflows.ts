@@ -20,6 +20,8 @@ import type {
 
 /** A workflow run still moving is read again this often (as a job's runs are). */
 const MOVING_MS = 2_000;
+/** While the workflow may start runs on its schedule, its runs list looks for new ones this often. */
+const ACTIVE_WORKFLOW_MS = 10_000;
 
 const byId = (id: string) => ({ path: { id } });
 const byRunId = (workflowRunId: string) => ({ path: { workflowRunId } });
@@ -41,8 +43,11 @@ export function useWorkflow(id: string) {
   });
 }
 
-/** A page of a workflow's runs, newest first; polls while one shown is RUNNING. */
-export function useWorkflowRuns(id: string, query: WorkflowListQuery) {
+/**
+ * A page of a workflow's runs, newest first: read again fast while one shown is RUNNING, slower
+ * while the workflow's schedule may start new ones, not at all otherwise.
+ */
+export function useWorkflowRuns(id: string, query: WorkflowListQuery, scheduled: boolean) {
   const { client } = useSession();
   return useQuery({
     queryKey: keys.workflowRuns(id, query),
@@ -51,8 +56,10 @@ export function useWorkflowRuns(id: string, query: WorkflowListQuery) {
         params: { ...byId(id), query: { ...query } },
       }),
     placeholderData: keepPreviousData,
-    refetchInterval: (current) =>
-      current.state.data?.items.some((run) => run.status === 'RUNNING') ? MOVING_MS : false,
+    refetchInterval: (current) => {
+      if (current.state.data?.items.some((run) => run.status === 'RUNNING')) return MOVING_MS;
+      return scheduled ? ACTIVE_WORKFLOW_MS : false;
+    },
   });
 }
 

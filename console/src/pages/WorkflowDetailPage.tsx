@@ -111,7 +111,7 @@ export function WorkflowDetailPage() {
         </h2>
         <TaskDefinitions workflow={data} />
       </section>
-      <WorkflowRunsList workflowId={data.workflowId} label={label} />
+      <WorkflowRunsList workflow={data} />
     </>
   );
 }

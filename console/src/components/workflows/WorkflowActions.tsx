@@ -78,7 +78,11 @@ export function WorkflowActions({ workflow }: { workflow: Workflow }) {
           confirm="Delete workflow"
           onConfirm={() => run('delete')}
           trigger={
-            <button type="button" className={`${BUTTON} border-red-300 text-red-800 hover:bg-red-50`} disabled={busy}>
+            <button
+              type="button"
+              className={`${BUTTON} border-red-300 text-red-800 hover:bg-red-50`}
+              disabled={busy || workflow.status === 'CANCELLED'}
+            >
               Delete…
             </button>
           }

@@ -3,6 +3,7 @@
  * page; "Show on graph" puts its task states on the workflow's graph (`run` in the URL).
  */
 import { Link, useSearchParams } from 'react-router';
+import type { Workflow } from '../../api/workflow-types.ts';
 import { useWorkflowRuns } from '../../api/workflows.ts';
 import { CursorPager } from '../CursorPager.tsx';
 import { pageSize } from '../format.ts';
@@ -10,16 +11,20 @@ import { Empty, ErrorState, Loading } from '../QueryState.tsx';
 import { StatusBadge } from '../StatusBadge.tsx';
 import { Time } from '../Time.tsx';
 import { taskCountsText } from './TaskCounts.tsx';
+import { workflowLabel } from './WorkflowsTable.tsx';
 
 const HEAD = 'px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-600';
 const CELL = 'px-3 py-2 align-top';
 
-export function WorkflowRunsList({ workflowId, label }: { workflowId: string; label: string }) {
+export function WorkflowRunsList({ workflow }: { workflow: Workflow }) {
+  const { workflowId } = workflow;
+  const label = workflowLabel(workflow);
   const [params, setParams] = useSearchParams();
   const cursor = params.get('cursor') ?? undefined;
   const selected = params.get('run') ?? undefined;
   const limit = pageSize(params);
-  const runs = useWorkflowRuns(workflowId, { limit, ...(cursor ? { cursor } : {}) });
+  const scheduled = workflow.status === 'ACTIVE' && workflow.schedule !== null;
+  const runs = useWorkflowRuns(workflowId, { limit, ...(cursor ? { cursor } : {}) }, scheduled);
 
   function update(name: string, value: string | undefined) {
     const next = new URLSearchParams(params);
