@@ -9,6 +9,9 @@ import { HealthPage } from './pages/HealthPage.tsx';
 import { JobDetailPage } from './pages/JobDetailPage.tsx';
 import { JobsPage } from './pages/JobsPage.tsx';
 import { SignInPage } from './pages/SignInPage.tsx';
+import { WorkflowDetailPage } from './pages/WorkflowDetailPage.tsx';
+import { WorkflowRunPage } from './pages/WorkflowRunPage.tsx';
+import { WorkflowsPage } from './pages/WorkflowsPage.tsx';
 import { type Scope, useSessionState } from './session.tsx';
 
 function RequireSession({ scope, children }: { scope?: Scope; children: ReactNode }) {
@@ -68,6 +71,30 @@ export function App() {
           element={
             <RequireSession scope="tenant">
               <EditJobPage />
+            </RequireSession>
+          }
+        />
+        <Route
+          path="workflows"
+          element={
+            <RequireSession scope="tenant">
+              <WorkflowsPage />
+            </RequireSession>
+          }
+        />
+        <Route
+          path="workflows/:id"
+          element={
+            <RequireSession scope="tenant">
+              <WorkflowDetailPage />
+            </RequireSession>
+          }
+        />
+        <Route
+          path="workflow-runs/:workflowRunId"
+          element={
+            <RequireSession scope="tenant">
+              <WorkflowRunPage />
             </RequireSession>
           }
         />

@@ -9,4 +9,10 @@ export const keys = {
   timeseries: (query: object) => ['monitoring', 'timeseries', query] as const,
   system: ['monitoring', 'system'] as const,
   preview: (body: object) => ['schedules', 'preview', body] as const,
+  // Workflow runs sit under the workflows tree: an action on either reads both again.
+  workflows: ['workflows'] as const,
+  workflowList: (query: object) => ['workflows', 'list', query] as const,
+  workflow: (id: string) => ['workflows', 'detail', id] as const,
+  workflowRuns: (id: string, query: object) => ['workflows', 'detail', id, 'runs', query] as const,
+  workflowRun: (workflowRunId: string) => ['workflows', 'run', workflowRunId] as const,
 };

@@ -1,17 +1,25 @@
 /** The frame of every signed-in page: navigation by scope, sign-out, and the page below. */
-import { NavLink, Outlet } from 'react-router';
+import { NavLink, Outlet, useLocation } from 'react-router';
 import { useSession, useSessionState } from '../session.tsx';
 
-const TENANT_LINKS = [
+/** `also`: another path prefix the entry stands for (a workflow run's page is under Workflows). */
+interface NavEntry {
+  to: string;
+  label: string;
+  also?: string;
+}
+const TENANT_LINKS: NavEntry[] = [
   { to: '/jobs', label: 'Jobs' },
+  { to: '/workflows', label: 'Workflows', also: '/workflow-runs/' },
   { to: '/dead-letters', label: 'Dead letters' },
   { to: '/health', label: 'Health' },
 ];
-const ADMIN_LINKS = [{ to: '/health', label: 'Health' }];
+const ADMIN_LINKS: NavEntry[] = [{ to: '/health', label: 'Health' }];
 
 export function Layout() {
   const { scope } = useSession();
   const { signOut } = useSessionState();
+  const { pathname } = useLocation();
   const links = scope === 'admin' ? ADMIN_LINKS : TENANT_LINKS;
   return (
     <div className="min-h-screen">
@@ -23,7 +31,11 @@ export function Layout() {
               key={link.to}
               to={link.to}
               className={({ isActive }) =>
-                `text-sm ${isActive ? 'font-semibold text-slate-900' : 'text-slate-600 hover:text-slate-900'}`
+                `text-sm ${
+                  isActive || (link.also && pathname.startsWith(link.also))
+                    ? 'font-semibold text-slate-900'
+                    : 'text-slate-600 hover:text-slate-900'
+                }`
               }
             >
               {link.label}

@@ -5,6 +5,7 @@ const TONES: Readonly<Record<string, string>> = {
   COMPLETED: 'bg-sky-100 text-sky-900',
   RUNNING: 'bg-sky-100 text-sky-900',
   QUEUED: 'bg-slate-200 text-slate-800',
+  PENDING: 'bg-white text-slate-800 ring-1 ring-slate-300',
   PAUSED: 'bg-amber-100 text-amber-900',
   SKIPPED: 'bg-slate-200 text-slate-800',
   CANCELLED: 'bg-slate-200 text-slate-800',

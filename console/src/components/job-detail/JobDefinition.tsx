@@ -35,7 +35,8 @@ function HeaderList({ headers, secret }: { headers: Record<string, string>; secr
   );
 }
 
-function retryText(retry: Job['retry']): string {
+/** A retry policy in words: attempts, backoff, extra statuses. */
+export function retryText(retry: Job['retry']): string {
   const parts = [
     `${retry.maxAttempts} attempt${retry.maxAttempts === 1 ? '' : 's'}`,
     `backoff ${retry.initialDelaySeconds} s × ${retry.multiplier} up to ${retry.maxDelaySeconds} s`,
