@@ -245,6 +245,91 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/workflows/{id}/trigger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Run a workflow now, outside its schedule */
+    post: operations['triggerWorkflow'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workflows/{id}/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List a workflow's runs, newest first */
+    get: operations['listWorkflowRuns'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workflow-runs/{workflowRunId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a workflow run with the state of each task */
+    get: operations['getWorkflowRun'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workflow-runs/{workflowRunId}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Run the failed tasks of a workflow run again, and what depends on them */
+    post: operations['retryWorkflowRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workflow-runs/{workflowRunId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a workflow run: tasks not started end CANCELLED, tasks in flight are soft-cancelled */
+    post: operations['cancelWorkflowRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/signing-secrets': {
     parameters: {
       query?: never;
@@ -1265,7 +1350,9 @@ export interface components {
      *       "heartbeatDeadline": null,
      *       "checkpointAt": null,
      *       "cancelRequestedAt": null,
-     *       "output": null
+     *       "output": null,
+     *       "workflowRunId": null,
+     *       "taskKey": null
      *     }
      * @example {
      *       "runId": "01JD2Q8Z4W6X7Y8Z9A0B1C2D3F_1795510800000_1",
@@ -1298,7 +1385,9 @@ export interface components {
      *       "heartbeatDeadline": "2026-11-24T09:06:10.000Z",
      *       "checkpointAt": "2026-11-24T09:05:10.000Z",
      *       "cancelRequestedAt": null,
-     *       "output": null
+     *       "output": null,
+     *       "workflowRunId": null,
+     *       "taskKey": null
      *     }
      */
     Run: {
@@ -1369,6 +1458,10 @@ export interface components {
       cancelRequestedAt: string | null;
       /** @description What the worker's completion carried (any JSON); null when none */
       output: unknown;
+      /** @description A workflow task's run: its workflow run (GET /v1/workflow-runs/{workflowRunId}); null on a job's runs */
+      workflowRunId: string | null;
+      /** @description A workflow task's run: the task's key; null on a job's runs */
+      taskKey: string | null;
       /** @description Only GET /v1/runs/{runId}: the worker's latest checkpoint of this attempt (any JSON), null when none */
       checkpoint?: unknown;
     };
@@ -1486,6 +1579,137 @@ export interface components {
       slaSeconds?: number;
       /** @description As at creation (the whole settings, absent fields at their defaults), or null: the job's calls are synchronous again. Runs already called keep the settings they were called with. */
       async?: components['schemas']['AsyncSettings'] | null;
+    };
+    /**
+     * WorkflowRun
+     * @description One run of a workflow with each task's state, in definition order (functions/core/workflows/workflow-run-view.ts).
+     * @example {
+     *       "workflowRunId": "wf01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1780362000000",
+     *       "workflowId": "wf01JD2Q8Z4W6X7Y8Z9A0B1C2D3E",
+     *       "name": "nightly-etl",
+     *       "status": "RUNNING",
+     *       "version": 1,
+     *       "round": 0,
+     *       "scheduledFor": "2026-06-02T00:00:00.000Z",
+     *       "startedAt": "2026-06-02T00:00:00.012Z",
+     *       "completedAt": null,
+     *       "cancelRequestedAt": null,
+     *       "triggered": false,
+     *       "tasks": [
+     *         {
+     *           "key": "extract",
+     *           "dependsOn": [],
+     *           "when": "all_succeeded",
+     *           "status": "RUNNING",
+     *           "runId": "wf01JD2Q8Z4W6X7Y8Z9A0B1C2D3Ev1t0_1780362000000_1",
+     *           "attempt": 1,
+     *           "startedAt": "2026-06-02T00:00:00.040Z",
+     *           "completedAt": null,
+     *           "httpStatus": null,
+     *           "errorType": null,
+     *           "skippedReason": null
+     *         }
+     *       ]
+     *     }
+     */
+    WorkflowRun: {
+      /** @description <workflowId>_<occurrence ms> */
+      workflowRunId: string;
+      workflowId: string;
+      name: string | null;
+      /** @enum {string} */
+      status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+      /** @description The workflow version the run runs, whatever PATCH did since */
+      version: number;
+      /** @description 0, then one more per retry of the run */
+      round: number;
+      /** Format: date-time */
+      scheduledFor: string;
+      /** Format: date-time */
+      startedAt: string;
+      /** Format: date-time */
+      completedAt: string | null;
+      /** Format: date-time */
+      cancelRequestedAt: string | null;
+      /** @description Started by POST /v1/workflows/{id}/trigger, not by the schedule */
+      triggered: boolean;
+      tasks: {
+        key: string;
+        dependsOn: string[];
+        /** @enum {string} */
+        when: 'all_succeeded' | 'all_done' | 'any_failed';
+        /** @enum {string} */
+        status:
+          | 'PENDING'
+          | 'QUEUED'
+          | 'RUNNING'
+          | 'SUCCEEDED'
+          | 'FAILED'
+          | 'TIMED_OUT'
+          | 'DEAD_LETTERED'
+          | 'SKIPPED'
+          | 'CANCELLED';
+        /** @description The task's current run: GET /v1/runs/{runId} */
+        runId: string | null;
+        attempt: number | null;
+        /** Format: date-time */
+        startedAt: string | null;
+        /** Format: date-time */
+        completedAt: string | null;
+        httpStatus: number | null;
+        errorType: string | null;
+        /** @description Why the task ended without a call */
+        skippedReason: string | null;
+      }[];
+    };
+    /**
+     * WorkflowRunPage
+     * @description One page of a workflow's runs, newest first (GET /v1/workflows/{id}/runs): send `cursor` back for the next page; null on the last.
+     * @example {
+     *       "items": [],
+     *       "cursor": null
+     *     }
+     */
+    WorkflowRunPage: {
+      items: components['schemas']['WorkflowRunSummary'][];
+      cursor: string | null;
+    };
+    /**
+     * WorkflowRunSummary
+     * @description A workflow run in a listing: no tasks, how many stand at each status.
+     */
+    WorkflowRunSummary: {
+      /** @description <workflowId>_<occurrence ms> */
+      workflowRunId: string;
+      workflowId: string;
+      name: string | null;
+      /** @enum {string} */
+      status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+      /** @description The workflow version the run runs, whatever PATCH did since */
+      version: number;
+      /** @description 0, then one more per retry of the run */
+      round: number;
+      /** Format: date-time */
+      scheduledFor: string;
+      /** Format: date-time */
+      startedAt: string;
+      /** Format: date-time */
+      completedAt: string | null;
+      /** Format: date-time */
+      cancelRequestedAt: string | null;
+      /** @description Started by POST /v1/workflows/{id}/trigger, not by the schedule */
+      triggered: boolean;
+      taskCounts: {
+        PENDING?: number;
+        QUEUED?: number;
+        RUNNING?: number;
+        SUCCEEDED?: number;
+        FAILED?: number;
+        TIMED_OUT?: number;
+        DEAD_LETTERED?: number;
+        SKIPPED?: number;
+        CANCELLED?: number;
+      };
     };
   };
   responses: {
@@ -1770,7 +1994,7 @@ export interface operations {
       header?: never;
       path: {
         /**
-         * @description The job id (a ULID)
+         * @description The job id (a ULID); under /v1/workflows, the workflow id (`wf` and a ULID)
          * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E
          */
         id: string;
@@ -1805,7 +2029,7 @@ export interface operations {
       header?: never;
       path: {
         /**
-         * @description The job id (a ULID)
+         * @description The job id (a ULID); under /v1/workflows, the workflow id (`wf` and a ULID)
          * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E
          */
         id: string;
@@ -1847,7 +2071,7 @@ export interface operations {
       };
       path: {
         /**
-         * @description The job id (a ULID)
+         * @description The job id (a ULID); under /v1/workflows, the workflow id (`wf` and a ULID)
          * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E
          */
         id: string;
@@ -1909,7 +2133,7 @@ export interface operations {
       header?: never;
       path: {
         /**
-         * @description The job id (a ULID)
+         * @description The job id (a ULID); under /v1/workflows, the workflow id (`wf` and a ULID)
          * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E
          */
         id: string;
@@ -2196,7 +2420,7 @@ export interface operations {
       header?: never;
       path: {
         /**
-         * @description The job id (a ULID)
+         * @description The job id (a ULID); under /v1/workflows, the workflow id (`wf` and a ULID)
          * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E
          */
         id: string;
@@ -2232,7 +2456,7 @@ export interface operations {
       header?: never;
       path: {
         /**
-         * @description The job id (a ULID)
+         * @description The job id (a ULID); under /v1/workflows, the workflow id (`wf` and a ULID)
          * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E
          */
         id: string;
@@ -2275,7 +2499,7 @@ export interface operations {
       };
       path: {
         /**
-         * @description The job id (a ULID)
+         * @description The job id (a ULID); under /v1/workflows, the workflow id (`wf` and a ULID)
          * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E
          */
         id: string;
@@ -2304,6 +2528,178 @@ export interface operations {
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
+      default: components['responses']['Error'];
+    };
+  };
+  triggerWorkflow: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: the same key (for 24 h) answers with what the first request created, and `Idempotent-Replayed: true`; the same key with another body is a 422
+         * @example create-weekday-report-2026-11-24
+         */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /**
+         * @description The job id (a ULID); under /v1/workflows, the workflow id (`wf` and a ULID)
+         * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The new workflow run, its first tasks started (or, replayed, the one the same Idempotency-Key started) */
+      202: {
+        headers: {
+          /**
+           * @description Present (`true`) when the answer replays the one an earlier request with the same Idempotency-Key got
+           * @example true
+           */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WorkflowRun'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      default: components['responses']['Error'];
+    };
+  };
+  listWorkflowRuns: {
+    parameters: {
+      query?: {
+        /** @description Items per page, 1 to 100 */
+        limit?: number;
+        /** @description The previous page's `cursor`, as it was given (opaque; only valid for the same listing) */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /**
+         * @description The job id (a ULID); under /v1/workflows, the workflow id (`wf` and a ULID)
+         * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page of runs */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WorkflowRunPage'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['Error'];
+    };
+  };
+  getWorkflowRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The workflow run id: `<workflowId>_<occurrence epoch ms>`
+         * @example wf01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1795507200000
+         */
+        workflowRunId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The workflow run */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WorkflowRun'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['Error'];
+    };
+  };
+  retryWorkflowRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The workflow run id: `<workflowId>_<occurrence epoch ms>`
+         * @example wf01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1795507200000
+         */
+        workflowRunId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The run in its new round */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WorkflowRun'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      default: components['responses']['Error'];
+    };
+  };
+  cancelWorkflowRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The workflow run id: `<workflowId>_<occurrence epoch ms>`
+         * @example wf01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1795507200000
+         */
+        workflowRunId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The CANCELLED run */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WorkflowRun'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       default: components['responses']['Error'];
     };
   };

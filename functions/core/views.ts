@@ -54,6 +54,8 @@ export interface RunView {
   cancelRequestedAt: string | null;
   /** What the worker's completion carried, as JSON; null when it carried none. */
   output: unknown;
+  workflowRunId: string | null;
+  taskKey: string | null;
 }
 
 /** A stored JSON text as JSON; null for none, or for text that no longer parses (old data must not break a read). */
@@ -126,6 +128,9 @@ export function runView(run: Run, slaSeconds: number = DEFAULT_SLA_SECONDS): Run
     checkpointAt: iso(run.checkpointAt),
     cancelRequestedAt: iso(run.cancelRequestedAt),
     output: parsedJson(run.outputJson),
+    // A workflow task's run (core/workflows/): its workflow run and task; null on a job's runs.
+    workflowRunId: run.workflowRunId ?? null,
+    taskKey: run.taskKey ?? null,
   };
 }
 

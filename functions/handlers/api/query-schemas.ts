@@ -67,6 +67,7 @@ export const RUN_LIST_QUERY: readonly QueryParameter[] = [
 ];
 
 export const DEAD_LETTER_QUERY: readonly QueryParameter[] = PAGE;
+export const WORKFLOW_RUN_LIST_QUERY: readonly QueryParameter[] = PAGE;
 
 export const STATS_QUERY: readonly QueryParameter[] = [
   {

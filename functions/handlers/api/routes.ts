@@ -10,6 +10,7 @@ import {
   RUN_LIST_QUERY,
   STATS_QUERY,
   TIMESERIES_QUERY,
+  WORKFLOW_RUN_LIST_QUERY,
 } from './query-schemas.ts';
 
 export type TableAccess = 'read' | 'readWrite';
@@ -52,6 +53,8 @@ export interface Route {
     jobs?: TableAccess;
     runs?: TableAccess;
     sendToDispatchQueue?: boolean;
+    /** The workflow-runs table (core/workflows/stored.ts). */
+    workflowRuns?: TableAccess;
     /** The metrics table (run aggregates, job-status counters, scanner heartbeats). */
     metrics?: TableAccess;
     /** sqs:GetQueueAttributes on the dispatch queue and its dead-letter queue (depths), nothing else. */
@@ -84,7 +87,7 @@ export interface DocumentedRoute extends Route {
   /** One line for the OpenAPI document; docs/api.md has the rest. */
   summary: string;
   /** Groups routes in the OpenAPI document. */
-  tag: 'Jobs' | 'Runs' | 'Callbacks' | 'Signing secrets' | 'Monitoring';
+  tag: 'Jobs' | 'Runs' | 'Workflows' | 'Callbacks' | 'Signing secrets' | 'Monitoring';
   /** On a public route: a bearer token changes the answer (health: the admin token gets the full check). */
   tokenOptional?: boolean;
   /** The query parameters the handler accepts (query-schemas.ts); it refuses any other. */
@@ -370,6 +373,79 @@ export const ROUTES: readonly DocumentedRoute[] = [
     ],
     errors: [400, 404, 409, 429],
     access: { jobs: 'read', runs: 'readWrite', sendToDispatchQueue: true, tenants: 'readWrite' },
+  },
+  // Workflow runs (core/use-cases/workflows/): a trigger starts one and its first tasks, retry and
+  // cancel change one; task runs are ordinary runs (the runs table), sent to the dispatch queue.
+  {
+    method: 'POST',
+    path: '/v1/workflows/{id}/trigger',
+    handler: 'trigger-workflow',
+    authorized: true,
+    summary: 'Run a workflow now, outside its schedule',
+    tag: 'Workflows',
+    requestHeaders: ['Idempotency-Key'],
+    answers: [
+      {
+        status: 202,
+        schema: 'workflow-run.json',
+        description:
+          'The new workflow run, its first tasks started (or, replayed, the one the same Idempotency-Key started)',
+        optionalHeaders: ['Idempotent-Replayed'],
+      },
+    ],
+    errors: [400, 404, 409, 429],
+    access: {
+      jobs: 'read',
+      runs: 'readWrite',
+      workflowRuns: 'readWrite',
+      sendToDispatchQueue: true,
+      tenants: 'readWrite',
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/workflows/{id}/runs',
+    handler: 'list-workflow-runs',
+    authorized: true,
+    summary: "List a workflow's runs, newest first",
+    tag: 'Workflows',
+    query: WORKFLOW_RUN_LIST_QUERY,
+    answers: [{ status: 200, schema: 'workflow-run-page.json', description: 'One page of runs' }],
+    errors: [400, 404],
+    access: { jobs: 'read', workflowRuns: 'read' },
+  },
+  {
+    method: 'GET',
+    path: '/v1/workflow-runs/{workflowRunId}',
+    handler: 'get-workflow-run',
+    authorized: true,
+    summary: 'Get a workflow run with the state of each task',
+    tag: 'Workflows',
+    answers: [{ status: 200, schema: 'workflow-run.json', description: 'The workflow run' }],
+    errors: [404],
+    access: { runs: 'read', workflowRuns: 'read' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/workflow-runs/{workflowRunId}/retry',
+    handler: 'retry-workflow-run',
+    authorized: true,
+    summary: 'Run the failed tasks of a workflow run again, and what depends on them',
+    tag: 'Workflows',
+    answers: [{ status: 202, schema: 'workflow-run.json', description: 'The run in its new round' }],
+    errors: [404, 409],
+    access: { jobs: 'read', runs: 'readWrite', workflowRuns: 'readWrite', sendToDispatchQueue: true },
+  },
+  {
+    method: 'POST',
+    path: '/v1/workflow-runs/{workflowRunId}/cancel',
+    handler: 'cancel-workflow-run',
+    authorized: true,
+    summary: 'Cancel a workflow run: tasks not started end CANCELLED, tasks in flight are soft-cancelled',
+    tag: 'Workflows',
+    answers: [{ status: 202, schema: 'workflow-run.json', description: 'The CANCELLED run' }],
+    errors: [404, 409],
+    access: { jobs: 'read', runs: 'readWrite', workflowRuns: 'readWrite' },
   },
   // Signing secrets: the calling tenant's own (core/tenants/signing-secrets.ts). Rotation seals the
   // new secret (KMS GenerateDataKey) and writes it with the previous ones' expiry (tenants readWrite).

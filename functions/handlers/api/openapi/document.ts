@@ -18,6 +18,10 @@ const TAGS = [
   { name: 'Jobs', description: 'Create, read, change, pause, resume, trigger and cancel jobs' },
   { name: 'Runs', description: "A job's runs, one run, its cancel, dead letters and their re-drive" },
   {
+    name: 'Workflows',
+    description: 'Tasks with dependencies, run on a schedule or when triggered; their runs, retried or cancelled',
+  },
+  {
     name: 'Callbacks',
     description:
       "An async job's worker reports back through its call's `Chronos-Callback-Url`: the token in the path is the only credential",

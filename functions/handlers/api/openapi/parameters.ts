@@ -6,9 +6,14 @@ import { REQUEST_HEADER_PARAMETERS } from './headers.ts';
 /** What each path placeholder of the route table holds (path-id.ts: anything else is a 404). */
 const PATH_PARAMETERS: Record<string, Record<string, unknown>> = {
   id: {
-    description: 'The job id (a ULID)',
-    schema: { type: 'string', pattern: '^[0-9A-HJKMNP-TV-Z]{26}$' },
+    description: 'The job id (a ULID); under /v1/workflows, the workflow id (`wf` and a ULID)',
+    schema: { type: 'string', pattern: '^(wf)?[0-9A-HJKMNP-TV-Z]{26}$' },
     example: '01JD2Q8Z4W6X7Y8Z9A0B1C2D3E',
+  },
+  workflowRunId: {
+    description: 'The workflow run id: `<workflowId>_<occurrence epoch ms>`',
+    schema: { type: 'string', pattern: '^wf[0-9A-HJKMNP-TV-Z]{26}_\\d{1,16}$' },
+    example: 'wf01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1795507200000',
   },
   runId: {
     description: 'The run id: `<jobId>_<scheduledFor epoch ms>_<attempt>`',
