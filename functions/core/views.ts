@@ -10,7 +10,7 @@ import { redactedTarget } from './secrets/secret-headers.ts';
 import type { SigningSecretInfo } from './tenants/signing-secrets.ts';
 
 /** An instant as ISO-8601; null when absent, or not a representable instant (old data must not break a read). */
-const iso = (ms: number | undefined): string | null =>
+export const iso = (ms: number | undefined): string | null =>
   ms === undefined || !isRepresentableInstant(ms) ? null : new Date(ms).toISOString();
 
 export interface RunView {
@@ -142,7 +142,7 @@ export function scheduleView(schedule: Schedule) {
 }
 
 /** A job's retry policy in create-job.json's field names, every field at its effective value. */
-function retryView(job: StoredJob) {
+export function retryView(job: Pick<StoredJob, 'retry'>) {
   // Creation stores a full policy; the defaults only keep an odd record readable (old data must not break a read).
   const retry = { ...DEFAULT_RETRY_POLICY, ...job.retry };
   return {
@@ -152,6 +152,17 @@ function retryView(job: StoredJob) {
     multiplier: retry.multiplier,
     retryOn: retry.retryOn ?? [],
   };
+}
+
+/** A job's async settings, every field at its value; null for a synchronous job. */
+export function asyncSettingsView(job: Pick<StoredJob, 'async'>) {
+  return job.async
+    ? {
+        heartbeatTimeoutSeconds: job.async.heartbeatTimeoutSeconds,
+        maxDurationSeconds: job.async.maxDurationSeconds,
+        cancelGraceSeconds: job.async.cancelGraceSeconds,
+      }
+    : null;
 }
 
 /**
@@ -173,13 +184,7 @@ export function jobView(job: StoredJob, latestRun?: Run, upcoming?: number[]) {
     onFailure: job.onFailureUrl ? { url: job.onFailureUrl } : null,
     timeoutSeconds: job.timeoutSeconds,
     // The settings of an async job (callbacks: core/async/), every field at its value; null for a synchronous job.
-    async: job.async
-      ? {
-          heartbeatTimeoutSeconds: job.async.heartbeatTimeoutSeconds,
-          maxDurationSeconds: job.async.maxDurationSeconds,
-          cancelGraceSeconds: job.async.cancelGraceSeconds,
-        }
-      : null,
+    async: asyncSettingsView(job),
     slaSeconds: job.slaSeconds ?? DEFAULT_SLA_SECONDS,
     nextFireAt: iso(job.nextFireAt),
     ...(job.pausedAt === undefined ? {} : { pausedAt: iso(job.pausedAt) }),

@@ -27,4 +27,12 @@ export const API_MODULES: Record<string, () => Promise<{ handler: unknown }>> = 
   'rotate-signing-secret': () => import('#handlers/api/rotate-signing-secret'),
   'trigger-job': () => import('#handlers/api/trigger-job'),
   'update-job': () => import('#handlers/api/update-job'),
+  // Workflow definitions.
+  'create-workflow': () => import('#handlers/api/create-workflow'),
+  'delete-workflow': () => import('#handlers/api/delete-workflow'),
+  'get-workflow': () => import('#handlers/api/get-workflow'),
+  'list-workflows': () => import('#handlers/api/list-workflows'),
+  'pause-workflow': () => import('#handlers/api/pause-workflow'),
+  'resume-workflow': () => import('#handlers/api/resume-workflow'),
+  'update-workflow': () => import('#handlers/api/update-workflow'),
 };

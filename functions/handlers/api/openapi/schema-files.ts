@@ -25,6 +25,9 @@ import scheduleOccurrences from '#schemas/schedule-occurrences.json' with { type
 import signingSecret from '#schemas/signing-secret.json' with { type: 'json' };
 import signingSecretList from '#schemas/signing-secret-list.json' with { type: 'json' };
 import updateJob from '#schemas/update-job.json' with { type: 'json' };
+import updateWorkflow from '#schemas/update-workflow.json' with { type: 'json' };
+import workflow from '#schemas/workflow.json' with { type: 'json' };
+import workflowPage from '#schemas/workflow-page.json' with { type: 'json' };
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -52,4 +55,7 @@ export const SCHEMA_FILES: Readonly<Record<string, JsonSchema>> = {
   'signing-secret.json': signingSecret,
   'signing-secret-list.json': signingSecretList,
   'update-job.json': updateJob,
+  'update-workflow.json': updateWorkflow,
+  'workflow.json': workflow,
+  'workflow-page.json': workflowPage,
 };
