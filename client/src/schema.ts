@@ -1599,7 +1599,7 @@ export interface components {
      * Workflow
      * @description A workflow as GET /v1/workflows/{id}, POST /v1/workflows and PATCH /v1/workflows/{id} answer it: its head, and its current version's tasks in definition order (each task's job fields shown as a job's: secret header values as "***", the retry policy at its effective values).
      * @example {
-     *       "workflowId": "wf01JABCDEFGHJKMNPQRSTVWXYZ",
+     *       "workflowId": "wf01JDQ6Z8N5W7X3K2M4P9R0T1VB",
      *       "name": "nightly-etl",
      *       "status": "ACTIVE",
      *       "version": 1,
@@ -1628,7 +1628,7 @@ export interface components {
      *           },
      *           "retry": {
      *             "maxAttempts": 3,
-     *             "initialDelaySeconds": 10,
+     *             "initialDelaySeconds": 1,
      *             "maxDelaySeconds": 300,
      *             "multiplier": 2,
      *             "retryOn": []
