@@ -245,6 +245,77 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/workflows': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the tenant's workflows */
+    get: operations['listWorkflows'];
+    put?: never;
+    /** Create a workflow */
+    post: operations['createWorkflow'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workflows/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a workflow and its tasks */
+    get: operations['getWorkflow'];
+    put?: never;
+    post?: never;
+    /** Cancel a workflow (kept as history) */
+    delete: operations['deleteWorkflow'];
+    options?: never;
+    head?: never;
+    /** Change a workflow's name, schedule, policies or tasks (a new version) */
+    patch: operations['updateWorkflow'];
+    trace?: never;
+  };
+  '/v1/workflows/{id}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pause an ACTIVE workflow */
+    post: operations['pauseWorkflow'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workflows/{id}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resume a PAUSED workflow */
+    post: operations['resumeWorkflow'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/workflows/{id}/trigger': {
     parameters: {
       query?: never;
@@ -604,7 +675,7 @@ export interface components {
     };
     /**
      * CreateWorkflow
-     * @description Body of POST /v1/workflows: tasks with dependencies, run on a schedule (the same shape as a job's, referenced from create-job.json, not copied) or only when triggered. Each task takes a job's target, retry, timeoutSeconds and delivery (also referenced from create-job.json). Beyond this schema, the graph is checked in functions/core/workflows/validate-workflow.ts: keys unique, every dependsOn names another task, no cycles (the 400 names the tasks of one), at least one task without dependencies, any_failed only on a task with dependencies.
+     * @description Body of POST /v1/workflows: tasks with dependencies, run on a schedule (the same shape as a job's, referenced from create-job.json, not copied) or only when triggered. Each task takes a job's target, retry, timeoutSeconds, delivery and async (also referenced from create-job.json). Beyond this schema, the graph is checked in functions/core/workflows/validate-workflow.ts: keys unique, every dependsOn names another task, no cycles (the 400 names the tasks of one), at least one task without dependencies, any_failed only on a task with dependencies.
      * @example {
      *       "name": "nightly-etl",
      *       "schedule": {
@@ -677,6 +748,7 @@ export interface components {
         retry?: components['schemas']['CreateJob']['retry'];
         timeoutSeconds?: components['schemas']['CreateJob']['timeoutSeconds'];
         delivery?: components['schemas']['CreateJob']['delivery'];
+        async?: components['schemas']['CreateJob']['async'];
         /** @description Keys of the tasks this one waits for, each once */
         dependsOn?: string[];
         /**
@@ -1711,6 +1783,143 @@ export interface components {
         CANCELLED?: number;
       };
     };
+    /**
+     * UpdateWorkflow
+     * @description Body of PATCH /v1/workflows/{id} (If-Match required): the fields to change, at least one, with the shapes of CreateWorkflow (create-workflow.json). `schedule: null` makes the workflow trigger-only, `onFailure: null` removes its onFailure URL; `tasks` is the whole list again and makes a new version (runs in flight keep theirs). The update-workflow handler checks every field, the graph (keys, dependencies, cycles) and each task's target as at creation, naming the field.
+     * @example {
+     *       "schedule": null
+     *     }
+     * @example {
+     *       "tasks": [
+     *         {
+     *           "key": "extract",
+     *           "target": {
+     *             "url": "https://etl.example.com/extract"
+     *           }
+     *         },
+     *         {
+     *           "key": "load",
+     *           "target": {
+     *             "url": "https://etl.example.com/load"
+     *           },
+     *           "dependsOn": [
+     *             "extract"
+     *           ]
+     *         }
+     *       ]
+     *     }
+     */
+    UpdateWorkflow: {
+      name?: components['schemas']['CreateWorkflow']['name'];
+      /** @description As at creation, or null: the workflow runs only when triggered from now on */
+      schedule?: components['schemas']['CreateJob']['schedule'] | null;
+      misfire?: components['schemas']['CreateJob']['misfire'];
+      overlap?: components['schemas']['CreateJob']['overlap'];
+      /** @description As at creation, or null to remove the workflow's onFailure URL */
+      onFailure?: components['schemas']['CreateJob']['onFailure'] | null;
+      tasks?: components['schemas']['CreateWorkflow']['tasks'];
+    };
+    /**
+     * Workflow
+     * @description A workflow as GET /v1/workflows/{id}, POST /v1/workflows and PATCH /v1/workflows/{id} answer it: its head, and its current version's tasks in definition order (each task's job fields shown as a job's: secret header values as "***", the retry policy at its effective values).
+     * @example {
+     *       "workflowId": "wf01JDQ6Z8N5W7X3K2M4P9R0T1VB",
+     *       "name": "nightly-etl",
+     *       "status": "ACTIVE",
+     *       "version": 1,
+     *       "schedule": {
+     *         "type": "cron",
+     *         "expression": "0 2 * * *",
+     *         "timezone": "Europe/Berlin",
+     *         "startAt": null
+     *       },
+     *       "misfire": "fire_once",
+     *       "overlap": "allow",
+     *       "onFailure": null,
+     *       "nextFireAt": "2026-11-26T01:00:00.000Z",
+     *       "createdAt": "2026-11-25T03:00:00.000Z",
+     *       "updatedAt": "2026-11-25T03:00:00.000Z",
+     *       "tasks": [
+     *         {
+     *           "key": "extract",
+     *           "dependsOn": [],
+     *           "when": "all_succeeded",
+     *           "input": null,
+     *           "target": {
+     *             "url": "https://etl.example.com/extract",
+     *             "method": "POST",
+     *             "headers": {}
+     *           },
+     *           "retry": {
+     *             "maxAttempts": 3,
+     *             "initialDelaySeconds": 1,
+     *             "maxDelaySeconds": 300,
+     *             "multiplier": 2,
+     *             "retryOn": []
+     *           },
+     *           "timeoutSeconds": 30,
+     *           "delivery": "at-least-once",
+     *           "async": null
+     *         }
+     *       ]
+     *     }
+     */
+    Workflow: {
+      workflowId: string;
+      name: string | null;
+      /** @enum {string} */
+      status: 'ACTIVE' | 'PAUSED' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+      /** @description The definition version: PATCH, pause, resume and delete bump it; the ETag, and what If-Match names */
+      version: number;
+      /** @description As a job's; null for a workflow that runs only when triggered */
+      schedule: null | components['schemas']['Job']['schedule'];
+      misfire: components['schemas']['Job']['misfire'];
+      overlap: components['schemas']['Job']['overlap'];
+      onFailure: components['schemas']['Job']['onFailure'];
+      /** Format: date-time */
+      nextFireAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      tasks: {
+        key: string;
+        dependsOn: string[];
+        /** @enum {string} */
+        when: 'all_succeeded' | 'all_done' | 'any_failed';
+        input: null | 'upstream';
+        target: components['schemas']['Job']['target'];
+        retry: components['schemas']['Job']['retry'];
+        timeoutSeconds: components['schemas']['Job']['timeoutSeconds'];
+        delivery: components['schemas']['Job']['delivery'];
+        async: components['schemas']['Job']['async'];
+      }[];
+    };
+    /**
+     * WorkflowPage
+     * @description One page of GET /v1/workflows, in creation order: each workflow without its tasks, with its task count. Send `cursor` back for the next page; null on the last.
+     * @example {
+     *       "items": [],
+     *       "cursor": null
+     *     }
+     */
+    WorkflowPage: {
+      items: {
+        workflowId: components['schemas']['Workflow']['workflowId'];
+        name: components['schemas']['Workflow']['name'];
+        status: components['schemas']['Workflow']['status'];
+        version: components['schemas']['Workflow']['version'];
+        schedule: components['schemas']['Workflow']['schedule'];
+        misfire: components['schemas']['Workflow']['misfire'];
+        overlap: components['schemas']['Workflow']['overlap'];
+        onFailure: components['schemas']['Workflow']['onFailure'];
+        nextFireAt: components['schemas']['Workflow']['nextFireAt'];
+        createdAt: components['schemas']['Workflow']['createdAt'];
+        updatedAt: components['schemas']['Workflow']['updatedAt'];
+        taskCount: number;
+      }[];
+      cursor: string | null;
+    };
   };
   responses: {
     /** @description Invalid input: every failing field, query parameter or header is named in `details` */
@@ -2523,6 +2732,280 @@ export interface operations {
         };
       };
       400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      default: components['responses']['Error'];
+    };
+  };
+  listWorkflows: {
+    parameters: {
+      query?: {
+        /** @description Items per page, 1 to 100 */
+        limit?: number;
+        /** @description The previous page's `cursor`, as it was given (opaque; only valid for the same listing) */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of workflows */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WorkflowPage'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      default: components['responses']['Error'];
+    };
+  };
+  createWorkflow: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a retry safe: the same key (for 24 h) answers with what the first request created, and `Idempotent-Replayed: true`; the same key with another body is a 422
+         * @example create-weekday-report-2026-11-24
+         */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateWorkflow'];
+      };
+    };
+    responses: {
+      /** @description The new workflow (or, replayed, the one the same Idempotency-Key created) */
+      201: {
+        headers: {
+          /**
+           * @description The new job's URL path
+           * @example /v1/jobs/01JD2Q8Z4W6X7Y8Z9A0B1C2D3E
+           */
+          Location: string;
+          /**
+           * @description The job's (definition) version as a strong entity tag: send it back in If-Match to change the job. PATCH, pause, resume and cancel change it; the scheduler advancing the job does not
+           * @example "3"
+           */
+          ETag: string;
+          /**
+           * @description Present (`true`) when the answer replays the one an earlier request with the same Idempotency-Key got
+           * @example true
+           */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Workflow'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      default: components['responses']['Error'];
+    };
+  };
+  getWorkflow: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The job id (a ULID); under /v1/workflows, the workflow id (`wf` and a ULID)
+         * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The workflow */
+      200: {
+        headers: {
+          /**
+           * @description The job's (definition) version as a strong entity tag: send it back in If-Match to change the job. PATCH, pause, resume and cancel change it; the scheduler advancing the job does not
+           * @example "3"
+           */
+          ETag: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Workflow'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      default: components['responses']['Error'];
+    };
+  };
+  deleteWorkflow: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The job id (a ULID); under /v1/workflows, the workflow id (`wf` and a ULID)
+         * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The CANCELLED workflow */
+      200: {
+        headers: {
+          /**
+           * @description The job's (definition) version as a strong entity tag: send it back in If-Match to change the job. PATCH, pause, resume and cancel change it; the scheduler advancing the job does not
+           * @example "3"
+           */
+          ETag: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Workflow'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      default: components['responses']['Error'];
+    };
+  };
+  updateWorkflow: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The job's version, its ETag (`"3"`, `3` or `W/"3"`): 428 without it, 409 when another PATCH, a pause, a resume or a cancel changed the job since (the scheduler advancing it does not)
+         * @example "3"
+         */
+        'If-Match': string;
+      };
+      path: {
+        /**
+         * @description The job id (a ULID); under /v1/workflows, the workflow id (`wf` and a ULID)
+         * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateWorkflow'];
+      };
+    };
+    responses: {
+      /** @description The changed workflow */
+      200: {
+        headers: {
+          /**
+           * @description The job's (definition) version as a strong entity tag: send it back in If-Match to change the job. PATCH, pause, resume and cancel change it; the scheduler advancing the job does not
+           * @example "3"
+           */
+          ETag: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Workflow'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      428: components['responses']['PreconditionRequired'];
+      429: components['responses']['TooManyRequests'];
+      default: components['responses']['Error'];
+    };
+  };
+  pauseWorkflow: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The job id (a ULID); under /v1/workflows, the workflow id (`wf` and a ULID)
+         * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The PAUSED workflow */
+      200: {
+        headers: {
+          /**
+           * @description The job's (definition) version as a strong entity tag: send it back in If-Match to change the job. PATCH, pause, resume and cancel change it; the scheduler advancing the job does not
+           * @example "3"
+           */
+          ETag: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Workflow'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      default: components['responses']['Error'];
+    };
+  };
+  resumeWorkflow: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The job id (a ULID); under /v1/workflows, the workflow id (`wf` and a ULID)
+         * @example 01JD2Q8Z4W6X7Y8Z9A0B1C2D3E
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The ACTIVE workflow */
+      200: {
+        headers: {
+          /**
+           * @description The job's (definition) version as a strong entity tag: send it back in If-Match to change the job. PATCH, pause, resume and cancel change it; the scheduler advancing the job does not
+           * @example "3"
+           */
+          ETag: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Workflow'];
+        };
+      };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];

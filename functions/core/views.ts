@@ -147,7 +147,7 @@ export function scheduleView(schedule: Schedule) {
 }
 
 /** A job's retry policy in create-job.json's field names, every field at its effective value. */
-function retryView(job: StoredJob) {
+export function retryView(job: Pick<StoredJob, 'retry'>) {
   // Creation stores a full policy; the defaults only keep an odd record readable (old data must not break a read).
   const retry = { ...DEFAULT_RETRY_POLICY, ...job.retry };
   return {
@@ -157,6 +157,17 @@ function retryView(job: StoredJob) {
     multiplier: retry.multiplier,
     retryOn: retry.retryOn ?? [],
   };
+}
+
+/** A job's async settings, every field at its value; null for a synchronous job. */
+export function asyncSettingsView(job: Pick<StoredJob, 'async'>) {
+  return job.async
+    ? {
+        heartbeatTimeoutSeconds: job.async.heartbeatTimeoutSeconds,
+        maxDurationSeconds: job.async.maxDurationSeconds,
+        cancelGraceSeconds: job.async.cancelGraceSeconds,
+      }
+    : null;
 }
 
 /**
@@ -178,13 +189,7 @@ export function jobView(job: StoredJob, latestRun?: Run, upcoming?: number[]) {
     onFailure: job.onFailureUrl ? { url: job.onFailureUrl } : null,
     timeoutSeconds: job.timeoutSeconds,
     // The settings of an async job (callbacks: core/async/), every field at its value; null for a synchronous job.
-    async: job.async
-      ? {
-          heartbeatTimeoutSeconds: job.async.heartbeatTimeoutSeconds,
-          maxDurationSeconds: job.async.maxDurationSeconds,
-          cancelGraceSeconds: job.async.cancelGraceSeconds,
-        }
-      : null,
+    async: asyncSettingsView(job),
     slaSeconds: job.slaSeconds ?? DEFAULT_SLA_SECONDS,
     nextFireAt: iso(job.nextFireAt),
     ...(job.pausedAt === undefined ? {} : { pausedAt: iso(job.pausedAt) }),

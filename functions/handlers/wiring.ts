@@ -24,6 +24,7 @@ import { JOBS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-
 import { probeTable } from '#adapters/dynamodb/table-probe';
 import { DynamoTenantRepository } from '#adapters/dynamodb/tenant-repository';
 import { DynamoTriggerRateLimiter } from '#adapters/dynamodb/trigger-rate-limiter';
+import { DynamoWorkflowRepository } from '#adapters/dynamodb/workflow-repository';
 import { DynamoWorkflowRunStore } from '#adapters/dynamodb/workflow-run-store';
 import { ENV, intEnv, listEnv, requiredEnv } from '#adapters/environment';
 import { targetResolver } from '#adapters/http/guarded-lookup';
@@ -65,6 +66,10 @@ const documentClient = once(createDocumentClient);
 const sqsClient = once(createSqsClient);
 
 export const jobRepository = once(() => new DynamoJobRepository(documentClient(), requiredEnv(ENV.jobsTable)));
+/** Workflow heads and their versions' task items: items of the jobs table (core/workflows/stored.ts). */
+export const workflowRepository = once(
+  () => new DynamoWorkflowRepository(documentClient(), requiredEnv(ENV.jobsTable)),
+);
 /**
  * The executor's jobs: reads asked for in the same turn of the event loop go out in one
  * BatchGetItem (the records of a batch, the runs of a burst that wake together).

@@ -32,4 +32,12 @@ export const API_MODULES: Record<string, () => Promise<{ handler: unknown }>> = 
   'trigger-job': () => import('#handlers/api/trigger-job'),
   'trigger-workflow': () => import('#handlers/api/trigger-workflow'),
   'update-job': () => import('#handlers/api/update-job'),
+  // Workflow definitions.
+  'create-workflow': () => import('#handlers/api/create-workflow'),
+  'delete-workflow': () => import('#handlers/api/delete-workflow'),
+  'get-workflow': () => import('#handlers/api/get-workflow'),
+  'list-workflows': () => import('#handlers/api/list-workflows'),
+  'pause-workflow': () => import('#handlers/api/pause-workflow'),
+  'resume-workflow': () => import('#handlers/api/resume-workflow'),
+  'update-workflow': () => import('#handlers/api/update-workflow'),
 };

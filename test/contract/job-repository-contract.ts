@@ -105,6 +105,23 @@ export function jobRepositoryContract(repositories: () => ContractRepositories) 
       }
     });
 
+    it('leaves workflow heads and task items (items with a kind) out of the tenant’s jobs, at every page size', async () => {
+      const tenant = unique('t');
+      for (let index = 0; index < 6; index++) {
+        const kind = [undefined, 'workflow', 'workflow-task'][index % 3];
+        await jobs.create(aJob(tenant, jobIdOf(index), kind ? ({ kind } as Partial<StoredJob>) : {}));
+      }
+      for (let limit = 1; limit <= 3; limit++) {
+        const pages = await readAllPages((cursor) => jobs.listByTenant(tenant, { limit, cursor }), limit);
+        expect(pages.flat().map((job) => job.jobId)).toEqual([0, 3].map(jobIdOf));
+        const active = await readAllPages(
+          (cursor) => jobs.listByTenant(tenant, { limit, cursor, status: 'ACTIVE' }),
+          limit,
+        );
+        expect(active.flat().map((job) => job.jobId)).toEqual([0, 3].map(jobIdOf));
+      }
+    });
+
     it('pages through filtered jobs without a skip or a repeat', async () => {
       const tenant = unique('t');
       for (let index = 0; index < 9; index++) {

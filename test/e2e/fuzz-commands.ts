@@ -17,6 +17,7 @@ import {
   mutateKey,
 } from './fuzz-cursors.ts';
 import { instantText, numberNear, unicodeText } from './fuzz-edges.ts';
+import { workflowCommands } from './fuzz-workflows.ts';
 import type { Answer, Listing, Real, World } from './fuzz-world.ts';
 
 type Command = fc.AsyncCommand<World, Real>;
@@ -892,5 +893,6 @@ export function commandsFor(baseUrl: string) {
       .map((q) => new Monitoring(q)),
     fc.tuple(fc.nat(), fc.nat(), patches).map(([pick, route, body]) => new OtherTenant(pick, route, body)),
     fc.constant(new Scan()),
+    ...workflowCommands(baseUrl),
   ];
 }

@@ -95,6 +95,11 @@ describe('tenant isolation of every route', () => {
     expect(triggered.status).toBe(202);
     await target.waitForCalls('/victim', 1, 10_000);
     await new Promise((resolve) => setTimeout(resolve, 1_000)); // let the run's completion settle
+    // A workflow without a schedule: nothing of it runs while the routes are walked.
+    const workflow = await victim.api('POST', '/v1/workflows', {
+      tasks: [{ key: 'only', target: { url: target.url('/victim-task') } }],
+    });
+    expect(workflow.status).toBe(201);
     const before = await itemsOf(victim.tenantId);
 
     // The victim's real ids, by the collection a path parameter sits under (`/jobs/{…}`,
@@ -103,6 +108,7 @@ describe('tenant isolation of every route', () => {
     const realIds: Record<string, { id: string; kind: string }> = {
       jobs: { id: job.body.jobId, kind: 'job' },
       runs: { id: triggered.body.runId, kind: 'run' },
+      workflows: { id: workflow.body.workflowId, kind: 'workflow' },
     };
     const filled = (route: (typeof ROUTES)[number]) => {
       const used: Array<{ id: string; kind: string }> = [];
@@ -120,6 +126,8 @@ describe('tenant isolation of every route', () => {
       'update-job': { name: 'taken over', target: { url: target.url('/attacker') } },
       'create-job': { target: { url: target.url('/attacker') }, schedule: later() },
       'preview-schedule': { schedule: later() },
+      'create-workflow': { tasks: [{ key: 'attack', target: { url: target.url('/attacker') } }] },
+      'update-workflow': { tasks: [{ key: 'attack', target: { url: target.url('/attacker') } }] },
     };
     const checked: string[] = [];
     const withIds: Array<{ route: (typeof ROUTES)[number]; path: string }> = [];
@@ -154,7 +162,10 @@ describe('tenant isolation of every route', () => {
       (x, y) => Number(x.route.method === 'DELETE') - Number(y.route.method === 'DELETE'),
     );
     for (const { route, path } of cancelLast) {
-      const ownBody = route.handler === 'update-job' ? { name: 'renamed by its owner' } : undefined;
+      const ownBody =
+        route.handler === 'update-job' || route.handler === 'update-workflow'
+          ? { name: 'renamed by its owner' }
+          : undefined;
       const own = await victim.api(route.method, path, ownBody, { 'if-match': '"1"' });
       expect(own.status, `${route.method} ${route.path} as the owner`).not.toBe(404);
       expect(own.status, `${route.method} ${route.path} as the owner`).toBeLessThan(500);

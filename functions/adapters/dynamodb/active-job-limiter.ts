@@ -92,9 +92,15 @@ export class DynamoActiveJobLimiter implements ActiveJobLimiter {
         new QueryCommand({
           TableName: this.jobsTable,
           KeyConditionExpression: '#tenant = :tenant',
-          FilterExpression: '#status IN (:active, :paused)',
-          ExpressionAttributeNames: { '#tenant': JOBS_TABLE.partitionKey, '#status': 'status' },
-          ExpressionAttributeValues: { ':tenant': tenantId, ':active': 'ACTIVE', ':paused': 'PAUSED' },
+          // A workflow counts as one job: its head, not its task items (core/workflows/stored.ts).
+          FilterExpression: '#status IN (:active, :paused) AND (attribute_not_exists(#kind) OR #kind <> :task)',
+          ExpressionAttributeNames: { '#tenant': JOBS_TABLE.partitionKey, '#status': 'status', '#kind': 'kind' },
+          ExpressionAttributeValues: {
+            ':tenant': tenantId,
+            ':active': 'ACTIVE',
+            ':paused': 'PAUSED',
+            ':task': 'workflow-task',
+          },
           Select: 'COUNT',
           ...(start ? { ExclusiveStartKey: start } : {}),
         }),

@@ -56,8 +56,9 @@ export class DynamoJobRepository implements JobRepository {
    */
   async listByTenant(tenantId: string, query: JobListQuery): Promise<Page<StoredJob>> {
     const start = decodeCursor(query.cursor, jobsCursor(tenantId));
-    const filters: string[] = [];
-    const names: Record<string, string> = { '#tenant': PK };
+    // Workflow heads and task items are jobs-table items too (core/workflows/stored.ts), never jobs to list.
+    const filters: string[] = ['attribute_not_exists(#kind)'];
+    const names: Record<string, string> = { '#tenant': PK, '#kind': 'kind' };
     const values: Record<string, unknown> = { ':tenant': tenantId };
     if (query.status !== undefined) {
       filters.push('#status = :status');
@@ -80,7 +81,7 @@ export class DynamoJobRepository implements JobRepository {
       {
         TableName: this.tableName,
         KeyConditionExpression: '#tenant = :tenant',
-        ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+        FilterExpression: filters.join(' AND '),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ConsistentRead: true,

@@ -79,8 +79,11 @@ export async function updateJob(
   return (await deps.jobs.get(tenantId, jobId)) ?? after;
 }
 
-/** The job after `change`, one (definition) version on; a new schedule restarts it from `now`. */
-function applyChange(job: StoredJob, change: JobChange, shardCount: number, now: number): StoredJob {
+/**
+ * The job after `change`, one (definition) version on; a new schedule restarts it from `now`.
+ * Also a workflow head's (use-cases/workflows/update-workflow.ts): its schedule changes as a job's.
+ */
+export function applyChange(job: StoredJob, change: JobChange, shardCount: number, now: number): StoredJob {
   // A null removes the field: onFailure's URL (the notifier then drops the job's notices:
   // deliver-failure-notice.ts), async (calls are synchronous again; runs already called keep their copy).
   const kept: StoredJob = { ...job };

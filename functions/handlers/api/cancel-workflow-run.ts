@@ -13,11 +13,11 @@ import { asyncRunDeps, workflowRunDeps } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
-import { workflowRunIdParam } from './workflow-run-path.ts';
+import { workflowRunIdOf } from './workflow-path-id.ts';
 
 export async function cancelWorkflowRun(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const tenantId = tenantOf(event);
-  const workflowRunId = workflowRunIdParam(event);
+  const workflowRunId = workflowRunIdOf(event);
   const deps = {
     ...workflowRunDeps(),
     cancelTaskRun: (key: Parameters<typeof requestCancel>[1]) => requestCancel(asyncRunDeps(), key),

@@ -7,11 +7,11 @@ import { runRepository, workflowRunStore } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
-import { workflowRunIdParam } from './workflow-run-path.ts';
+import { workflowRunIdOf } from './workflow-path-id.ts';
 
 export async function getWorkflowRun(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const tenantId = tenantOf(event);
-  const workflowRunId = workflowRunIdParam(event);
+  const workflowRunId = workflowRunIdOf(event);
   const deps = { workflowRuns: workflowRunStore(), runs: runRepository() };
   const { run, live } = await getWorkflowRunUseCase(deps, tenantId, workflowRunId);
   return json(200, workflowRunView(run, live));

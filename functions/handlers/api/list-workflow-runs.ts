@@ -3,22 +3,21 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { listWorkflowRuns as listWorkflowRunsUseCase } from '#core/use-cases/workflows/read-workflow-runs';
 import { workflowRunSummaryView } from '#core/workflows/workflow-run-view';
 import { instrumented } from '../observability.ts';
-import { jobRepository, runRepository, workflowRunStore } from '../wiring.ts';
+import { runRepository, workflowRepository, workflowRunStore } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { QueryReader } from './query-params.ts';
 import { queryNames, WORKFLOW_RUN_LIST_QUERY } from './query-schemas.ts';
 import { json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
-import { workflowHeads } from './workflow-heads.ts';
-import { workflowIdParam } from './workflow-run-path.ts';
+import { workflowIdOf } from './workflow-path-id.ts';
 
 export async function listWorkflowRuns(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const tenantId = tenantOf(event);
-  const workflowId = workflowIdParam(event);
+  const workflowId = workflowIdOf(event);
   const query = new QueryReader(event, queryNames(WORKFLOW_RUN_LIST_QUERY));
   const page = query.page();
   query.done();
-  const deps = { workflowRuns: workflowRunStore(), runs: runRepository(), workflows: workflowHeads(jobRepository()) };
+  const deps = { workflowRuns: workflowRunStore(), runs: runRepository(), workflows: workflowRepository() };
   const runs = await listWorkflowRunsUseCase(deps, tenantId, workflowId, page);
   return json(200, { items: runs.items.map(workflowRunSummaryView), cursor: runs.cursor ?? null });
 }

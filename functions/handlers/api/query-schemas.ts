@@ -69,6 +69,8 @@ export const RUN_LIST_QUERY: readonly QueryParameter[] = [
 export const DEAD_LETTER_QUERY: readonly QueryParameter[] = PAGE;
 export const WORKFLOW_RUN_LIST_QUERY: readonly QueryParameter[] = PAGE;
 
+export const WORKFLOW_LIST_QUERY: readonly QueryParameter[] = PAGE;
+
 export const STATS_QUERY: readonly QueryParameter[] = [
   {
     name: 'window',

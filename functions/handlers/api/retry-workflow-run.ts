@@ -12,11 +12,11 @@ import { workflowRunDeps } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
-import { workflowRunIdParam } from './workflow-run-path.ts';
+import { workflowRunIdOf } from './workflow-path-id.ts';
 
 export async function retryWorkflowRun(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const tenantId = tenantOf(event);
-  const workflowRunId = workflowRunIdParam(event);
+  const workflowRunId = workflowRunIdOf(event);
   const run = await retryWorkflowRunUseCase(workflowRunDeps(), tenantId, workflowRunId, Date.now());
   logger.info('workflow run retried', { tenantId, workflowRunId, round: run.round });
   return json(202, workflowRunView(run));

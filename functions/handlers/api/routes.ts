@@ -10,6 +10,7 @@ import {
   RUN_LIST_QUERY,
   STATS_QUERY,
   TIMESERIES_QUERY,
+  WORKFLOW_LIST_QUERY,
   WORKFLOW_RUN_LIST_QUERY,
 } from './query-schemas.ts';
 
@@ -87,7 +88,7 @@ export interface DocumentedRoute extends Route {
   /** One line for the OpenAPI document; docs/api.md has the rest. */
   summary: string;
   /** Groups routes in the OpenAPI document. */
-  tag: 'Jobs' | 'Runs' | 'Workflows' | 'Callbacks' | 'Signing secrets' | 'Monitoring';
+  tag: 'Jobs' | 'Workflows' | 'Runs' | 'Callbacks' | 'Signing secrets' | 'Monitoring';
   /** On a public route: a bearer token changes the answer (health: the admin token gets the full check). */
   tokenOptional?: boolean;
   /** The query parameters the handler accepts (query-schemas.ts); it refuses any other. */
@@ -373,6 +374,120 @@ export const ROUTES: readonly DocumentedRoute[] = [
     ],
     errors: [400, 404, 409, 429],
     access: { jobs: 'read', runs: 'readWrite', sendToDispatchQueue: true, tenants: 'readWrite' },
+  },
+  // Workflow definitions (core/workflows/stored.ts): heads and task items are jobs-table items, so
+  // each route is granted what the job route it mirrors is. A workflow counts as one job against
+  // the active-job quota (create: tenants readWrite); a scheduled one is created, rescheduled,
+  // paused and resumed through the job paths (runs readWrite, the dispatch queue, the job-status
+  // counters: metrics readWrite).
+  {
+    method: 'POST',
+    path: '/v1/workflows',
+    handler: 'create-workflow',
+    bodySchema: 'create-workflow.json',
+    authorized: true,
+    summary: 'Create a workflow',
+    tag: 'Workflows',
+    requestHeaders: ['Idempotency-Key'],
+    answers: [
+      {
+        status: 201,
+        schema: 'workflow.json',
+        description: 'The new workflow (or, replayed, the one the same Idempotency-Key created)',
+        headers: ['Location', 'ETag'],
+        optionalHeaders: ['Idempotent-Replayed'],
+      },
+    ],
+    errors: [400, 409, 422, 429],
+    access: {
+      jobs: 'readWrite',
+      runs: 'readWrite',
+      sendToDispatchQueue: true,
+      metrics: 'readWrite',
+      tenants: 'readWrite',
+      sealSecrets: true,
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/workflows',
+    handler: 'list-workflows',
+    authorized: true,
+    access: { jobs: 'read' },
+    summary: "List the tenant's workflows",
+    tag: 'Workflows',
+    query: WORKFLOW_LIST_QUERY,
+    answers: [{ status: 200, schema: 'workflow-page.json', description: 'A page of workflows' }],
+    errors: [400],
+  },
+  {
+    method: 'GET',
+    path: '/v1/workflows/{id}',
+    handler: 'get-workflow',
+    authorized: true,
+    access: { jobs: 'read' },
+    summary: 'Get a workflow and its tasks',
+    tag: 'Workflows',
+    answers: [{ status: 200, schema: 'workflow.json', description: 'The workflow', headers: ['ETag'] }],
+    errors: [404],
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/workflows/{id}',
+    handler: 'update-workflow',
+    bodySchema: 'update-workflow.json',
+    authorized: true,
+    summary: "Change a workflow's name, schedule, policies or tasks (a new version)",
+    tag: 'Workflows',
+    requestHeaders: ['If-Match'],
+    answers: [{ status: 200, schema: 'workflow.json', description: 'The changed workflow', headers: ['ETag'] }],
+    errors: [400, 404, 409, 428, 429],
+    access: {
+      jobs: 'readWrite',
+      runs: 'readWrite',
+      sendToDispatchQueue: true,
+      tenants: 'readWrite',
+      sealSecrets: true,
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/workflows/{id}',
+    handler: 'delete-workflow',
+    authorized: true,
+    summary: 'Cancel a workflow (kept as history)',
+    tag: 'Workflows',
+    answers: [{ status: 200, schema: 'workflow.json', description: 'The CANCELLED workflow', headers: ['ETag'] }],
+    errors: [404, 409],
+    access: { jobs: 'readWrite', metrics: 'readWrite' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/workflows/{id}/pause',
+    handler: 'pause-workflow',
+    authorized: true,
+    summary: 'Pause an ACTIVE workflow',
+    tag: 'Workflows',
+    answers: [{ status: 200, schema: 'workflow.json', description: 'The PAUSED workflow', headers: ['ETag'] }],
+    errors: [404, 409],
+    access: { jobs: 'readWrite', runs: 'readWrite', metrics: 'readWrite' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/workflows/{id}/resume',
+    handler: 'resume-workflow',
+    authorized: true,
+    summary: 'Resume a PAUSED workflow',
+    tag: 'Workflows',
+    answers: [{ status: 200, schema: 'workflow.json', description: 'The ACTIVE workflow', headers: ['ETag'] }],
+    errors: [404, 409, 429],
+    access: {
+      jobs: 'readWrite',
+      runs: 'readWrite',
+      sendToDispatchQueue: true,
+      metrics: 'readWrite',
+      tenants: 'readWrite',
+    },
   },
   // Workflow runs (core/use-cases/workflows/): a trigger starts one and its first tasks, retry and
   // cancel change one; task runs are ordinary runs (the runs table), sent to the dispatch queue.

@@ -8,24 +8,23 @@ import { triggerWorkflow as triggerWorkflowUseCase } from '#core/use-cases/workf
 import { workflowRunView } from '#core/workflows/workflow-run-view';
 import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
-import { jobRepository, runRepository, workflowRunDeps } from '../wiring.ts';
+import { runRepository, workflowRepository, workflowRunDeps } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { idempotencyKeyOf } from './idempotency-key.ts';
 import { runMeterOf } from './job-admission.ts';
 import { quotaErrors } from './quota-errors.ts';
 import { json } from './responses.ts';
 import { tenantOf } from './tenant.ts';
-import { workflowHeads } from './workflow-heads.ts';
-import { workflowIdParam } from './workflow-run-path.ts';
+import { workflowIdOf } from './workflow-path-id.ts';
 
 export async function triggerWorkflow(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const tenantId = tenantOf(event);
-  const workflowId = workflowIdParam(event);
+  const workflowId = workflowIdOf(event);
   const key = idempotencyKeyOf(event);
   const now = Date.now();
   const deps = {
     ...workflowRunDeps(),
-    workflows: workflowHeads(jobRepository()),
+    workflows: workflowRepository(),
     triggerKeys: runRepository(),
     meter: runMeterOf(tenantId, now),
   };

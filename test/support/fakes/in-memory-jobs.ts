@@ -70,7 +70,9 @@ export class InMemoryJobRepository implements JobRepository {
         keyOf: (job) => ({ tenantId: job.tenantId, jobId: job.jobId }),
         isAfter: (job, start) => job.jobId > String(start.jobId),
         spec: jobsCursor(tenantId),
+        // Workflow heads and task items share the table (core/workflows/stored.ts): never listed as jobs.
         matches: (job) =>
+          !('kind' in job) &&
           (query.status === undefined || job.status === query.status) &&
           (query.type === undefined || job.schedule.type === query.type) &&
           (query.name === undefined || (job.name?.startsWith(query.name) ?? false)),

@@ -16,11 +16,12 @@ export type OpenApiDocument = Record<string, unknown> & {
 
 const TAGS = [
   { name: 'Jobs', description: 'Create, read, change, pause, resume, trigger and cancel jobs' },
-  { name: 'Runs', description: "A job's runs, one run, its cancel, dead letters and their re-drive" },
   {
     name: 'Workflows',
-    description: 'Tasks with dependencies, run on a schedule or when triggered; their runs, retried or cancelled',
+    description:
+      'Tasks with dependencies run as a graph, on a schedule or when triggered: define, change, pause, resume and cancel them; trigger, retry and cancel their runs',
   },
+  { name: 'Runs', description: "A job's runs, one run, its cancel, dead letters and their re-drive" },
   {
     name: 'Callbacks',
     description:

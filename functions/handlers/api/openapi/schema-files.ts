@@ -25,6 +25,9 @@ import scheduleOccurrences from '#schemas/schedule-occurrences.json' with { type
 import signingSecret from '#schemas/signing-secret.json' with { type: 'json' };
 import signingSecretList from '#schemas/signing-secret-list.json' with { type: 'json' };
 import updateJob from '#schemas/update-job.json' with { type: 'json' };
+import updateWorkflow from '#schemas/update-workflow.json' with { type: 'json' };
+import workflow from '#schemas/workflow.json' with { type: 'json' };
+import workflowPage from '#schemas/workflow-page.json' with { type: 'json' };
 import workflowRun from '#schemas/workflow-run.json' with { type: 'json' };
 import workflowRunPage from '#schemas/workflow-run-page.json' with { type: 'json' };
 import workflowRunSummary from '#schemas/workflow-run-summary.json' with { type: 'json' };
@@ -58,4 +61,7 @@ export const SCHEMA_FILES: Readonly<Record<string, JsonSchema>> = {
   'workflow-run.json': workflowRun,
   'workflow-run-page.json': workflowRunPage,
   'workflow-run-summary.json': workflowRunSummary,
+  'update-workflow.json': updateWorkflow,
+  'workflow.json': workflow,
+  'workflow-page.json': workflowPage,
 };
