@@ -17,6 +17,8 @@ export interface ApiHandlersProps {
   routes: readonly Route[];
   jobsTable: dynamodb.ITable;
   runsTable: dynamodb.ITable;
+  /** Workflow runs (routes with `access.workflowRuns`). */
+  workflowRunsTable: dynamodb.ITable;
   metricsTable: dynamodb.ITable;
   /** Tenants, tokens, create buckets (routes with `access.tenants`). */
   tenantsTable: dynamodb.ITable;
@@ -49,6 +51,7 @@ export class ApiHandlers extends Construct {
       const {
         jobs,
         runs,
+        workflowRuns,
         sendToDispatchQueue,
         metrics,
         readQueueAttributes,
@@ -62,6 +65,9 @@ export class ApiHandlers extends Construct {
       // table it reads (named one by one, never index/*).
       if (jobs) fn.bindTable({ table: props.jobsTable, access: jobs, envName: ENV.jobsTable, indexes: jobsIndexes });
       if (runs) fn.bindTable({ table: props.runsTable, access: runs, envName: ENV.runsTable, indexes: runsIndexes });
+      // No index: a workflow's runs are one Query of its partition.
+      if (workflowRuns)
+        fn.bindTable({ table: props.workflowRunsTable, access: workflowRuns, envName: ENV.workflowRunsTable });
       if (sendToDispatchQueue) fn.bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
       if (metrics)
         fn.bindTable({ table: props.metricsTable, access: metrics, envName: OBSERVABILITY_ENV.metricsTable });

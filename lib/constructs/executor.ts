@@ -10,10 +10,13 @@ import { ENV } from '#adapters/environment';
 import { EXECUTOR_BATCH_SIZE } from '#core/limits';
 import { EXECUTOR_TIMEOUT } from '../timeouts.ts';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
+import { WORKFLOW_RUN_ENGINE_ACTIONS } from './workflow-runs-table.ts';
 
 export interface ExecutorProps {
   jobsTable: dynamodb.ITable;
   runsTable: dynamodb.ITable;
+  /** Workflow runs: a starter run of a scheduled workflow becomes one (get, put, update only). */
+  workflowRunsTable: dynamodb.ITable;
   /** The dispatch queue; its redrive policy is the executor's dead-letter path. */
   dispatchQueue: sqs.IQueue;
   /** SQS maximum concurrency: how many executors the queue may drive at once (>= 2). */
@@ -51,6 +54,7 @@ export class Executor extends Construct {
     })
       .bindTable({ table: props.jobsTable, access: 'read', envName: ENV.jobsTable })
       .bindTable({ table: props.runsTable, access: 'readWrite', envName: ENV.runsTable })
+      .bindTableActions(props.workflowRunsTable, WORKFLOW_RUN_ENGINE_ACTIONS, ENV.workflowRunsTable)
       .bindTable({ table: props.tenantsTable, access: 'readWrite', envName: ENV.tenantsTable })
       .bindKeyDecrypt(props.secretsKey, ENV.secretsKmsKeyId)
       // The first call of an async job makes the callback token key (callback-key-store.ts): a data

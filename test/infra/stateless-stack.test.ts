@@ -33,6 +33,7 @@ let runsArn: RegExp;
 let runsStream: RegExp;
 let dispatchArn: RegExp;
 let tenantsArn: RegExp;
+let workflowRunsArn: RegExp;
 
 beforeAll(() => {
   // Properties only: bundling is exercised by the cdk-nag and `cdk synth` tests.
@@ -45,6 +46,7 @@ beforeAll(() => {
   runsStream = new RegExp(`${logicalIdOf(stateful.runsTable)}StreamArn`);
   dispatchArn = new RegExp(`${logicalIdOf(stateful.dispatchQueue)}Arn`);
   tenantsArn = new RegExp(`${logicalIdOf(stateful.tenantsTable)}Arn`);
+  workflowRunsArn = new RegExp(`${logicalIdOf(stateful.workflowRunsTable)}Arn`);
 }, 60_000);
 
 function functionResource(fn: IConstruct | undefined) {
@@ -63,6 +65,7 @@ describe('API functions', () => {
 
       expect(actionsOn(grants, jobsArn)).toEqual(expected(route.access.jobs));
       expect(actionsOn(grants, runsArn)).toEqual(expected(route.access.runs));
+      expect(actionsOn(grants, workflowRunsArn)).toEqual(expected(route.access.workflowRuns));
       const queueReads = route.access.readQueueAttributes ? ['sqs:GetQueueAttributes'] : [];
       expect(actionsOn(grants, dispatchArn)).toEqual(route.access.sendToDispatchQueue ? SEND : queueReads);
       const expectedIndexes = [
@@ -101,6 +104,7 @@ describe('API functions', () => {
       expect(env[ENV.quotaMaxActiveJobs]).toBe(String(chronos.config.quotas.maxActiveJobs));
       expect(ENV.jobsTable in env).toBe(Boolean(route.access.jobs));
       expect(ENV.runsTable in env).toBe(Boolean(route.access.runs));
+      expect(ENV.workflowRunsTable in env).toBe(Boolean(route.access.workflowRuns));
       expect(ENV.dispatchQueueUrl in env).toBe(Boolean(route.access.sendToDispatchQueue));
       expect(env[ENV.dueShardCount]).toBe(String(chronos.config.dueShardCount));
     },

@@ -51,6 +51,11 @@ export interface Route {
   access: {
     jobs?: TableAccess;
     runs?: TableAccess;
+    /**
+     * The workflow-runs table (WORKFLOW_RUNS_TABLE: one item per workflow run), on the table only:
+     * it has no index.
+     */
+    workflowRuns?: TableAccess;
     sendToDispatchQueue?: boolean;
     /** The metrics table (run aggregates, job-status counters, scanner heartbeats). */
     metrics?: TableAccess;
