@@ -3,7 +3,9 @@
  * runs table say, and reachable only as far as each function's part in the workflow engine needs:
  * the executor and the completion handler get, put and update workflow runs (and batch-read the
  * runs table, a workflow run's task runs); an API route gets exactly what its `access.workflowRuns`
- * declares, on the table alone.
+ * declares, on the table alone. The stream-failure handler completes runs as the completion handler
+ * does, so it gets what that one gets; the executor, which may end a workflow run it starts, may
+ * send its failure notice.
  */
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -93,12 +95,14 @@ describe('grants on the workflow-runs table in the deployed app', () => {
     runsArn = new RegExp(`${logicalIdOf(chronos.stateful.runsTable)}Arn`);
   }, 60_000);
 
+  // The stream-failure handler completes runs again through the completion handler's use case.
   const engine = () => [
     ['executor', chronos.stateless.executor.function] as const,
     ['completion handler', chronos.stateless.completion.function] as const,
+    ['stream-failure handler', chronos.stateless.streamFailures.function] as const,
   ];
 
-  it('give the executor and the completion handler exactly GetItem, PutItem and UpdateItem, on the table alone, with its name', () => {
+  it('give the executor, the completion handler and the stream-failure handler exactly GetItem, PutItem and UpdateItem, on the table alone, with its name', () => {
     for (const [name, fn] of engine()) {
       const grants = grantsOf(template, logicalIdOf(fn.executionRole));
       expect(actionsOn(grants, workflowRunsArn), name).toEqual(ENGINE_ACTIONS);
@@ -109,6 +113,15 @@ describe('grants on the workflow-runs table in the deployed app', () => {
         new RegExp(logicalIdOf(chronos.stateful.workflowRunsTable)),
       );
     }
+  });
+
+  it('let the executor send failure notices, with the queue URL: starting a workflow run can end it FAILED', () => {
+    const { executor } = chronos.stateless;
+    const noticesArn = new RegExp(`${logicalIdOf(chronos.stateful.failureNoticeQueue)}Arn`);
+    const grants = grantsOf(template, logicalIdOf(executor.function.executionRole));
+    expect(actionsOn(grants, noticesArn)).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+    const env = template.toJSON().Resources[logicalIdOf(executor.function)].Properties.Environment.Variables;
+    expect(JSON.stringify(env[ENV.failureNoticeQueueUrl])).toContain(logicalIdOf(chronos.stateful.failureNoticeQueue));
   });
 
   it('let the executor and the completion handler batch-read the runs table (a workflow run reads its task runs)', () => {

@@ -1,9 +1,9 @@
 /**
  * The workflow-runs table in the local runtime, as on AWS: provisioned next to the other tables,
  * named to the functions by WORKFLOW_RUNS_TABLE_NAME, and guarded by the synthesized IAM policies.
- * A function granted the table (the executor, the completion handler: get, put, update) reaches
- * DynamoDB Local with the handlers' own client; one without the grant, or an action outside it,
- * is refused with AccessDenied before the request leaves the process.
+ * A function granted the table (the executor, the completion and stream-failure handlers: get,
+ * put, update) reaches DynamoDB Local with the handlers' own client; one without the grant, or an
+ * action outside it, is refused with AccessDenied before the request leaves the process.
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,7 +80,7 @@ describe('the workflow-runs table locally', () => {
     expect(process.env[ENV.workflowRunsTable]).toBe(resources.tables.workflowRuns);
   });
 
-  it('lets the executor put, get and update a workflow run, and the completion handler update it', async () => {
+  it('lets the executor put, get and update a workflow run, and the completion and stream-failure handlers update it', async () => {
     const documents = createDocumentClient();
     const TableName = process.env[ENV.workflowRunsTable];
     const Key = key('1780000000000');
@@ -107,9 +107,11 @@ describe('the workflow-runs table locally', () => {
         }),
       ),
     );
+    // The stream-failure handler completes runs as the completion handler does.
+    await as('stream-failures', () => documents.send(updateOf(Key, 'FAILED')));
     // Outside any invocation nothing is checked: the test reads what is really stored.
     const after = await documents.send(new GetCommand({ TableName, Key, ConsistentRead: true }));
-    expect(after.Item?.status).toBe('SUCCEEDED');
+    expect(after.Item?.status).toBe('FAILED');
   });
 
   it.each([
@@ -154,12 +156,12 @@ describe('the workflow-runs table locally', () => {
   });
 });
 
-function updateOf(Key: Record<string, string>) {
+function updateOf(Key: Record<string, string>, status = 'CANCELLED') {
   return new UpdateCommand({
     TableName: process.env[ENV.workflowRunsTable],
     Key,
     UpdateExpression: 'SET #status = :s',
     ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':s': 'CANCELLED' },
+    ExpressionAttributeValues: { ':s': status },
   });
 }

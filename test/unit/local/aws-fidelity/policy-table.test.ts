@@ -64,9 +64,9 @@ describe('the policy table from the synthesized stacks', () => {
     expect(scanner?.allows('dynamodb:Query', `${table('l-runs')}/index/dead-index`)).toBe(false);
   });
 
-  it('resolves the workflow-runs table: the executor and completion get, put and update it, a function without the grant nothing', () => {
+  it('resolves the workflow-runs table: the executor, completion and stream-failures get, put and update it, a function without the grant nothing', () => {
     const workflowRuns = table('l-workflow-runs');
-    for (const name of ['executor', 'completion']) {
+    for (const name of ['executor', 'completion', 'stream-failures']) {
       const policy = policies.functions.get(name)?.policy;
       for (const action of ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'])
         expect(policy?.allows(action, workflowRuns), `${name} ${action}`).toBe(true);
@@ -77,6 +77,9 @@ describe('the policy table from the synthesized stacks', () => {
       const policy = policies.functions.get(name)?.policy;
       expect(policy?.allows('dynamodb:GetItem', workflowRuns), name).toBe(false);
     }
+    // Starting a workflow run can end it FAILED: the executor sends its failure notice.
+    const executor = policies.functions.get('executor')?.policy;
+    expect(executor?.allows('sqs:SendMessage', LOCAL.queues.notices.arn)).toBe(true);
   });
 
   it('leaves unresolved only resources of the stateless stack, which have no local counterpart (log groups, failure queues)', () => {
