@@ -51,12 +51,9 @@ export interface Route {
   access: {
     jobs?: TableAccess;
     runs?: TableAccess;
-    /**
-     * The workflow-runs table (WORKFLOW_RUNS_TABLE: one item per workflow run), on the table only:
-     * it has no index.
-     */
-    workflowRuns?: TableAccess;
     sendToDispatchQueue?: boolean;
+    /** The workflow-runs table (core/workflows/stored.ts). */
+    workflowRuns?: TableAccess;
     /** The metrics table (run aggregates, job-status counters, scanner heartbeats). */
     metrics?: TableAccess;
     /** sqs:GetQueueAttributes on the dispatch queue and its dead-letter queue (depths), nothing else. */
