@@ -25,6 +25,8 @@ export interface ApiHandlersProps {
   /** Wraps the data keys of secret target headers (routes with `access.sealSecrets`). */
   secretsKey: kms.IKey;
   dispatchQueue: sqs.IQueue;
+  /** Failure notices for onFailure URLs (routes with `access.sendFailureNotices`). */
+  failureNoticeQueue: sqs.IQueue;
   /** Its depth is reported by the monitoring routes. */
   dispatchDeadLetterQueue: sqs.IQueue;
   shared: SharedFunctionProps;
@@ -60,6 +62,7 @@ export class ApiHandlers extends Construct {
         sealSecrets,
         listTenantIds,
         openCallbackKeys,
+        sendFailureNotices,
       } = route.access;
       // Routes do not say which indexes they query, so a route may query every declared index of a
       // table it reads (named one by one, never index/*).
@@ -69,6 +72,7 @@ export class ApiHandlers extends Construct {
       if (workflowRuns)
         fn.bindTable({ table: props.workflowRunsTable, access: workflowRuns, envName: ENV.workflowRunsTable });
       if (sendToDispatchQueue) fn.bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
+      if (sendFailureNotices) fn.bindQueueSend(props.failureNoticeQueue, ENV.failureNoticeQueueUrl);
       if (metrics)
         fn.bindTable({ table: props.metricsTable, access: metrics, envName: OBSERVABILITY_ENV.metricsTable });
       if (tenants) fn.bindTable({ table: props.tenantsTable, access: tenants, envName: ENV.tenantsTable });

@@ -96,6 +96,7 @@ export class StatelessStack extends Stack {
       tenantsTable,
       secretsKey,
       dispatchQueue,
+      failureNoticeQueue: props.failureNoticeQueue,
       dispatchDeadLetterQueue: props.dispatchDeadLetterQueue,
       shared,
     });

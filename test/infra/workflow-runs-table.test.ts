@@ -168,10 +168,18 @@ describe('API routes with access.workflowRuns', () => {
       access: { workflowRuns: 'readWrite' },
     },
     { method: 'GET', path: '/v1/runs', handler: 'list-runs', authorized: true, access: { runs: 'read' } },
+    {
+      method: 'POST',
+      path: '/v1/workflow-runs/{id}/retry',
+      handler: 'retry-run',
+      authorized: true,
+      access: { workflowRuns: 'readWrite', sendFailureNotices: true },
+    },
   ];
   let template: Template;
   let handlers: ApiHandlers;
   let workflowRunsArn: RegExp;
+  let notices: sqs.Queue;
 
   beforeAll(() => {
     const app = new App({ context: SKIP_BUNDLING });
@@ -179,6 +187,7 @@ describe('API routes with access.workflowRuns', () => {
     const table = (id: string) =>
       new dynamodb.Table(stateful, id, { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
     const workflowRunsTable = table('WorkflowRunsTable');
+    notices = new sqs.Queue(stateful, 'Notices');
     const stack = new Stack(app, 'Api');
     handlers = new ApiHandlers(stack, 'ApiHandlers', {
       routes,
@@ -189,6 +198,7 @@ describe('API routes with access.workflowRuns', () => {
       tenantsTable: table('TenantsTable'),
       secretsKey: new kms.Key(stateful, 'Key'),
       dispatchQueue: new sqs.Queue(stateful, 'Dispatch'),
+      failureNoticeQueue: notices,
       dispatchDeadLetterQueue: new sqs.Queue(stateful, 'DispatchDlq'),
       shared: { logRetention: 7, retainLogs: false },
     });
@@ -223,5 +233,17 @@ describe('API routes with access.workflowRuns', () => {
     const { actions, env } = grantsOn('list-runs');
     expect(actions).toEqual([]);
     expect(ENV.workflowRunsTable in env).toBe(false);
+  });
+
+  it('lets only a route with sendFailureNotices send to the failure-notice queue, and tells only it the URL', () => {
+    const noticesArn = new RegExp(`${logicalIdOf(notices)}Arn`);
+    for (const route of routes) {
+      const { grants, env } = grantsOn(route.handler);
+      const expected = route.access.sendFailureNotices
+        ? ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']
+        : [];
+      expect(actionsOn(grants, noticesArn), route.handler).toEqual(expected);
+      expect(ENV.failureNoticeQueueUrl in env, route.handler).toBe(Boolean(route.access.sendFailureNotices));
+    }
   });
 });
