@@ -39,6 +39,7 @@ export function createChronosApp(appProps: AppProps = {}, options: ChronosAppOpt
     description: `Chronos ${config.stage}: functions, API and schedule`,
     jobsTable: stateful.jobsTable,
     runsTable: stateful.runsTable,
+    workflowRunsTable: stateful.workflowRunsTable,
     metricsTable: stateful.metricsTable,
     tenantsTable: stateful.tenantsTable,
     secretsKey: stateful.secretsKey,

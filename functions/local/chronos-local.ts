@@ -30,7 +30,7 @@ import { gatewayRequestValidator } from './gateway-validation.ts';
 import { type HandlerOverrides, loadHandlers, needsRealHandlers } from './handler-modules.ts';
 import { LOCAL_ACCOUNT_ID } from './lambda-context.ts';
 import { ensureDevTenant, type LocalTenants, localTenants } from './local-tenants.ts';
-import { type ProvisionedResources, provisionLocalResources } from './provision.ts';
+import { type LocalTables, type ProvisionedResources, provisionLocalResources } from './provision.ts';
 import { type RestoredRuns, resendRestoredRuns } from './restored-runs.ts';
 import { type RunningScannerTimer, startScannerTimer } from './scanner-timer.ts';
 import { type RunningSqsPoller, startSqsPoller } from './sqs-poller.ts';
@@ -150,7 +150,7 @@ export interface LocalChronos {
   /** Base64 key that seals secrets here instead of KMS (SECRETS_LOCAL_KEY): `npm run admin` needs it locally. */
   secretsLocalKey: string;
   endpoints: LocalEndpoints;
-  tables: { jobs: string; runs: string; metrics: string; tenants: string };
+  tables: LocalTables;
   /** Creates tenants and tokens as `npm run admin` does (tests use it for a second tenant). */
   tenants: LocalTenants;
   queues: ProvisionedResources['queues'];

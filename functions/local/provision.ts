@@ -23,7 +23,13 @@ import {
   SetQueueAttributesCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { JOBS_TABLE, METRICS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-definitions';
+import {
+  JOBS_TABLE,
+  METRICS_TABLE,
+  RUNS_TABLE,
+  TENANTS_TABLE,
+  WORKFLOW_RUNS_TABLE,
+} from '#adapters/dynamodb/table-definitions';
 import { type IndexDefinition, secondaryIndexes } from '#adapters/dynamodb/table-indexes';
 import { MAX_TIMEOUT_SECONDS } from '#core/limits';
 
@@ -48,8 +54,18 @@ export interface QueueInfo {
   arn: string;
 }
 
+/** The local tables' names, by the table they stand for. */
+export interface LocalTables {
+  jobs: string;
+  runs: string;
+  /** One item per workflow run (WORKFLOW_RUNS_TABLE): no stream, no index. */
+  workflowRuns: string;
+  metrics: string;
+  tenants: string;
+}
+
 export interface ProvisionedResources {
-  tables: { jobs: string; runs: string; metrics: string; tenants: string };
+  tables: LocalTables;
   runsStreamArn: string;
   /**
    * `notices`: failure notices for onFailure URLs (the notifier's); `noticeDeadLetter`: those never
@@ -79,10 +95,13 @@ export async function provisionLocalResources(options: ProvisionOptions): Promis
   const prefix = options.namePrefix ?? DEFAULT_NAME_PREFIX;
   const jobs = `${prefix}jobs`;
   const runs = `${prefix}runs`;
+  const workflowRuns = `${prefix}workflow-runs`;
   const metrics = `${prefix}metrics`;
   const tenants = `${prefix}tenants`;
   await ensureJobsTable(options.dynamodb, jobs);
   const runsStreamArn = await ensureRunsTable(options.dynamodb, runs);
+  await ensureTable(options.dynamodb, workflowRuns, WORKFLOW_RUNS_TABLE, {});
+  await ensureTtl(options.dynamodb, workflowRuns, WORKFLOW_RUNS_TABLE.ttlAttribute);
   await ensureTable(options.dynamodb, metrics, METRICS_TABLE, {});
   await ensureTtl(options.dynamodb, metrics, METRICS_TABLE.ttlAttribute);
   await ensureTable(options.dynamodb, tenants, TENANTS_TABLE, {});
@@ -111,7 +130,7 @@ export async function provisionLocalResources(options: ProvisionOptions): Promis
     MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS),
   });
   return {
-    tables: { jobs, runs, metrics, tenants },
+    tables: { jobs, runs, workflowRuns, metrics, tenants },
     runsStreamArn,
     queues: { dispatch, deadLetter, notices, noticeDeadLetter, streamFailures },
   };

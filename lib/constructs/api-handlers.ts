@@ -17,12 +17,16 @@ export interface ApiHandlersProps {
   routes: readonly Route[];
   jobsTable: dynamodb.ITable;
   runsTable: dynamodb.ITable;
+  /** Workflow runs (routes with `access.workflowRuns`). */
+  workflowRunsTable: dynamodb.ITable;
   metricsTable: dynamodb.ITable;
   /** Tenants, tokens, create buckets (routes with `access.tenants`). */
   tenantsTable: dynamodb.ITable;
   /** Wraps the data keys of secret target headers (routes with `access.sealSecrets`). */
   secretsKey: kms.IKey;
   dispatchQueue: sqs.IQueue;
+  /** Failure notices for onFailure URLs (routes with `access.sendFailureNotices`). */
+  failureNoticeQueue: sqs.IQueue;
   /** Its depth is reported by the monitoring routes. */
   dispatchDeadLetterQueue: sqs.IQueue;
   shared: SharedFunctionProps;
@@ -49,6 +53,7 @@ export class ApiHandlers extends Construct {
       const {
         jobs,
         runs,
+        workflowRuns,
         sendToDispatchQueue,
         metrics,
         readQueueAttributes,
@@ -57,12 +62,17 @@ export class ApiHandlers extends Construct {
         sealSecrets,
         listTenantIds,
         openCallbackKeys,
+        sendFailureNotices,
       } = route.access;
       // Routes do not say which indexes they query, so a route may query every declared index of a
       // table it reads (named one by one, never index/*).
       if (jobs) fn.bindTable({ table: props.jobsTable, access: jobs, envName: ENV.jobsTable, indexes: jobsIndexes });
       if (runs) fn.bindTable({ table: props.runsTable, access: runs, envName: ENV.runsTable, indexes: runsIndexes });
+      // No index: a workflow's runs are one Query of its partition.
+      if (workflowRuns)
+        fn.bindTable({ table: props.workflowRunsTable, access: workflowRuns, envName: ENV.workflowRunsTable });
       if (sendToDispatchQueue) fn.bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
+      if (sendFailureNotices) fn.bindQueueSend(props.failureNoticeQueue, ENV.failureNoticeQueueUrl);
       if (metrics)
         fn.bindTable({ table: props.metricsTable, access: metrics, envName: OBSERVABILITY_ENV.metricsTable });
       if (tenants) fn.bindTable({ table: props.tenantsTable, access: tenants, envName: ENV.tenantsTable });

@@ -141,6 +141,16 @@ export class ChronosFunction extends NodejsFunction {
     return this;
   }
 
+  /**
+   * Grants exactly `actions` on the table itself (no index), and sets the table name in `envName`:
+   * for a function whose use of a table is narrower than bindTable's read or read-write sets.
+   */
+  bindTableActions(table: dynamodb.ITable, actions: readonly `dynamodb:${string}`[], envName: string): this {
+    iam.Grant.addToPrincipal({ grantee: this, actions: [...actions], resourceArns: [table.tableArn] });
+    this.addEnvironment(envName, table.tableName);
+    return this;
+  }
+
   /** Grants reading a queue's attributes (depths) and nothing else, and sets its URL in `envName`. */
   bindQueueAttributes(queue: sqs.IQueue, envName: string): this {
     iam.Grant.addToPrincipal({ grantee: this, actions: ['sqs:GetQueueAttributes'], resourceArns: [queue.queueArn] });

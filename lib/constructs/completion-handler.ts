@@ -11,11 +11,14 @@ import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
 import { COMPLETION_TIMEOUT } from '../timeouts.ts';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
 import { FailureQueue } from './failure-queue.ts';
+import { WORKFLOW_RUN_ENGINE_ACTIONS } from './workflow-runs-table.ts';
 
 export interface CompletionHandlerProps {
   jobsTable: dynamodb.ITable;
   /** Must have a stream with old and new images. */
   runsTable: dynamodb.ITable;
+  /** Workflow runs the handler advances as their task runs end (get, put, update only). */
+  workflowRunsTable: dynamodb.ITable;
   /** Where the next attempt of a failed run is sent. */
   dispatchQueue: sqs.IQueue;
   /** Where the notice of an occurrence that failed for good is sent (the notifier's queue). */
@@ -54,6 +57,7 @@ export class CompletionHandler extends Construct {
       .bindTable({ table: props.jobsTable, access: 'readWrite', envName: ENV.jobsTable })
       // Writes the next attempt of a failed run (retries), and sends it.
       .bindTable({ table: props.runsTable, access: 'readWrite', envName: ENV.runsTable })
+      .bindTableActions(props.workflowRunsTable, WORKFLOW_RUN_ENGINE_ACTIONS, ENV.workflowRunsTable)
       .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl)
       .bindQueueSend(props.failureNoticeQueue, ENV.failureNoticeQueueUrl)
       .bindTable({ table: props.metricsTable, access: 'readWrite', envName: OBSERVABILITY_ENV.metricsTable });

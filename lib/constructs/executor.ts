@@ -10,10 +10,19 @@ import { ENV } from '#adapters/environment';
 import { EXECUTOR_BATCH_SIZE } from '#core/limits';
 import { EXECUTOR_TIMEOUT } from '../timeouts.ts';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
+import { WORKFLOW_RUN_ENGINE_ACTIONS } from './workflow-runs-table.ts';
 
 export interface ExecutorProps {
   jobsTable: dynamodb.ITable;
   runsTable: dynamodb.ITable;
+  /** Workflow runs: a starter run of a scheduled workflow becomes one (get, put, update only). */
+  workflowRunsTable: dynamodb.ITable;
+  /**
+   * Failure notices (the notifier's queue): starting a workflow run steps it, and a step can end it
+   * FAILED (no root task could be started; a redelivered starter run finding it ended), which
+   * notifies its onFailure URL as the completion handler would.
+   */
+  failureNoticeQueue: sqs.IQueue;
   /** The dispatch queue; its redrive policy is the executor's dead-letter path. */
   dispatchQueue: sqs.IQueue;
   /** SQS maximum concurrency: how many executors the queue may drive at once (>= 2). */
@@ -51,13 +60,15 @@ export class Executor extends Construct {
     })
       .bindTable({ table: props.jobsTable, access: 'read', envName: ENV.jobsTable })
       .bindTable({ table: props.runsTable, access: 'readWrite', envName: ENV.runsTable })
+      .bindTableActions(props.workflowRunsTable, WORKFLOW_RUN_ENGINE_ACTIONS, ENV.workflowRunsTable)
       .bindTable({ table: props.tenantsTable, access: 'readWrite', envName: ENV.tenantsTable })
       .bindKeyDecrypt(props.secretsKey, ENV.secretsKmsKeyId)
       // The first call of an async job makes the callback token key (callback-key-store.ts): a data
       // key only under the keys' own encryption context, never one for a tenant's secrets.
       .bindKeyUnderContext(props.secretsKey, ['kms:GenerateDataKey'], ENV.secretsKmsKeyId, CALLBACK_KEYS_CONTEXT)
       // A run whose tenant is at its in-flight cap is sent back with a short delay (tenant-run-cap.ts).
-      .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
+      .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl)
+      .bindQueueSend(props.failureNoticeQueue, ENV.failureNoticeQueueUrl);
     // `overlap: "forbid"`: the in-flight marker on the job item is set and released by conditional
     // updates (job-repository.ts takeInFlight/releaseInFlight). Updates only: no put, no delete.
     iam.Grant.addToPrincipal({

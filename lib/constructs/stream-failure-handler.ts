@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
+import { WORKFLOW_RUN_ENGINE_ACTIONS } from './workflow-runs-table.ts';
 
 export interface StreamFailureHandlerProps {
   /** The completion mapping's on-failure destination: one message per batch given up on. */
@@ -16,6 +17,8 @@ export interface StreamFailureHandlerProps {
   /** What the completion handler touches to complete a run, since it completes them again. */
   jobsTable: dynamodb.ITable;
   metricsTable: dynamodb.ITable;
+  /** A task run it completes advances its workflow run, as in the completion handler. */
+  workflowRunsTable: dynamodb.ITable;
   dispatchQueue: sqs.IQueue;
   failureNoticeQueue: sqs.IQueue;
   shared: SharedFunctionProps;
@@ -44,6 +47,7 @@ export class StreamFailureHandler extends Construct {
     })
       .bindTable({ table: props.jobsTable, access: 'readWrite', envName: ENV.jobsTable })
       .bindTable({ table: props.runsTable, access: 'readWrite', envName: ENV.runsTable })
+      .bindTableActions(props.workflowRunsTable, WORKFLOW_RUN_ENGINE_ACTIONS, ENV.workflowRunsTable)
       .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl)
       .bindQueueSend(props.failureNoticeQueue, ENV.failureNoticeQueueUrl)
       .bindTable({ table: props.metricsTable, access: 'readWrite', envName: OBSERVABILITY_ENV.metricsTable });

@@ -11,6 +11,7 @@ import { MetricsTable } from '../constructs/metrics-table.ts';
 import { RunsTable } from '../constructs/runs-table.ts';
 import { SecretsKey } from '../constructs/secrets-key.ts';
 import { TenantsTable } from '../constructs/tenants-table.ts';
+import { WorkflowRunsTable } from '../constructs/workflow-runs-table.ts';
 import { DISPATCH_VISIBILITY_TIMEOUT } from '../timeouts.ts';
 
 export interface StatefulStackProps extends StackProps {
@@ -21,6 +22,8 @@ export interface StatefulStackProps extends StackProps {
 export class StatefulStack extends Stack {
   public readonly jobsTable: dynamodb.Table;
   public readonly runsTable: dynamodb.Table;
+  /** One item per workflow run: its graph and each task's state. */
+  public readonly workflowRunsTable: dynamodb.Table;
   /** Monitoring aggregates, job-status counters and scanner heartbeats. */
   public readonly metricsTable: dynamodb.Table;
   /** Tenants, token hashes, create buckets and executor slots. */
@@ -38,6 +41,7 @@ export class StatefulStack extends Stack {
     const { retainData, dispatchMaxReceiveCount } = props.config;
     this.jobsTable = new JobsTable(this, 'Jobs', { retainData }).table;
     this.runsTable = new RunsTable(this, 'Runs', { retainData }).table;
+    this.workflowRunsTable = new WorkflowRunsTable(this, 'WorkflowRuns', { retainData }).table;
     this.metricsTable = new MetricsTable(this, 'Metrics', { retainData }).table;
     this.tenantsTable = new TenantsTable(this, 'Tenants', { retainData }).table;
     this.secretsKey = new SecretsKey(this, 'Secrets', { retainData }).key;

@@ -30,6 +30,8 @@ export interface StatelessStackProps extends StackProps {
   config: ChronosConfig;
   jobsTable: dynamodb.ITable;
   runsTable: dynamodb.ITable;
+  /** One item per workflow run (the workflow engine and the workflow-run routes). */
+  workflowRunsTable: dynamodb.ITable;
   /** Monitoring aggregates, job-status counters and scanner heartbeats. */
   metricsTable: dynamodb.ITable;
   /** Tenants, token hashes, create buckets and executor slots. */
@@ -63,7 +65,8 @@ export class StatelessStack extends Stack {
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
-    const { config, jobsTable, runsTable, metricsTable, tenantsTable, secretsKey, dispatchQueue } = props;
+    const { config, jobsTable, runsTable, workflowRunsTable, metricsTable, tenantsTable, secretsKey, dispatchQueue } =
+      props;
     const shared: SharedFunctionProps = {
       logRetention: config.logRetentionDays as RetentionDays,
       retainLogs: config.retainData,
@@ -88,10 +91,12 @@ export class StatelessStack extends Stack {
       routes: ROUTES,
       jobsTable,
       runsTable,
+      workflowRunsTable,
       metricsTable,
       tenantsTable,
       secretsKey,
       dispatchQueue,
+      failureNoticeQueue: props.failureNoticeQueue,
       dispatchDeadLetterQueue: props.dispatchDeadLetterQueue,
       shared,
     });
@@ -136,6 +141,8 @@ export class StatelessStack extends Stack {
     this.executor = new Executor(this, 'Executor', {
       jobsTable,
       runsTable,
+      workflowRunsTable,
+      failureNoticeQueue: props.failureNoticeQueue,
       dispatchQueue,
       maxConcurrency: config.executorMaxConcurrency,
       reservedConcurrency: config.executorReservedConcurrency,
@@ -158,6 +165,7 @@ export class StatelessStack extends Stack {
       jobsTable,
       metricsTable,
       runsTable,
+      workflowRunsTable,
       dispatchQueue,
       failureNoticeQueue: props.failureNoticeQueue,
       parallelizationFactor: config.completionParallelizationFactor,
@@ -174,6 +182,7 @@ export class StatelessStack extends Stack {
       runsTable,
       jobsTable,
       metricsTable,
+      workflowRunsTable,
       dispatchQueue,
       failureNoticeQueue: props.failureNoticeQueue,
       shared,
@@ -202,6 +211,7 @@ export class StatelessStack extends Stack {
       tables: new Map([
         ['jobs', jobsTable],
         ['runs', runsTable],
+        ['workflowRuns', workflowRunsTable],
         ['metrics', metricsTable],
         ['tenants', tenantsTable],
       ]),

@@ -81,7 +81,8 @@ describe('the completion stream failures', () => {
     const { completion, streamFailures } = chronos.stateless;
     const own = grantsOf(template, logicalIdOf(streamFailures.function.executionRole));
     const completions = grantsOf(template, logicalIdOf(completion.function.executionRole));
-    for (const table of [chronos.stateful.jobsTable, chronos.stateful.runsTable, chronos.stateful.metricsTable]) {
+    const { jobsTable, runsTable, metricsTable, workflowRunsTable } = chronos.stateful;
+    for (const table of [jobsTable, runsTable, metricsTable, workflowRunsTable]) {
       const arn = new RegExp(`${logicalIdOf(table)}Arn`);
       expect(actionsOn(own, arn), table.node.id).toEqual(actionsOn(completions, arn));
     }

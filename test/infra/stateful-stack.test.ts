@@ -90,8 +90,8 @@ describe('StatefulStack (dev: data not retained)', () => {
 
   it('deletes tables with the stack when data is not retained', () => {
     const tables = Object.values(template.findResources('AWS::DynamoDB::Table'));
-    // jobs, runs, metrics, tenants
-    expect(tables).toHaveLength(4);
+    // jobs, runs, workflow runs, metrics, tenants
+    expect(tables).toHaveLength(5);
     expect(tables.every((t) => t.DeletionPolicy === 'Delete')).toBe(true);
   });
 
@@ -155,7 +155,7 @@ describe('StatefulStack (prod: data retained)', () => {
     const { template } = statefulTemplate({ retainData: true });
 
     const tables = Object.values(template.findResources('AWS::DynamoDB::Table'));
-    expect(tables).toHaveLength(4);
+    expect(tables).toHaveLength(5);
     expect(tables.every((t) => t.DeletionPolicy === 'Retain' && t.Properties.DeletionProtectionEnabled)).toBe(true);
     const keys = Object.values(template.findResources('AWS::KMS::Key'));
     expect(keys.map((k) => k.DeletionPolicy)).toEqual(['Retain']);

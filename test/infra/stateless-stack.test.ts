@@ -33,6 +33,8 @@ let runsArn: RegExp;
 let runsStream: RegExp;
 let dispatchArn: RegExp;
 let tenantsArn: RegExp;
+let workflowRunsArn: RegExp;
+let noticesArn: RegExp;
 
 beforeAll(() => {
   // Properties only: bundling is exercised by the cdk-nag and `cdk synth` tests.
@@ -45,6 +47,8 @@ beforeAll(() => {
   runsStream = new RegExp(`${logicalIdOf(stateful.runsTable)}StreamArn`);
   dispatchArn = new RegExp(`${logicalIdOf(stateful.dispatchQueue)}Arn`);
   tenantsArn = new RegExp(`${logicalIdOf(stateful.tenantsTable)}Arn`);
+  workflowRunsArn = new RegExp(`${logicalIdOf(stateful.workflowRunsTable)}Arn`);
+  noticesArn = new RegExp(`${logicalIdOf(stateful.failureNoticeQueue)}Arn`);
 }, 60_000);
 
 function functionResource(fn: IConstruct | undefined) {
@@ -63,6 +67,8 @@ describe('API functions', () => {
 
       expect(actionsOn(grants, jobsArn)).toEqual(expected(route.access.jobs));
       expect(actionsOn(grants, runsArn)).toEqual(expected(route.access.runs));
+      expect(actionsOn(grants, workflowRunsArn)).toEqual(expected(route.access.workflowRuns));
+      expect(actionsOn(grants, noticesArn)).toEqual(route.access.sendFailureNotices ? SEND : []);
       const queueReads = route.access.readQueueAttributes ? ['sqs:GetQueueAttributes'] : [];
       expect(actionsOn(grants, dispatchArn)).toEqual(route.access.sendToDispatchQueue ? SEND : queueReads);
       const expectedIndexes = [
@@ -101,7 +107,9 @@ describe('API functions', () => {
       expect(env[ENV.quotaMaxActiveJobs]).toBe(String(chronos.config.quotas.maxActiveJobs));
       expect(ENV.jobsTable in env).toBe(Boolean(route.access.jobs));
       expect(ENV.runsTable in env).toBe(Boolean(route.access.runs));
+      expect(ENV.workflowRunsTable in env).toBe(Boolean(route.access.workflowRuns));
       expect(ENV.dispatchQueueUrl in env).toBe(Boolean(route.access.sendToDispatchQueue));
+      expect(ENV.failureNoticeQueueUrl in env).toBe(Boolean(route.access.sendFailureNotices));
       expect(env[ENV.dueShardCount]).toBe(String(chronos.config.dueShardCount));
     },
   );

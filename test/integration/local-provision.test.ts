@@ -1,7 +1,7 @@
 import { CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { JOBS_TABLE, RUNS_TABLE, WORKFLOW_RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { secondaryIndexes } from '#adapters/dynamodb/table-indexes';
 import { type RunningEmulator, startDynamoDbLocal } from '#local/emulators/dynamodb-local';
 import { startSqsEmulator } from '#local/emulators/fauxqs';
@@ -76,6 +76,27 @@ describe('provisionLocalResources', () => {
     expect(created.sort(byName)).toEqual(declared.sort(byName));
     const ttl = await clients.dynamodb.send(new DescribeTimeToLiveCommand({ TableName: 'test-runs' }));
     expect(ttl.TimeToLiveDescription).toMatchObject({ AttributeName: 'expiresAt', TimeToLiveStatus: 'ENABLED' });
+  });
+
+  it('creates the workflow-runs table keyed by pk and sk, with TTL on expiresAt, no stream and no index', async () => {
+    expect(resources.tables.workflowRuns).toBe('test-workflow-runs');
+    const { Table } = await clients.dynamodb.send(new DescribeTableCommand({ TableName: 'test-workflow-runs' }));
+    expect(Table?.KeySchema).toEqual([
+      { AttributeName: WORKFLOW_RUNS_TABLE.partitionKey, KeyType: 'HASH' },
+      { AttributeName: WORKFLOW_RUNS_TABLE.sortKey, KeyType: 'RANGE' },
+    ]);
+    expect(Table?.AttributeDefinitions).toEqual([
+      { AttributeName: 'pk', AttributeType: 'S' },
+      { AttributeName: 'sk', AttributeType: 'S' },
+    ]);
+    expect(Table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(Table?.StreamSpecification?.StreamEnabled ?? false).toBe(false);
+    expect(Table?.GlobalSecondaryIndexes).toBeUndefined();
+    const ttl = await clients.dynamodb.send(new DescribeTimeToLiveCommand({ TableName: 'test-workflow-runs' }));
+    expect(ttl.TimeToLiveDescription).toMatchObject({
+      AttributeName: WORKFLOW_RUNS_TABLE.ttlAttribute,
+      TimeToLiveStatus: 'ENABLED',
+    });
   });
 
   it('creates the dispatch queue with its visibility timeout and a redrive policy to the DLQ', async () => {

@@ -80,6 +80,11 @@ export interface Route {
      * a tenant's secrets.
      */
     openCallbackKeys?: boolean;
+    /**
+     * sqs:SendMessage on the failure-notice queue (the notifier's): the route may end a workflow
+     * run FAILED (a retry whose tasks cannot start), whose end notifies its onFailure URL.
+     */
+    sendFailureNotices?: boolean;
   };
 }
 

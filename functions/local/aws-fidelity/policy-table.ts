@@ -6,6 +6,7 @@
  * a marker that no request matches.
  */
 
+import type { LocalTables } from '../provision.ts';
 import type { ResourceArns } from './aws-requests.ts';
 import { type CfnScope, type CfnTemplate, resolveCfnValue } from './cfn-values.ts';
 import { CompiledPolicy, type PolicyStatement } from './iam-policy.ts';
@@ -19,7 +20,7 @@ export interface LocalQueue {
 
 /** The local resources (ProvisionedResources' shape) and the account and region of the local ARNs. */
 export interface LocalResources {
-  tables: { jobs: string; runs: string; metrics: string; tenants: string };
+  tables: LocalTables;
   queues: { dispatch: LocalQueue; deadLetter: LocalQueue; notices: LocalQueue; noticeDeadLetter: LocalQueue };
   runsStreamArn: string;
   region: string;

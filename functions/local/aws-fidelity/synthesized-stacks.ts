@@ -10,11 +10,12 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { filesUnder } from '../files-under.ts';
+import type { LocalTables } from '../provision.ts';
 import type { CfnTemplate } from './cfn-values.ts';
 
 /** Where a stateful resource lives locally: the key of ProvisionedResources it is. */
 export type LocalResourceRef =
-  | { kind: 'table'; table: 'jobs' | 'runs' | 'metrics' | 'tenants' }
+  | { kind: 'table'; table: keyof LocalTables }
   | { kind: 'queue'; queue: 'dispatch' | 'deadLetter' | 'notices' | 'noticeDeadLetter' }
   | { kind: 'key'; key: 'secrets' };
 
@@ -120,6 +121,7 @@ async function synthesize(sourceHash: string): Promise<SynthesizedStacks> {
   const resources: Record<string, LocalResourceRef> = {
     [logicalId(stateful.jobsTable)]: { kind: 'table', table: 'jobs' },
     [logicalId(stateful.runsTable)]: { kind: 'table', table: 'runs' },
+    [logicalId(stateful.workflowRunsTable)]: { kind: 'table', table: 'workflowRuns' },
     [logicalId(stateful.metricsTable)]: { kind: 'table', table: 'metrics' },
     [logicalId(stateful.tenantsTable)]: { kind: 'table', table: 'tenants' },
     [logicalId(stateful.dispatchQueue)]: { kind: 'queue', queue: 'dispatch' },

@@ -11,7 +11,13 @@ const queue = (name: string) => ({
   arn: `arn:aws:sqs:us-east-1:000000000000:${name}`,
 });
 const LOCAL: LocalResources = {
-  tables: { jobs: 'l-jobs', runs: 'l-runs', metrics: 'l-metrics', tenants: 'l-tenants' },
+  tables: {
+    jobs: 'l-jobs',
+    runs: 'l-runs',
+    workflowRuns: 'l-workflow-runs',
+    metrics: 'l-metrics',
+    tenants: 'l-tenants',
+  },
   queues: {
     dispatch: queue('l-dispatch'),
     deadLetter: queue('l-dlq'),

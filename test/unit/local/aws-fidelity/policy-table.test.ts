@@ -9,7 +9,13 @@ const queue = (name: string) => ({
   arn: `arn:aws:sqs:us-east-1:000000000000:${name}`,
 });
 const LOCAL: LocalResources = {
-  tables: { jobs: 'l-jobs', runs: 'l-runs', metrics: 'l-metrics', tenants: 'l-tenants' },
+  tables: {
+    jobs: 'l-jobs',
+    runs: 'l-runs',
+    workflowRuns: 'l-workflow-runs',
+    metrics: 'l-metrics',
+    tenants: 'l-tenants',
+  },
   queues: {
     dispatch: queue('l-dispatch'),
     deadLetter: queue('l-dispatch-dlq'),
@@ -56,6 +62,24 @@ describe('the policy table from the synthesized stacks', () => {
     expect(scanner?.allows('dynamodb:Query', `${table('l-jobs')}/index/due-index`)).toBe(true);
     expect(scanner?.allows('dynamodb:Query', `${table('l-runs')}/index/sweep-index`)).toBe(true);
     expect(scanner?.allows('dynamodb:Query', `${table('l-runs')}/index/dead-index`)).toBe(false);
+  });
+
+  it('resolves the workflow-runs table: the executor, completion and stream-failures get, put and update it, a function without the grant nothing', () => {
+    const workflowRuns = table('l-workflow-runs');
+    for (const name of ['executor', 'completion', 'stream-failures']) {
+      const policy = policies.functions.get(name)?.policy;
+      for (const action of ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'])
+        expect(policy?.allows(action, workflowRuns), `${name} ${action}`).toBe(true);
+      for (const action of ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:Scan'])
+        expect(policy?.allows(action, workflowRuns), `${name} ${action}`).toBe(false);
+    }
+    for (const name of ['scanner', 'dead-letter', 'notifier', 'api-create-job']) {
+      const policy = policies.functions.get(name)?.policy;
+      expect(policy?.allows('dynamodb:GetItem', workflowRuns), name).toBe(false);
+    }
+    // Starting a workflow run can end it FAILED: the executor sends its failure notice.
+    const executor = policies.functions.get('executor')?.policy;
+    expect(executor?.allows('sqs:SendMessage', LOCAL.queues.notices.arn)).toBe(true);
   });
 
   it('leaves unresolved only resources of the stateless stack, which have no local counterpart (log groups, failure queues)', () => {
