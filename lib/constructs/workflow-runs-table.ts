@@ -5,10 +5,11 @@ import { WORKFLOW_RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
 
 /**
  * What the workflow engine (the executor starting a workflow run from a starter run, the completion
- * handler advancing it) does to a workflow run: reads it, writes it once with a conditional put, and
- * updates it conditionally. It never deletes one (TTL does) nor queries the table (the API lists).
+ * handler advancing it) does to a workflow run: reads it and writes it whole, with a conditional put
+ * (absent at its start, its revision unchanged after: adapters/dynamodb/workflow-run-store.ts). It
+ * never updates in place, deletes (TTL does) nor queries the table (the API lists).
  */
-export const WORKFLOW_RUN_ENGINE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
+export const WORKFLOW_RUN_ENGINE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem'] as const;
 
 export interface WorkflowRunsTableProps {
   /** Keep the table (and forbid its deletion) when the stack goes away. */

@@ -37,7 +37,7 @@ type Resource = {
   UpdateReplacePolicy?: string;
 };
 
-const ENGINE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+const ENGINE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem'];
 
 function statefulResources(retainData: boolean): { stack: StatefulStack; resources: Record<string, Resource> } {
   const stack = new StatefulStack(new App(), 'Stateful', { config: { ...DEFAULT_CONFIG, stage: 'test', retainData } });
@@ -102,7 +102,7 @@ describe('grants on the workflow-runs table in the deployed app', () => {
     ['stream-failure handler', chronos.stateless.streamFailures.function] as const,
   ];
 
-  it('give the executor, the completion handler and the stream-failure handler exactly GetItem, PutItem and UpdateItem, on the table alone, with its name', () => {
+  it('give the executor, the completion handler and the stream-failure handler exactly GetItem and PutItem, on the table alone, with its name', () => {
     for (const [name, fn] of engine()) {
       const grants = grantsOf(template, logicalIdOf(fn.executionRole));
       expect(actionsOn(grants, workflowRunsArn), name).toEqual(ENGINE_ACTIONS);

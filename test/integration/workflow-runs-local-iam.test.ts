@@ -80,7 +80,7 @@ describe('the workflow-runs table locally', () => {
     expect(process.env[ENV.workflowRunsTable]).toBe(resources.tables.workflowRuns);
   });
 
-  it('lets the executor put, get and update a workflow run, and the completion and stream-failure handlers update it', async () => {
+  it('lets the executor put and get a workflow run, and the completion and stream-failure handlers replace it', async () => {
     const documents = createDocumentClient();
     const TableName = process.env[ENV.workflowRunsTable];
     const Key = key('1780000000000');
@@ -97,18 +97,17 @@ describe('the workflow-runs table locally', () => {
     expect(read.Item).toMatchObject({ status: 'RUNNING', round: 0 });
     await as('completion', () =>
       documents.send(
-        new UpdateCommand({
+        new PutCommand({
           TableName,
-          Key,
-          UpdateExpression: 'SET #status = :done',
+          Item: { ...Key, status: 'SUCCEEDED', round: 0 },
           ConditionExpression: '#status = :running',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':done': 'SUCCEEDED', ':running': 'RUNNING' },
+          ExpressionAttributeValues: { ':running': 'RUNNING' },
         }),
       ),
     );
     // The stream-failure handler completes runs as the completion handler does.
-    await as('stream-failures', () => documents.send(updateOf(Key, 'FAILED')));
+    await as('stream-failures', () => documents.send(putOf(Key, 'FAILED')));
     // Outside any invocation nothing is checked: the test reads what is really stored.
     const after = await documents.send(new GetCommand({ TableName, Key, ConsistentRead: true }));
     expect(after.Item?.status).toBe('FAILED');
@@ -132,11 +131,14 @@ describe('the workflow-runs table locally', () => {
     expect(denials.at(-1)).toBe(`IAM: ${(error as Error).message}`);
   });
 
-  it('refuses the executor what its grant leaves out (delete, query), and the refused delete never reaches the table', async () => {
+  it('refuses the executor what its grant leaves out (update in place, delete, query), and the refused writes never reach the table', async () => {
     const documents = createDocumentClient();
     const TableName = process.env[ENV.workflowRunsTable];
     const Key = key('1780000001000');
     await as('executor', () => documents.send(new PutCommand({ TableName, Item: { ...Key, status: 'RUNNING' } })));
+    const updated = await as('executor', () => documents.send(updateOf(Key))).catch((e) => e);
+    expect(updated).toBeInstanceOf(AccessDeniedException);
+    expect(updated.message).toContain(`dynamodb:UpdateItem on resource: ${tableArn()} `);
     const deleted = await as('executor', () => documents.send(new DeleteCommand({ TableName, Key }))).catch((e) => e);
     expect(deleted).toBeInstanceOf(AccessDeniedException);
     expect(deleted.message).toContain(`dynamodb:DeleteItem on resource: ${tableArn()} `);
@@ -164,4 +166,8 @@ function updateOf(Key: Record<string, string>, status = 'CANCELLED') {
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: { ':s': status },
   });
+}
+
+function putOf(Key: Record<string, string>, status: string) {
+  return new PutCommand({ TableName: process.env[ENV.workflowRunsTable], Item: { ...Key, status } });
 }

@@ -519,6 +519,7 @@ export const ROUTES: readonly DocumentedRoute[] = [
       runs: 'readWrite',
       workflowRuns: 'readWrite',
       sendToDispatchQueue: true,
+      sendFailureNotices: true,
       tenants: 'readWrite',
     },
   },
@@ -554,7 +555,14 @@ export const ROUTES: readonly DocumentedRoute[] = [
     tag: 'Workflows',
     answers: [{ status: 202, schema: 'workflow-run.json', description: 'The run in its new round' }],
     errors: [404, 409],
-    access: { jobs: 'read', runs: 'readWrite', workflowRuns: 'readWrite', sendToDispatchQueue: true },
+    // A run that ends here (a task that cannot start) frees its overlap marker and may be notified.
+    access: {
+      jobs: 'readWrite',
+      runs: 'readWrite',
+      workflowRuns: 'readWrite',
+      sendToDispatchQueue: true,
+      sendFailureNotices: true,
+    },
   },
   {
     method: 'POST',
@@ -565,7 +573,8 @@ export const ROUTES: readonly DocumentedRoute[] = [
     tag: 'Workflows',
     answers: [{ status: 202, schema: 'workflow-run.json', description: 'The CANCELLED run' }],
     errors: [404, 409],
-    access: { jobs: 'read', runs: 'readWrite', workflowRuns: 'readWrite' },
+    // The cancelled run frees its overlap marker (jobs); its tasks in flight are soft-cancelled (runs).
+    access: { jobs: 'readWrite', runs: 'readWrite', workflowRuns: 'readWrite' },
   },
   // Signing secrets: the calling tenant's own (core/tenants/signing-secrets.ts). Rotation seals the
   // new secret (KMS GenerateDataKey) and writes it with the previous ones' expiry (tenants readWrite).
