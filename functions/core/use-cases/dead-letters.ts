@@ -43,6 +43,12 @@ export async function redriveRun(deps: RedriveDeps, tenantId: string, runId: str
   if (!run) throw new NotFoundError(`run ${runId}`);
   if (run.status !== 'DEAD_LETTERED')
     throw new ConflictError(`run ${runId} is ${run.status}; only dead-lettered runs can be re-driven`);
+  // A task's dead letter ended its task: a lone new attempt would call the target and change
+  // nothing in its workflow run. The workflow run's retry runs it again, with what depends on it.
+  if (run.workflowRunId !== undefined)
+    throw new ConflictError(
+      `run ${runId} is a task of workflow run ${run.workflowRunId}; retry it with POST /v1/workflow-runs/${run.workflowRunId}/retry`,
+    );
   const job = await deps.jobs.get(tenantId, run.jobId);
   if (!job || job.status === 'CANCELLED') throw new ConflictError(`job ${run.jobId} is cancelled`);
 

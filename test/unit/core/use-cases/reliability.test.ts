@@ -329,6 +329,22 @@ describe('dead letters', () => {
     expect(() => newRun({ tenantId: 't', jobId: 'J1' }, DUE, 1_000, DUE, 7)).toThrow(RangeError);
   });
 
+  it("refuses (409) to re-drive a workflow task's dead letter, naming the workflow run's retry, and makes no run", async () => {
+    const { runs, jobs, dispatcher } = await world();
+    const task = { ...newRun({ tenantId: 't', jobId: 'J1', workflowRunId: 'wfX_1', taskKey: 'load' }, DUE, 1, DUE, 7) };
+    await runs.createIfAbsent(task);
+    await recordDeadLetter(
+      runs,
+      { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: task.runId },
+      5,
+      DUE + 1,
+    );
+    const refused = redriveRun({ jobs, runs, dispatcher, config: { retentionDays: 7 } }, 't', task.runId, DUE + 2);
+    await expect(refused).rejects.toThrow(/POST \/v1\/workflow-runs\/wfX_1\/retry/);
+    expect(dispatcher.sent).toEqual([]);
+    expect(await runs.get({ tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 2 })).toBeUndefined();
+  });
+
   it('leaves a run that already finished alone', async () => {
     const { runs, executor, message } = await world({}, () => ({
       kind: 'response',
