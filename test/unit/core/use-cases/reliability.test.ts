@@ -331,18 +331,18 @@ describe('dead letters', () => {
 
   it("refuses (409) to re-drive a workflow task's dead letter, naming the workflow run's retry, and makes no run", async () => {
     const { runs, jobs, dispatcher } = await world();
-    const task = { ...newRun({ tenantId: 't', jobId: 'J1', workflowRunId: 'wfX_1', taskKey: 'load' }, DUE, 1, DUE, 7) };
-    await runs.createIfAbsent(task);
+    const task = { ...newRun({ tenantId: 't', jobId: 'TASK1', workflowRunId: 'wfX_1', taskKey: 'load' }, DUE, 1, DUE, 7) };
+    expect((await runs.createIfAbsent(task)).created).toBe(true);
     await recordDeadLetter(
       runs,
-      { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: task.runId },
+      { tenantId: 't', jobId: 'TASK1', scheduledFor: DUE, attempt: 1, runId: task.runId },
       5,
       DUE + 1,
     );
     const refused = redriveRun({ jobs, runs, dispatcher, config: { retentionDays: 7 } }, 't', task.runId, DUE + 2);
     await expect(refused).rejects.toThrow(/POST \/v1\/workflow-runs\/wfX_1\/retry/);
     expect(dispatcher.sent).toEqual([]);
-    expect(await runs.get({ tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 2 })).toBeUndefined();
+    expect(await runs.get({ tenantId: 't', jobId: 'TASK1', scheduledFor: DUE, attempt: 2 })).toBeUndefined();
   });
 
   it('leaves a run that already finished alone', async () => {
