@@ -33,9 +33,10 @@ export function runCli(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       env: { PATH: process.env.PATH, TZ: 'UTC', ...freshHome(), ...env },
-      stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
-    if (stdin !== undefined) child.stdin?.end(stdin);
+    // No stdin given: an empty one (end of input at once), as /dev/null would be.
+    child.stdin.end(stdin ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
