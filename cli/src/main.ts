@@ -13,10 +13,11 @@ import { registerRuns } from './commands/runs.ts';
 import { registerSchedules } from './commands/schedules.ts';
 import { registerStats } from './commands/stats.ts';
 import { registerWatch } from './commands/watch.ts';
+import { registerWorkflows } from './commands/workflows.ts';
 
 export function buildProgram(): Command {
   const program = new Command('chronos')
-    .description('Schedule HTTP calls with Chronos: jobs, runs, dead letters, stats')
+    .description('Schedule HTTP calls with Chronos: jobs, workflows, runs, dead letters, stats')
     .version(cliPackage.version)
     .option('--json', 'print the API answer as JSON (for scripts)')
     .showHelpAfterError('(run with --help for usage)')
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(text) });
   registerLogin(program);
   registerJobs(program);
+  registerWorkflows(program);
   registerSchedules(program);
   registerRuns(program);
   registerDeadLetters(program);

@@ -28,6 +28,14 @@ export type CallbackState = Schemas['CallbackState'];
 export type CallbackHeartbeat = Schemas['CallbackHeartbeat'];
 export type CallbackHeartbeatAnswer = Schemas['CallbackHeartbeatAnswer'];
 export type CallbackComplete = Schemas['CallbackComplete'];
+export type Workflow = Schemas['Workflow'];
+export type WorkflowSummary = Schemas['WorkflowPage']['items'][number];
+export type WorkflowPage = Schemas['WorkflowPage'];
+export type CreateWorkflow = Schemas['CreateWorkflow'];
+export type UpdateWorkflow = Schemas['UpdateWorkflow'];
+export type WorkflowRun = Schemas['WorkflowRun'];
+export type WorkflowRunSummary = Schemas['WorkflowRunSummary'];
+export type WorkflowRunPage = Schemas['WorkflowRunPage'];
 
 type QueryOf<K extends keyof operations> = operations[K]['parameters']['query'];
 export type JobListQuery = NonNullable<QueryOf<'listJobs'>>;
@@ -35,6 +43,8 @@ export type RunListQuery = NonNullable<QueryOf<'listRuns'>>;
 export type DeadLetterQuery = NonNullable<QueryOf<'listDeadLetters'>>;
 export type StatsQuery = NonNullable<QueryOf<'monitoringStats'>>;
 export type TimeseriesQuery = NonNullable<QueryOf<'monitoringTimeseries'>>;
+export type WorkflowListQuery = NonNullable<QueryOf<'listWorkflows'>>;
+export type WorkflowRunListQuery = NonNullable<QueryOf<'listWorkflowRuns'>>;
 
 export interface ChronosClientOptions {
   /** The API's base URL, e.g. `http://localhost:3000` or `https://<api>.execute-api.<region>.amazonaws.com/dev`. */
@@ -89,6 +99,13 @@ export function createChronosClient(options: ChronosClientOptions) {
     settle(() => http.GET('/v1/jobs/{id}/runs', { params: { ...path(jobId), query } }));
   const listDeadLettersPage = (query: DeadLetterQuery = {}) =>
     settle(() => http.GET('/v1/dead-letters', { params: { query } }));
+  const listWorkflowsPage = (query: WorkflowListQuery = {}) =>
+    settle(() => http.GET('/v1/workflows', { params: { query } }));
+  const listWorkflowRunsPage = (workflowId: string, query: WorkflowRunListQuery = {}) =>
+    settle(() => http.GET('/v1/workflows/{id}/runs', { params: { ...path(workflowId), query } }));
+  const workflowRunPath = (workflowRunId: string) => ({ path: { workflowRunId } });
+  const idempotencyHeader = (opts: IdempotencyOptions) =>
+    opts.idempotencyKey === undefined ? undefined : { 'Idempotency-Key': opts.idempotencyKey };
   const retryRun = (runId: string) =>
     settle(() => http.POST('/v1/runs/{runId}/retry', { params: { path: { runId } } }));
 
@@ -139,6 +156,61 @@ export function createChronosClient(options: ChronosClientOptions) {
           query.cursor,
         ),
       runsPage: listRunsPage,
+    },
+    /** Workflows (tasks with dependencies, docs/workflows.md): ids `wf<ULID>`. */
+    workflows: {
+      create: (body: CreateWorkflow, opts: IdempotencyOptions = {}) =>
+        settle(() => http.POST('/v1/workflows', { body, params: { header: idempotencyHeader(opts) } })),
+      /** Every workflow, in creation order, page after page (each without its tasks, with `taskCount`). */
+      list: (query: WorkflowListQuery = {}): AsyncGenerator<WorkflowSummary> =>
+        pages<WorkflowSummary>(
+          (cursor) =>
+            listWorkflowsPage({ ...query, ...(cursor ? { cursor } : {}) }) as Promise<
+              ChronosResult<Page<WorkflowSummary>>
+            >,
+          query.cursor,
+        ),
+      listPage: listWorkflowsPage,
+      /** The workflow with its current version's tasks. */
+      get: (id: string) => settle(() => http.GET('/v1/workflows/{id}', { params: path(id) })),
+      /** `version`: the workflow's version or ETag, sent as If-Match; `tasks` make a new version. */
+      update: (id: string, body: UpdateWorkflow, version: number | string) =>
+        settle(() =>
+          http.PATCH('/v1/workflows/{id}', {
+            params: { ...path(id), header: { 'If-Match': ifMatch(version) } },
+            body,
+          }),
+        ),
+      pause: (id: string) => settle(() => http.POST('/v1/workflows/{id}/pause', { params: path(id) })),
+      resume: (id: string) => settle(() => http.POST('/v1/workflows/{id}/resume', { params: path(id) })),
+      /** Cancels the workflow (kept as history); idempotent. */
+      delete: (id: string) => settle(() => http.DELETE('/v1/workflows/{id}', { params: path(id) })),
+      /** A workflow run now: 202 with the run; the same `idempotencyKey` answers the same run. */
+      trigger: (id: string, opts: IdempotencyOptions = {}) =>
+        settle(() =>
+          http.POST('/v1/workflows/{id}/trigger', { params: { ...path(id), header: idempotencyHeader(opts) } }),
+        ),
+      /** Every run of the workflow, newest first, page after page (each with `taskCounts`). */
+      runs: (workflowId: string, query: WorkflowRunListQuery = {}): AsyncGenerator<WorkflowRunSummary> =>
+        pages<WorkflowRunSummary>(
+          (cursor) =>
+            listWorkflowRunsPage(workflowId, { ...query, ...(cursor ? { cursor } : {}) }) as Promise<
+              ChronosResult<Page<WorkflowRunSummary>>
+            >,
+          query.cursor,
+        ),
+      runsPage: listWorkflowRunsPage,
+    },
+    workflowRuns: {
+      /** A workflow run with each task's state, in definition order. */
+      get: (workflowRunId: string) =>
+        settle(() => http.GET('/v1/workflow-runs/{workflowRunId}', { params: workflowRunPath(workflowRunId) })),
+      /** A new round: the failed tasks and what depends on them run again (409 while a task still goes). */
+      retry: (workflowRunId: string) =>
+        settle(() => http.POST('/v1/workflow-runs/{workflowRunId}/retry', { params: workflowRunPath(workflowRunId) })),
+      /** Tasks not started end CANCELLED, tasks in flight are soft-cancelled (409 on an ended run). */
+      cancel: (workflowRunId: string) =>
+        settle(() => http.POST('/v1/workflow-runs/{workflowRunId}/cancel', { params: workflowRunPath(workflowRunId) })),
     },
     runs: {
       /** One run, with the latest checkpoint its worker sent (`checkpoint`, null when none). */

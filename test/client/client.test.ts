@@ -4,7 +4,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
-import { type ChronosClient, ChronosError, createChronosClient, type Job, unwrap } from '../../client/src/index.ts';
+import {
+  type ChronosClient,
+  ChronosError,
+  createChronosClient,
+  type Job,
+  unwrap,
+  type WorkflowRun,
+} from '../../client/src/index.ts';
+import { eventually } from '../support/http-target.ts';
 
 const ADMIN_TOKEN = 'client-test-admin-token';
 let chronos: LocalChronos;
@@ -91,6 +99,116 @@ describe('jobs through the client', () => {
     const deadLetters = [];
     for await (const run of client.deadLetters.list({ limit: 5 })) deadLetters.push(run);
     expect(deadLetters).toEqual([]);
+  });
+});
+
+/** A trigger-only workflow: `first` then `second`, calling a port nothing listens on (each task fails at once). */
+const chain = (name: string) => ({
+  name,
+  tasks: [
+    { key: 'first', target: { url: 'http://127.0.0.1:9/never' }, retry: { maxAttempts: 1 } },
+    { key: 'second', target: { url: 'http://127.0.0.1:9/never' }, dependsOn: ['first'] },
+  ],
+});
+
+describe('workflows through the client', () => {
+  it('creates, lists across pages, reads, changes with If-Match, pauses, resumes and deletes a workflow', async () => {
+    const created = unwrap(await client.workflows.create(chain('client-wf')));
+    expect(created).toMatchObject({ status: 'ACTIVE', version: 1, schedule: null });
+    expect(created.workflowId).toMatch(/^wf[0-9A-Z]{26}$/);
+    const again = await client.workflows.create(chain('client-wf-keyed'), { idempotencyKey: 'client-wf-key' });
+    const replay = await client.workflows.create(chain('client-wf-keyed'), { idempotencyKey: 'client-wf-key' });
+    expect(replay.data?.workflowId).toBe(again.data?.workflowId);
+    expect(replay.response?.headers.get('idempotent-replayed')).toBe('true');
+
+    sent.length = 0;
+    const listed = [];
+    for await (const workflow of client.workflows.list({ limit: 1 })) listed.push(workflow);
+    expect(listed.map((w) => w.workflowId)).toEqual(
+      expect.arrayContaining([created.workflowId, again.data?.workflowId]),
+    );
+    expect(listed.find((w) => w.workflowId === created.workflowId)?.taskCount).toBe(2);
+    const pagesAsked = sent.filter((s) => s.startsWith('GET /v1/workflows?'));
+    // One workflow a page: a page asked per workflow (and one more when the last page still had a cursor).
+    expect(pagesAsked.length).toBeGreaterThanOrEqual(listed.length);
+    expect(pagesAsked.slice(1).every((s) => s.includes('cursor='))).toBe(true);
+    expect(unwrap(await client.workflows.listPage({ limit: 1 })).items).toHaveLength(1);
+
+    const read = await client.workflows.get(created.workflowId);
+    expect(read.data?.tasks.map((t) => [t.key, t.dependsOn])).toEqual([
+      ['first', []],
+      ['second', ['first']],
+    ]);
+    expect(read.response?.headers.get('etag')).toBe('"1"');
+    const etag = read.response?.headers.get('etag') as string;
+    const renamed = unwrap(await client.workflows.update(created.workflowId, { name: 'client-wf-2' }, created.version));
+    expect(renamed).toMatchObject({ name: 'client-wf-2', version: 2 });
+    const stale = await client.workflows.update(created.workflowId, { name: 'late' }, etag);
+    expect(stale.error).toMatchObject({ status: 409, code: 'CONFLICT' });
+    expect(sent).toContain(`PATCH /v1/workflows/${created.workflowId}`);
+
+    expect(unwrap(await client.workflows.pause(created.workflowId)).status).toBe('PAUSED');
+    expect(unwrap(await client.workflows.resume(created.workflowId)).status).toBe('ACTIVE');
+    expect(unwrap(await client.workflows.delete(created.workflowId)).status).toBe('CANCELLED');
+  });
+
+  it('triggers a run (replayed by its key), walks the runs, reads, retries and cancels a workflow run', async () => {
+    const workflow = unwrap(await client.workflows.create(chain('client-wf-runs')));
+    const first = await client.workflows.trigger(workflow.workflowId, { idempotencyKey: 'wf-run-1' });
+    const run = unwrap(first);
+    expect(first.response?.status).toBe(202);
+    expect(run).toMatchObject({ workflowId: workflow.workflowId, status: 'RUNNING', round: 0, version: 1 });
+    const replayed = await client.workflows.trigger(workflow.workflowId, { idempotencyKey: 'wf-run-1' });
+    expect(replayed.data?.workflowRunId).toBe(run.workflowRunId);
+    expect(replayed.response?.headers.get('idempotent-replayed')).toBe('true');
+
+    // `first` fails at once (nothing listens), so `second` is skipped and the run ends FAILED.
+    const failed = await eventually(
+      async () => unwrap(await client.workflowRuns.get(run.workflowRunId)),
+      (r: WorkflowRun) => r.status === 'FAILED',
+      20_000,
+    );
+    expect(failed.tasks.map((t) => [t.key, t.status])).toEqual([
+      ['first', 'FAILED'],
+      ['second', 'SKIPPED'],
+    ]);
+    const retried = await client.workflowRuns.retry(run.workflowRunId);
+    expect(retried.response?.status).toBe(202);
+    expect(retried.data).toMatchObject({ workflowRunId: run.workflowRunId, round: 1 });
+    const cancelled = await client.workflowRuns.cancel(run.workflowRunId);
+    // The retried round may already have failed again: then the cancel is refused as for any ended run.
+    if (cancelled.error) expect(cancelled.error).toMatchObject({ status: 409, code: 'CONFLICT' });
+    else expect(cancelled.data).toMatchObject({ workflowRunId: run.workflowRunId, status: 'CANCELLED' });
+
+    expect(sent).toContain(`POST /v1/workflow-runs/${run.workflowRunId}/retry`);
+    expect(sent).toContain(`POST /v1/workflow-runs/${run.workflowRunId}/cancel`);
+
+    const second = unwrap(await client.workflows.trigger(workflow.workflowId));
+    sent.length = 0;
+    const runs = [];
+    for await (const summary of client.workflows.runs(workflow.workflowId, { limit: 1 })) runs.push(summary);
+    expect(runs.map((r) => r.workflowRunId)).toEqual([second.workflowRunId, run.workflowRunId]);
+    expect(sent.filter((s) => s.startsWith(`GET /v1/workflows/${workflow.workflowId}/runs?`)).length).toBeGreaterThan(
+      1,
+    );
+    expect(unwrap(await client.workflows.runsPage(workflow.workflowId, { limit: 5 })).items).toHaveLength(2);
+  });
+
+  it('answers an unknown workflow and workflow run as NOT_FOUND, a cycle as VALIDATION_FAILED naming its tasks', async () => {
+    expect((await client.workflows.get('wf01JD2Q8Z4W6X7Y8Z9A0B1C2D3E')).error).toMatchObject({ status: 404 });
+    expect((await client.workflowRuns.get('wf01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1700000000000')).error).toMatchObject({
+      status: 404,
+      code: 'NOT_FOUND',
+    });
+    const cycle = await client.workflows.create({
+      tasks: [
+        { key: 'root', target: { url: 'http://127.0.0.1:9/never' } },
+        { key: 'a', target: { url: 'http://127.0.0.1:9/never' }, dependsOn: ['root', 'b'] },
+        { key: 'b', target: { url: 'http://127.0.0.1:9/never' }, dependsOn: ['a'] },
+      ],
+    });
+    expect(cycle.error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(JSON.stringify(cycle.error)).toMatch(/\ba\b.*\bb\b|\bb\b.*\ba\b/);
   });
 });
 

@@ -6,6 +6,8 @@
  * API created must never show `null` where its own dates belong).
  */
 import { transpileSchema } from '@middy/validator/transpile';
+import workflowRunSchema from '../../schemas/workflow-run.json' with { type: 'json' };
+import workflowRunSummarySchema from '../../schemas/workflow-run-summary.json' with { type: 'json' };
 
 /** `toISOString()` of an instant in 1970 … 2199 (functions/core/bounds.ts): what views.ts prints. */
 const instant = { type: 'string', pattern: '^(19[7-9]\\d|2[01]\\d\\d)-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z$' };
@@ -146,6 +148,9 @@ export const RUN_SCHEMA = closed(
     checkpointAt: instantOrNull,
     cancelRequestedAt: instantOrNull,
     output: {},
+    // A workflow task's run names its workflow run and task; a job's run has null for both.
+    workflowRunId: nullable('string'),
+    taskKey: nullable('string'),
     // Only GET /v1/runs/{runId} shows the checkpoint itself.
     checkpoint: {},
   },
@@ -225,6 +230,9 @@ export const TIMESERIES_SCHEMA = closed({
   },
 });
 
+/** A schema of schemas/ as the validator takes it here: without its own identity and examples. */
+const bare = ({ $schema: _s, $id: _i, examples: _e, ...schema }: Record<string, unknown>) => schema;
+
 export const SHAPES = {
   job: JOB_SCHEMA,
   run: RUN_SCHEMA,
@@ -236,6 +244,9 @@ export const SHAPES = {
   timeseries: TIMESERIES_SCHEMA,
   health: closed({ status: { const: 'ok' } }),
   preview: closed({ occurrences: { type: 'array', maxItems: 100, items: instant } }),
+  // The workflow-run answers are held to their own schemas (closed: additionalProperties false).
+  workflowRun: bare(workflowRunSchema),
+  workflowRuns: page(bare(workflowRunSummarySchema)),
 } as const;
 
 export type Shape = keyof typeof SHAPES;

@@ -10,7 +10,7 @@ import type { Answer, World } from './fuzz-world.ts';
 
 type Command = fc.AsyncCommand<World, World['real']>;
 
-interface KnownWorkflow {
+export interface KnownWorkflow {
   workflowId: string;
   status: string;
   version: number;
@@ -23,11 +23,13 @@ const workflowsOf = (world: World) => {
   known.set(world, map);
   return map;
 };
-const pick = (world: World, n: number) => {
+/** The workflows the tenant was answered 201 for (every workflow run and task run must belong to one). */
+export const createdWorkflowIds = (world: World) => new Set(workflowsOf(world).keys());
+export const pick = (world: World, n: number) => {
   const all = [...workflowsOf(world).values()];
   return all.length === 0 ? undefined : all[n % all.length];
 };
-const learn = (world: World, view: KnownWorkflow) =>
+export const learn = (world: World, view: KnownWorkflow) =>
   workflowsOf(world).set(view.workflowId, { workflowId: view.workflowId, status: view.status, version: view.version });
 
 function expectThat(ok: boolean, why: string, answer: Answer): void {

@@ -28,6 +28,8 @@ import { eventually, type HttpTarget, startHttpTarget } from '../support/http-ta
 import { localDocuments, scanAll } from '../support/local-documents.ts';
 import { commandsFor } from './fuzz-commands.ts';
 import { assertSeeded } from './fuzz-seed.ts';
+import { plantWorkflowRuns } from './fuzz-workflow-runs.ts';
+import { createdWorkflowIds } from './fuzz-workflows.ts';
 import { World } from './fuzz-world.ts';
 
 const RUNS = 1_500;
@@ -37,7 +39,10 @@ let target: HttpTarget;
 let documents: DynamoDBDocument;
 
 beforeAll(async () => {
-  target = await startHttpTarget();
+  // Workflow tasks at /fuzz-fail fail (500), at /fuzz-async are taken as async work (202, never reported).
+  target = await startHttpTarget((path) => ({
+    status: path.startsWith('/fuzz-fail') ? 500 : path.startsWith('/fuzz-async') ? 202 : 200,
+  }));
   chronos = await startLocalChronos({ port: 0, scannerIntervalMs: 0, scanHorizonSeconds: 10, log: () => undefined });
   documents = localDocuments(chronos.endpoints.dynamodb);
   // A healthy system (the scanner's heartbeat fresh), so a 503 from the health check is a real failure too.
@@ -394,6 +399,7 @@ describe('fuzzing the API', () => {
       .map((job) => String(job.jobId));
     const plantedJobId = await plantDeadLetters(world, 3);
     await plantAsyncRuns(world, plantedJobId, 6);
+    await plantWorkflowRuns(world);
 
     await assertSeeded(
       'model-based command sequences',
@@ -417,6 +423,8 @@ describe('fuzzing the API', () => {
     expect(reached('PATCH', '/v1/jobs/{id}', 409) && reached('PATCH', '/v1/jobs/{id}', 428)).toBe(true);
     expect(reached('POST', '/v1/runs/{runId}/retry', 202) && reached('POST', '/v1/runs/{runId}/retry', 409)).toBe(true);
     expect(reached('GET', 'other tenant /v1/jobs/{id}', 404)).toBe(true);
+    expect(reached('GET', 'other tenant /v1/workflow-runs/{workflowRunId}', 404)).toBe(true);
+    expect(reached('POST', '/v1/workflow-runs/{workflowRunId}/cancel', 409)).toBe(true);
     expect(world.cursors.jobs.length + world.cursors.runs.length).toBeGreaterThan(0);
     expect(reached('GET', '/v1/jobs', 400) && reached('GET', '/v1/jobs/{id}/runs', 400)).toBe(true);
     // Nothing but the accepted creates added jobs (the three planted for dead letters aside).
@@ -424,12 +432,22 @@ describe('fuzzing the API', () => {
     expect(await world.jobCount()).toBe(jobsBefore + 1 + world.created.size);
     // Every run of the tenant's belongs to a job answered 201 (here or earlier; triggers' idempotency
     // records aside), and there are runs to check: triggers, re-drives and jobs due now made them.
+    // A workflow's runs belong to the workflow answered 201: its starter runs (pk <tenant>#<workflowId>)
+    // and its task runs (pk <tenant>#<workflowId>v<version>t<index>).
     const runs = (await allItems(chronos.tables.runs)).filter(
       (run) => String(run.pk).startsWith(`${chronos.tenantId}#`) && !String(run.sk).startsWith('trigger#'),
     );
     expect(runs.length).toBeGreaterThan(0);
-    const owners = new Set([...world.created, plantedJobId, ...earlierJobs]);
-    expect(runs.filter((run) => !owners.has(String(run.pk).slice(chronos.tenantId.length + 1)))).toEqual([]);
+    const owners = new Set([...world.created, plantedJobId, ...earlierJobs, ...createdWorkflowIds(world)]);
+    const ownerOf = (run: Record<string, unknown>) => {
+      const id = String(run.pk).slice(chronos.tenantId.length + 1);
+      return /^(wf[0-9A-HJKMNP-TV-Z]{26})(?:v\d+t\d+)?$/.exec(id)?.[1] ?? id;
+    };
+    expect(runs.filter((run) => !owners.has(ownerOf(run)))).toEqual([]);
+    // Task runs were among them (the check above covered workflows, not only jobs).
+    expect(runs.some((run) => /^wf[0-9A-Z]{26}v\d+t\d+$/.test(String(run.pk).slice(chronos.tenantId.length + 1)))).toBe(
+      true,
+    );
   }, 120_000);
 });
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeToken } from '#core/tenants/manage-tenants';
 import { ROUTES } from '#handlers/api/routes';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
-import { type HttpTarget, startHttpTarget } from '../support/http-target.ts';
+import { eventually, type HttpTarget, startHttpTarget } from '../support/http-target.ts';
 import { localDocuments } from '../support/local-documents.ts';
 import { type Api, apiAs } from './support/tenant-api.ts';
 
@@ -49,7 +49,19 @@ async function itemsOf(tenantId: string) {
     FilterExpression: 'tenantId = :t',
     ExpressionAttributeValues: { ':t': tenantId },
   });
-  return JSON.stringify({ jobs: jobs.Items, runs: (runs.Items ?? []).sort((a, b) => (a.sk < b.sk ? -1 : 1)) });
+  // The workflow-runs table is keyed `<tenantId>#<workflowId>`: the tenant's workflow runs by their prefix.
+  const workflowRuns = await documents.scan({
+    TableName: (chronos.tables as typeof chronos.tables & { workflowRuns: string }).workflowRuns,
+    FilterExpression: 'begins_with(pk, :t)',
+    ExpressionAttributeValues: { ':t': `${tenantId}#` },
+  });
+  const byKey = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+    `${a.pk}${a.sk}` < `${b.pk}${b.sk}` ? -1 : 1;
+  return JSON.stringify({
+    jobs: jobs.Items,
+    runs: (runs.Items ?? []).sort((a, b) => (a.sk < b.sk ? -1 : 1)),
+    workflowRuns: (workflowRuns.Items ?? []).sort(byKey),
+  });
 }
 
 describe('authentication', () => {
@@ -100,6 +112,14 @@ describe('tenant isolation of every route', () => {
       tasks: [{ key: 'only', target: { url: target.url('/victim-task') } }],
     });
     expect(workflow.status).toBe(201);
+    // A workflow run of it, ended (its task called), so nothing of it moves while the routes are walked.
+    const workflowRun = await victim.api('POST', `/v1/workflows/${workflow.body.workflowId}/trigger`);
+    expect(workflowRun.status).toBe(202);
+    await eventually(
+      async () => (await victim.api('GET', `/v1/workflow-runs/${workflowRun.body.workflowRunId}`)).body,
+      (run) => run.status === 'SUCCEEDED',
+      15_000,
+    );
     const before = await itemsOf(victim.tenantId);
 
     // The victim's real ids, by the collection a path parameter sits under (`/jobs/{…}`,
@@ -109,6 +129,7 @@ describe('tenant isolation of every route', () => {
       jobs: { id: job.body.jobId, kind: 'job' },
       runs: { id: triggered.body.runId, kind: 'run' },
       workflows: { id: workflow.body.workflowId, kind: 'workflow' },
+      'workflow-runs': { id: workflowRun.body.workflowRunId, kind: 'workflow run' },
     };
     const filled = (route: (typeof ROUTES)[number]) => {
       const used: Array<{ id: string; kind: string }> = [];
@@ -154,6 +175,7 @@ describe('tenant isolation of every route', () => {
     expect(await itemsOf(victim.tenantId)).toBe(before);
     expect(target.callsTo('/attacker')).toHaveLength(0);
     expect(target.callsTo('/victim')).toHaveLength(1);
+    expect(target.callsTo('/victim-task')).toHaveLength(1);
 
     // The premise: each of those ids exists for its owner, on the very same route (the cancel last,
     // as it ends the job the others act on). The owner gets anything but a 404.

@@ -9,7 +9,7 @@ import { type CommandContext, contextOf } from './context.ts';
 import { addJobOptions, createBodyOf, type JobFlags, requireSomeChange, updateBodyOf } from './job-options.ts';
 
 /** Up to `limit` items of a listing, page after page. */
-async function take<T>(items: AsyncIterable<T>, limit: number): Promise<T[]> {
+export async function take<T>(items: AsyncIterable<T>, limit: number): Promise<T[]> {
   const out: T[] = [];
   if (limit <= 0) return out;
   for await (const item of items) {
@@ -20,7 +20,7 @@ async function take<T>(items: AsyncIterable<T>, limit: number): Promise<T[]> {
 }
 
 /** The listings' page size: small for a few items, the API's largest otherwise. */
-const pageSize = (limit: number) => Math.min(100, Math.max(1, limit));
+export const pageSize = (limit: number) => Math.min(100, Math.max(1, limit));
 
 export function registerJobs(program: Command): void {
   const jobs = program.command('jobs').description('create, list, change and follow jobs');

@@ -21,13 +21,22 @@ export function freshHome(): { HOME: string; XDG_CONFIG_HOME: string } {
   return { HOME: home, XDG_CONFIG_HOME: join(home, 'config') };
 }
 
-/** Runs `chronos <args>`; resolves when it exits. `env` is added to a minimal environment. */
-export function runCli(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+/**
+ * Runs `chronos <args>`; resolves when it exits. `env` is added to a minimal environment; `stdin`,
+ * when given, is what the CLI reads on its standard input (else it has none).
+ */
+export function runCli(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+  stdin?: string,
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       env: { PATH: process.env.PATH, TZ: 'UTC', ...freshHome(), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // No stdin given: an empty one (end of input at once), as /dev/null would be.
+    child.stdin.end(stdin ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
