@@ -51,7 +51,7 @@ async function itemsOf(tenantId: string) {
   });
   // The workflow-runs table is keyed `<tenantId>#<workflowId>`: the tenant's workflow runs by their prefix.
   const workflowRuns = await documents.scan({
-    TableName: (chronos.tables as typeof chronos.tables & { workflowRuns: string }).workflowRuns,
+    TableName: chronos.tables.workflowRuns,
     FilterExpression: 'begins_with(pk, :t)',
     ExpressionAttributeValues: { ':t': `${tenantId}#` },
   });

@@ -242,6 +242,30 @@ describe('a workflow run', () => {
     expect(onEnded.status).toBe(202);
   }, 60_000);
 
+  it("stops a deleted workflow's queued tasks before their call; its run reads CANCELLED, and a cancel of it is a 202", async () => {
+    answers.set('/deleted/slow', { delayMs: 1_500 });
+    const workflowId = await createWorkflow({
+      tasks: [
+        { key: 'slow', target: { url: `${base}/deleted/slow` } },
+        { key: 'next', target: { url: `${base}/deleted/next` }, dependsOn: ['slow'] },
+      ],
+    });
+    const workflowRunId = await trigger(workflowId);
+    await eventually(
+      async () => callsTo('deleted', 'slow').length,
+      (count) => count === 1,
+      20_000,
+    );
+    expect((await api('DELETE', `/v1/workflows/${workflowId}`)).status).toBe(200);
+    const run = await ended(workflowRunId);
+    expect(run).toMatchObject({ status: 'CANCELLED', cancelRequestedAt: null });
+    expect(taskOf(run, 'slow').status).toBe('SUCCEEDED');
+    expect(taskOf(run, 'next')).toMatchObject({ status: 'CANCELLED', errorType: 'cancelled' });
+    expect(callsTo('deleted', 'next')).toEqual([]);
+    const cancelled = await api('POST', `/v1/workflow-runs/${workflowRunId}/cancel`);
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(202);
+  }, 60_000);
+
   it('starts by its schedule: an interval workflow runs every occurrence, as a job fires', async () => {
     const workflowId = await createWorkflow({
       schedule: { type: 'interval', everySeconds: 2 },

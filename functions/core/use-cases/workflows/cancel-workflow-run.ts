@@ -42,7 +42,8 @@ export async function cancelWorkflowRun(
 }
 
 function cancelled(run: WorkflowRun, now: number): WorkflowRun | undefined {
-  if (run.cancelRequestedAt !== undefined) return undefined;
+  // Cancelled already (asked, or its tasks cancelled with a deleted workflow): the soft cancels repeat.
+  if (run.cancelRequestedAt !== undefined || run.status === 'CANCELLED') return undefined;
   if (run.status !== 'RUNNING') throw new ConflictError(`workflow run ${run.workflowRunId} has ended (${run.status})`);
   const tasks = { ...run.tasks };
   for (const key of cancelPlan(graphOf(run), statesOf(run)).cancel)

@@ -331,7 +331,9 @@ describe('dead letters', () => {
 
   it("refuses (409) to re-drive a workflow task's dead letter, naming the workflow run's retry, and makes no run", async () => {
     const { runs, jobs, dispatcher } = await world();
-    const task = { ...newRun({ tenantId: 't', jobId: 'TASK1', workflowRunId: 'wfX_1', taskKey: 'load' }, DUE, 1, DUE, 7) };
+    const task = {
+      ...newRun({ tenantId: 't', jobId: 'TASK1', workflowRunId: 'wfX_1', taskKey: 'load' }, DUE, 1, DUE, 7),
+    };
     expect((await runs.createIfAbsent(task)).created).toBe(true);
     await recordDeadLetter(
       runs,
