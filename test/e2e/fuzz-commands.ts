@@ -879,9 +879,7 @@ export function commandsFor(baseUrl: string) {
       .tuple(fc.nat(), fc.constantFrom('pause', 'resume', 'cancel', 'pause', 'resume'))
       .map(([pick, action]) => new Transition(pick, action)),
     // Twice: the workflow commands share the draws, and a resume needs a pause before it to be a 200.
-    fc
-      .tuple(fc.nat(), fc.constantFrom('pause', 'resume'))
-      .map(([pick, action]) => new Transition(pick, action)),
+    fc.tuple(fc.nat(), fc.constantFrom('pause', 'resume')).map(([pick, action]) => new Transition(pick, action)),
     fc.tuple(fc.nat(), KEY_CHOICE).map(([pick, key]) => new TriggerJob(pick, key)),
     RUN_ID_CHOICE.map((choice) => new RetryRun(choice)),
     RUN_ID_CHOICE.map((choice) => new GetRun(choice)),

@@ -1,36 +1,23 @@
 /**
  * Workflows: the list, one workflow and its runs, one workflow run, and the actions on them
- * (trigger, pause, resume, delete; retry and cancel a run). Types: workflow-types.ts (local until
- * the generated client has the workflow routes).
+ * (trigger, pause, resume, delete; retry and cancel a run), through the typed client.
  */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSession } from '../session.tsx';
 import { keys } from './keys.ts';
-import { workflowCall } from './workflow-http.ts';
-import type {
-  CancelledWorkflowRun,
-  RetriedWorkflowRun,
-  TriggeredWorkflow,
-  Workflow,
-  WorkflowListQuery,
-  WorkflowPage,
-  WorkflowRun,
-  WorkflowRunPage,
-} from './workflow-types.ts';
+import { data } from './result.ts';
+import type { WorkflowListQuery, WorkflowRun } from './workflow-types.ts';
 
 /** A workflow run still moving is read again this often (as a job's runs are). */
 const MOVING_MS = 2_000;
 /** While the workflow may start runs on its schedule, its runs list looks for new ones this often. */
 const ACTIVE_WORKFLOW_MS = 10_000;
 
-const byId = (id: string) => ({ path: { id } });
-const byRunId = (workflowRunId: string) => ({ path: { workflowRunId } });
-
 export function useWorkflowList(query: WorkflowListQuery) {
   const { client } = useSession();
   return useQuery({
     queryKey: keys.workflowList(query),
-    queryFn: () => workflowCall<WorkflowPage>(client, 'GET', '/v1/workflows', { params: { query: { ...query } } }),
+    queryFn: () => data(client.workflows.listPage(query)),
     placeholderData: keepPreviousData,
   });
 }
@@ -39,7 +26,7 @@ export function useWorkflow(id: string) {
   const { client } = useSession();
   return useQuery({
     queryKey: keys.workflow(id),
-    queryFn: () => workflowCall<Workflow>(client, 'GET', '/v1/workflows/{id}', { params: byId(id) }),
+    queryFn: () => data(client.workflows.get(id)),
   });
 }
 
@@ -51,10 +38,7 @@ export function useWorkflowRuns(id: string, query: WorkflowListQuery, scheduled:
   const { client } = useSession();
   return useQuery({
     queryKey: keys.workflowRuns(id, query),
-    queryFn: () =>
-      workflowCall<WorkflowRunPage>(client, 'GET', '/v1/workflows/{id}/runs', {
-        params: { ...byId(id), query: { ...query } },
-      }),
+    queryFn: () => data(client.workflows.runsPage(id, query)),
     placeholderData: keepPreviousData,
     refetchInterval: (current) => {
       if (current.state.data?.items.some((run) => run.status === 'RUNNING')) return MOVING_MS;
@@ -68,10 +52,7 @@ export function useWorkflowRun(workflowRunId: string | undefined) {
   const { client } = useSession();
   return useQuery({
     queryKey: keys.workflowRun(workflowRunId ?? ''),
-    queryFn: () =>
-      workflowCall<WorkflowRun>(client, 'GET', '/v1/workflow-runs/{workflowRunId}', {
-        params: byRunId(workflowRunId ?? ''),
-      }),
+    queryFn: () => data(client.workflowRuns.get(workflowRunId ?? '')),
     enabled: Boolean(workflowRunId),
     refetchInterval: (current) => (current.state.data?.status === 'RUNNING' ? MOVING_MS : false),
   });
@@ -84,10 +65,8 @@ export function useWorkflowAction() {
   const { client } = useSession();
   const queries = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, action }: { id: string; action: WorkflowAction }): Promise<TriggeredWorkflow | unknown> =>
-      action === 'delete'
-        ? workflowCall(client, 'DELETE', '/v1/workflows/{id}', { params: byId(id) })
-        : workflowCall(client, 'POST', `/v1/workflows/{id}/${action}`, { params: byId(id) }),
+    mutationFn: ({ id, action }: { id: string; action: WorkflowAction }): Promise<unknown> =>
+      data<unknown>(client.workflows[action](id)),
     onSettled: () => queries.invalidateQueries({ queryKey: keys.workflows }),
   });
 }
@@ -105,8 +84,7 @@ export function useWorkflowRunAction() {
     }: {
       workflowRunId: string;
       action: WorkflowRunAction;
-    }): Promise<RetriedWorkflowRun | CancelledWorkflowRun> =>
-      workflowCall(client, 'POST', `/v1/workflow-runs/{workflowRunId}/${action}`, { params: byRunId(workflowRunId) }),
+    }): Promise<WorkflowRun> => data(client.workflowRuns[action](workflowRunId)),
     onSettled: () => queries.invalidateQueries({ queryKey: keys.workflows }),
   });
 }

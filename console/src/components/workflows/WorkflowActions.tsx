@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { errorMessage } from '../../api/result.ts';
-import type { TriggeredWorkflow, Workflow } from '../../api/workflow-types.ts';
+import type { Workflow, WorkflowRun } from '../../api/workflow-types.ts';
 import { useWorkflowAction, type WorkflowAction } from '../../api/workflows.ts';
 import { ActionDialog } from '../ActionDialog.tsx';
 import { workflowLabel } from './WorkflowsTable.tsx';
@@ -41,7 +41,7 @@ export function WorkflowActions({ workflow }: { workflow: Workflow }) {
   }, [settled]);
 
   const triggered =
-    action.isSuccess && action.variables.action === 'trigger' ? (action.data as TriggeredWorkflow) : undefined;
+    action.isSuccess && action.variables.action === 'trigger' ? (action.data as WorkflowRun) : undefined;
   return (
     <div>
       <div className="flex flex-wrap items-center gap-2">

@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { errorMessage } from '../../api/result.ts';
-import type { RetriedWorkflowRun, WorkflowRun } from '../../api/workflow-types.ts';
+import type { WorkflowRun } from '../../api/workflow-types.ts';
 import { useWorkflowRunAction, type WorkflowRunAction } from '../../api/workflows.ts';
 import { ActionDialog } from '../ActionDialog.tsx';
 
@@ -68,7 +68,7 @@ export function WorkflowRunActions({ run }: { run: WorkflowRun }) {
           {action.isSuccess && (
             <span className="text-emerald-800">
               {action.variables.action === 'retry'
-                ? `Retrying: round ${(action.data as RetriedWorkflowRun).round} started.`
+                ? `Retrying: round ${(action.data as WorkflowRun).round} started.`
                 : 'Cancelled: tasks not started will not run.'}
             </span>
           )}
