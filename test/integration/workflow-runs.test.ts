@@ -13,11 +13,12 @@ import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
 import { WORKFLOW_RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { DynamoWorkflowRunStore } from '#adapters/dynamodb/workflow-run-store';
 import type { RunKey } from '#core/model';
-import { parseRunId } from '#core/run-id';
+import { parseRunId, runIdOf } from '#core/run-id';
 import type { TerminalRunStatus } from '#core/run-state';
 import { cancelWorkflowRun } from '#core/use-cases/workflows/cancel-workflow-run';
 import { getWorkflowRun } from '#core/use-cases/workflows/read-workflow-runs';
 import { retryWorkflowRun } from '#core/use-cases/workflows/retry-workflow-run';
+import { startTaskRuns } from '#core/use-cases/workflows/start-task-runs';
 import { newWorkflowRun, startWorkflowRun } from '#core/use-cases/workflows/start-workflow-run';
 import { recordTaskRunEnd } from '#core/use-cases/workflows/task-run-ended';
 import type { WorkflowRunDeps } from '#core/use-cases/workflows/workflow-run-deps';
@@ -351,5 +352,63 @@ describe('a workflow run', () => {
     expect(items.filter((item) => item.scheduledFor === T0 + 60_000)).toHaveLength(1);
     const listed = await store.listByWorkflow(TENANT, head.jobId, { limit: 1 });
     expect(listed.items[0]?.workflowRunId).toBe(a.workflowRunId);
+  });
+});
+
+describe('a task run that ends before the workflow run names it', () => {
+  /** Ends an attempt in the runs table and hands its end to the workflow run, as the completion handler does. */
+  async function endAttempt(run: WorkflowRun, key: RunKey, taskKey: string, options: { retryAt?: number } = {}) {
+    const at = T0 + 1000 * key.attempt;
+    await runs.claim(key, { owner: 'x', expiresAt: at + 60_000, now: at, takeOverExpired: true });
+    await runs.complete(key, 'x', {
+      status: options.retryAt ? 'FAILED' : 'SUCCEEDED',
+      completedAt: at,
+      httpStatus: 200,
+    });
+    const ended = {
+      ...key,
+      runId: runIdOf(key),
+      status: options.retryAt ? ('FAILED' as const) : ('SUCCEEDED' as const),
+      completedAt: at,
+      httpStatus: 200,
+      workflowRunId: run.workflowRunId,
+      taskKey,
+      ...(options.retryAt === undefined ? {} : { nextAttemptAt: options.retryAt }),
+    };
+    return (await recordTaskRunEnd(deps(), ended, at)) as WorkflowRun;
+  }
+
+  it('still moves the workflow run on (its starter died, or was slower, between the task-run put and the run write)', async () => {
+    const head = await workflow(DIAMOND);
+    const fresh = newWorkflowRun(head, T0, T0, 30);
+    await store.create(fresh);
+    const extract = head.graph[0] as WorkflowHead['graph'][number];
+    // The starter's puts and sends, then it dies before writing the run.
+    await startTaskRuns(deps(), fresh, [extract], T0);
+    const key: RunKey = { tenantId: TENANT, jobId: extract.taskJobId, scheduledFor: T0, attempt: 1 };
+    const run = await endAttempt(fresh, key, 'extract');
+    expect(run.tasks.extract).toMatchObject({ status: 'SUCCEEDED', runId: runIdOf(key) });
+    expect([statusOf(run, 'clean'), statusOf(run, 'enrich')]).toEqual(['QUEUED', 'QUEUED']);
+  });
+
+  it("applies a retry's end that comes before the record of its retry, and not the earlier attempt's again", async () => {
+    const head = await workflow(DIAMOND);
+    const run = await start(head);
+    const extract = head.graph[0] as WorkflowHead['graph'][number];
+    const first: RunKey = { tenantId: TENANT, jobId: extract.taskJobId, scheduledFor: T0, attempt: 1 };
+    const second = { ...first, attempt: 2 };
+    // The completion handler made attempt 2 and died before moving the record to it; attempt 2 ran and ended.
+    await runs.createIfAbsent({
+      ...(await runs.get(first)),
+      ...second,
+      runId: runIdOf(second),
+      status: 'QUEUED',
+    } as never);
+    let after = await endAttempt(run, second, 'extract');
+    expect(after.tasks.extract).toMatchObject({ status: 'SUCCEEDED', attempt: 2 });
+    expect(statusOf(after, 'clean')).toBe('QUEUED');
+    // The first attempt's record, delivered again, changes nothing.
+    after = await endAttempt(run, first, 'extract', { retryAt: T0 + 5_000 });
+    expect(after.tasks.extract).toMatchObject({ status: 'SUCCEEDED', attempt: 2 });
   });
 });

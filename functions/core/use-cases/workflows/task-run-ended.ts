@@ -4,14 +4,20 @@
  * what depends on it (change-workflow-run.ts). A failed attempt that will be retried keeps the task
  * QUEUED on its next attempt; only the last attempt's end counts for the dependents.
  *
- * Applied only to the task's current run: an attempt of an earlier round (the run was retried
- * since), a re-driven dead letter, or a stream record delivered again after the task moved on
- * change nothing.
+ * A task run's put comes before the write of the workflow run that names it (so the run never
+ * names a task run that does not exist), so its end may arrive first: its writer died or was slow
+ * between the two. Such an end is applied all the same, as is the end of a later attempt of the
+ * task while an earlier one is recorded (its retry was made before the record moved to it): an end
+ * is applied when it is of the task's item in the run's current round, and the task is not started
+ * yet or in flight on this attempt or an earlier one. An attempt of an earlier round (the run was
+ * retried since), an earlier attempt, a task already ended, or a stream record delivered again after
+ * the task moved on change nothing.
  */
 import type { Run } from '../../model.ts';
 import { runIdOf } from '../../run-id.ts';
 import type { TerminalRunStatus } from '../../run-state.ts';
 import type { WorkflowRun } from '../../workflows/stored.ts';
+import { outcomeClassOf } from '../../workflows/task-outcome.ts';
 import { roundOfTaskRun } from '../../workflows/task-run-id.ts';
 import { changeWorkflowRun } from './change-workflow-run.ts';
 import type { WorkflowRunDeps } from './workflow-run-deps.ts';
@@ -41,9 +47,13 @@ export async function recordTaskRunEnd(
 }
 
 function applyEnd(run: WorkflowRun, ended: EndedTaskRun, now: number): WorkflowRun | undefined {
-  const state = run.tasks[ended.taskKey];
+  const entry = run.graph.find((task) => task.key === ended.taskKey);
+  if (entry === undefined || entry.taskJobId !== ended.jobId) return undefined;
   if (roundOfTaskRun(run.scheduledFor, ended.scheduledFor) !== run.round) return undefined;
-  if (state === undefined || state.runId !== ended.runId) return undefined;
+  const state = run.tasks[ended.taskKey];
+  const notStarted = state === undefined || state.status === 'PENDING';
+  const inFlight = state !== undefined && outcomeClassOf(state.status) === 'in_flight';
+  if (!notStarted && !(inFlight && ended.attempt >= (state.attempt ?? 1))) return undefined;
   const next =
     ended.nextAttemptAt === undefined
       ? {
