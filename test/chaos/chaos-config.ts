@@ -80,6 +80,13 @@ export interface ChaosConfig {
    * put a task run (a child started, or a task's retry), before the workflow run is written.
    */
   completionWorkflowKillAtMs: number;
+  /**
+   * When the API process is told to hold a workflow trigger once it has sent the first tasks' runs
+   * (before writing the workflow run naming them); SIGKILLed, it is restarted
+   * `apiDownAfterTriggerKillMs` later, so those tasks end before the client's retry is answered.
+   */
+  apiTriggerKillAtMs: number;
+  apiDownAfterTriggerKillMs: number;
 }
 
 export function chaosConfig(overrides: Partial<ChaosConfig> = {}): ChaosConfig {
@@ -128,6 +135,8 @@ export function chaosConfig(overrides: Partial<ChaosConfig> = {}): ChaosConfig {
     workflowTriggers: 3,
     workflowTriggerWindowMs: [2_000, 36_000],
     completionWorkflowKillAtMs: 27_000,
+    apiTriggerKillAtMs: 9_000,
+    apiDownAfterTriggerKillMs: 5_000,
     ...overrides,
   };
 }

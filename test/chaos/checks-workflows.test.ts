@@ -133,6 +133,9 @@ function history(): Evidence {
     });
   });
   const stepRun = parts[0]?.runs.find((run) => run.taskKey === 'load') as StoredRun;
+  // The fan's second run was triggered by a request the API died in: its retry was answered.
+  const extract = parts[3]?.runs.find((run) => run.taskKey === 'shard-0') as StoredRun;
+  (fan.triggers[1] as WorkflowCase['triggers'][number]).tries = ['UND_ERR_SOCKET', 'ECONNREFUSED', '202 replayed'];
   const kill: Kill = {
     at: (stepRun.createdAt as number) + 1,
     role: 'completion',
@@ -148,12 +151,13 @@ function history(): Evidence {
     jobs: [],
     runs: parts.flatMap((part) => part.runs),
     calls: parts.flatMap((part) => part.calls),
-    kills: [kill],
+    kills: [kill, { ...kill, role: 'api', reason: 'mid-trigger', heldRunIds: [] }],
     design: designOf(config),
     visibilityTimeoutMs: 10_000,
     workflows: [diamond, fan],
     workflowRuns: parts.map((part) => part.stored),
     stepHolds: [{ taskRunId: stepRun.runId, batchRunIds: kill.heldRunIds }],
+    triggerHolds: [{ taskRunId: extract.runId, sentRunIds: [extract.runId] }],
   };
 }
 
@@ -201,6 +205,20 @@ describe('the workflow checks', () => {
     const trigger = unanswered.workflows?.[0]?.triggers[0];
     if (trigger) trigger.workflowRunId = undefined;
     expect(checkWorkflowRunsEnded(unanswered).ok).toBe(false);
+  });
+
+  it('fail when the API was never killed in a trigger, or the killed trigger was not answered with its run', () => {
+    const never = history();
+    never.kills = never.kills.filter((kill) => kill.role !== 'api');
+    expect(checkWorkflowRunsEnded(never).failures).toEqual(['the API was never killed in a trigger']);
+    const lost = history();
+    (lost.workflows?.[1]?.triggers[1] as WorkflowCase['triggers'][number]).tries = ['UND_ERR_SOCKET', '202'];
+    expect(checkWorkflowRunsEnded(lost).failures.join()).toMatch(/no retry was answered with it/);
+    const open = history();
+    const hold = open.triggerHolds?.[0];
+    const sent = open.runs.find((run) => run.runId === hold?.taskRunId) as StoredRun;
+    sent.status = 'QUEUED';
+    expect(checkWorkflowRunsEnded(open).failures.join()).toMatch(/sent by the killed trigger, QUEUED/);
   });
 
   it('fail when the fan-in starts although a parent failed for good, or twice, or never after all succeeded', () => {

@@ -167,7 +167,9 @@ export function withWorkflowTasks(evidence: Evidence): Evidence {
 /**
  * Every workflow was created once and every trigger answered with a workflow run (retries of a
  * trigger whose answer a kill swallowed find the same run: never a second one), and every
- * workflow run had ended (not RUNNING) by the end of settling.
+ * workflow run had ended (not RUNNING) by the end of settling. The API was killed in a trigger
+ * (its first tasks sent, the workflow run not yet naming them): that trigger's retry was answered
+ * with the same workflow run (`202 replayed`), and the tasks it had sent ended.
  */
 export function checkWorkflowRunsEnded(evidence: Evidence): CheckResult {
   const failures: string[] = [];
@@ -201,6 +203,25 @@ export function checkWorkflowRunsEnded(evidence: Evidence): CheckResult {
       }
     }
   }
+  const triggerKills = evidence.kills.filter((kill) => kill.role === 'api' && kill.reason === 'mid-trigger');
+  const holds = evidence.triggerHolds ?? [];
+  if (triggerKills.length === 0 || holds.length === 0) failures.push('the API was never killed in a trigger');
+  const runsById = new Map(evidence.runs.map((run) => [run.runId, run]));
+  const triggerOf = new Map(workflows.flatMap((w) => w.triggers.map((t) => [t.workflowRunId, t] as const)));
+  for (const hold of holds) {
+    const run = runsById.get(hold.taskRunId);
+    const trigger = run?.workflowRunId === undefined ? undefined : triggerOf.get(run.workflowRunId);
+    if (!run) failures.push(`${hold.taskRunId}: sent by the killed trigger, not in the runs table`);
+    else if (!trigger?.tries.includes('202 replayed'))
+      failures.push(
+        `${run.workflowRunId}: its trigger was killed, yet no retry was answered with it (${trigger?.tries.join(', ') ?? 'no trigger'})`,
+      );
+    for (const runId of hold.sentRunIds.filter((id) => id.startsWith('wf'))) {
+      const sent = runsById.get(runId);
+      if (!sent || !TERMINAL.has(sent.status))
+        failures.push(`${runId}: sent by the killed trigger, ${sent?.status ?? 'not in the runs table'}`);
+    }
+  }
   const ours = new Set(workflows.map((workflow) => workflow.workflowId));
   for (const run of stored) {
     if (ours.has(run.workflowId) && !answered.has(run.workflowRunId))
@@ -211,7 +232,7 @@ export function checkWorkflowRunsEnded(evidence: Evidence): CheckResult {
   return {
     name: 'every workflow run ended, one per trigger',
     ok: failures.length === 0 && answered.size > 0,
-    numbers: `${workflows.length} workflows, ${triggers} triggers (${retried} answered after a failed try): ${answered.size} workflow runs, ${[...byStatus].map(([status, n]) => `${n} ${status}`).join(', ') || 'none stored'}`,
+    numbers: `${workflows.length} workflows, ${triggers} triggers (${retried} answered after a failed try; ${triggerKills.length} API kill(s) mid-trigger): ${answered.size} workflow runs, ${[...byStatus].map(([status, n]) => `${n} ${status}`).join(', ') || 'none stored'}`,
     failures: examples(failures),
   };
 }

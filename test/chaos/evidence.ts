@@ -171,6 +171,8 @@ export interface Evidence {
   workflowRuns?: StoredWorkflowRun[];
   /** The completion process held (then SIGKILLed) in a workflow step: the task run it had just put, and its batch's runs. */
   stepHolds?: Array<{ taskRunId: string; batchRunIds: string[] }>;
+  /** The API process held (then SIGKILLed) in a workflow trigger: the runs it had sent, the workflow run not yet written. */
+  triggerHolds?: Array<{ taskRunId: string; sentRunIds: string[] }>;
   /** The least number of kills each role killed once in a while must have had (checks-kills.ts). */
   minKills?: Partial<Record<'completion' | 'dead-letter' | 'api', number>>;
 }

@@ -137,9 +137,12 @@ export async function runChaos(
     let poisonRefusals = 0;
     const writtenUnanswered: string[] = [];
     const stepHolds: NonNullable<Evidence['stepHolds']> = [];
+    const triggerHolds: NonNullable<Evidence['triggerHolds']> = [];
     fleet.onMessage((worker, message) => {
       if (message.type === 'held' && message.mode === 'mid-step' && message.taskRunId)
         stepHolds.push({ taskRunId: message.taskRunId, batchRunIds: message.runIds });
+      if (message.type === 'held' && message.mode === 'mid-trigger' && message.taskRunId)
+        triggerHolds.push({ taskRunId: message.taskRunId, sentRunIds: message.runIds });
       if (message.type === 'unsent') unsentRunIds.push(...message.runIds);
       if (message.type === 'checkpoint') streamCheckpoints[message.shardId] = message.sequenceNumber;
       if (message.type === 'poison-refused') poisonRefusals++;
@@ -151,7 +154,9 @@ export async function runChaos(
               ? `the create of ${message.jobNames.join(', ')}`
               : `${kill.heldRunIds.length} runs (${message.writesDone} writes done)`;
           progress(`${since()}: SIGKILLed ${worker.role} (pid ${kill.pid}) holding ${held}`);
-          fleet.start(worker.role, worker.slot);
+          // Down a while after a killed trigger: its first tasks run and end before it answers again.
+          const down = message.mode === 'mid-trigger' ? config.apiDownAfterTriggerKillMs : 0;
+          setTimeout(() => fleet.start(worker.role, worker.slot), down);
         });
       }
       if (message.type !== 'holding') return;
@@ -199,7 +204,12 @@ export async function runChaos(
       ...at('mid-step', [config.completionWorkflowKillAtMs]),
     ].sort((a, b) => a.at - b.at);
     const holding = Promise.all([
-      holdsInTurn('api', at('mid-create', config.apiKillsAtMs)),
+      holdsInTurn(
+        'api',
+        [...at('mid-create', config.apiKillsAtMs), ...at('mid-trigger', [config.apiTriggerKillAtMs])].sort(
+          (a, b) => a.at - b.at,
+        ),
+      ),
       holdsInTurn('completion', completionHolds),
       // The poison message is the only dead letter: the consumer holds it.
       holdsInTurn('dead-letter', at('dead-letter', [0])),
@@ -283,6 +293,7 @@ export async function runChaos(
       workflows,
       workflowRuns,
       stepHolds,
+      triggerHolds,
       minKills: { completion: completionHolds.length, 'dead-letter': 1, api: config.apiKillsAtMs.length },
     };
     writeFileSync(join(logDir, 'evidence.json'), JSON.stringify(evidence));

@@ -94,7 +94,7 @@ export type WorkerMessage =
       runIds: string[];
       jobNames: string[];
       writesDone: number;
-      /** `mid-step`: the task run the batch's workflow step had just put (before writing its workflow run). */
+      /** `mid-step`: the task run the batch's workflow step had just put; `mid-trigger`: the first task run the trigger had sent. */
       taskRunId?: string;
     }
   /** Completion: the stream mapping's new checkpoint for a shard. */
@@ -112,9 +112,10 @@ export type ArmMode = 'mid-scan' | 'catch-up';
 /**
  * `mid-batch`: completion, after the batch's first write; `mid-step`: completion, once the batch
  * has put a task run's first attempt (a workflow step started a task) and before anything else;
- * `dead-letter`: the DLQ consumer; `mid-create`: the API.
+ * `dead-letter`: the DLQ consumer; `mid-create`: the API; `mid-trigger`: the API, once a
+ * workflow trigger has sent its first tasks' runs, before it writes the workflow run naming them.
  */
-export type HoldMode = 'mid-batch' | 'mid-step' | 'dead-letter' | 'mid-create';
+export type HoldMode = 'mid-batch' | 'mid-step' | 'dead-letter' | 'mid-create' | 'mid-trigger';
 
 /** Messages the coordinator sends to a worker. */
 export type CoordinatorMessage =

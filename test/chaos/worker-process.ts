@@ -18,7 +18,9 @@
  *  - dead-letter: only the DLQ consumer. Told to hold, it freezes on the next batch before the
  *    handler records anything;
  *  - api: only the API, on the port every API process shares. Told to hold, it keeps the answer
- *    of the next create whose job is written, so the client never hears of it.
+ *    of the next create whose job is written, so the client never hears of it; told to hold a
+ *    trigger, it freezes once a workflow trigger has sent its first tasks' runs (the workflow run
+ *    not yet naming them).
  * Every role but the scanner's also reports its failed dispatch sends. An executor fails every
  * message of a poison job's first attempt (the poison case): it comes back a second later, until
  * SQS moves it to the dead-letter queue.
@@ -149,6 +151,12 @@ function watchCalls(): void {
         if (frozen) return hang();
         try {
           const result = await next(args);
+          if (holdNext === 'mid-trigger' && service === 'SQS' && context.commandName === 'SendMessageBatchCommand') {
+            const entries = (args.input as { Entries?: Array<{ MessageBody?: string }> }).Entries ?? [];
+            const sent = entries.map((entry) => String(JSON.parse(entry.MessageBody ?? '{}').runId));
+            const task = sent.find(isTaskFirstAttempt);
+            if (task) return holdHere('mid-trigger', sent, [], task);
+          }
           if (service === 'DynamoDB' && DYNAMODB_WRITES.has(context.commandName ?? '') && inBatch) {
             writesInBatch++;
             if (holdNext === 'mid-batch') return holdHere('mid-batch', heldRunIds, []);
