@@ -65,6 +65,28 @@ export interface ChaosConfig {
   sweepGraceSeconds: number;
   /** Latest time (from the workload start) to wait for every occurrence to settle. */
   settleDeadlineMs: number;
+  /**
+   * Workflows (issue 21), created through the API at the start: diamonds (extract -> clean, enrich
+   * -> load (upstream input) -> page-oncall any_failed) and fan-outs (`fanWidth` parallel tasks ->
+   * merge), each triggered `workflowTriggers` times (through the API) within `workflowTriggerWindowMs`.
+   */
+  diamondWorkflows: number;
+  fanWorkflows: number;
+  fanWidth: number;
+  workflowTriggers: number;
+  workflowTriggerWindowMs: [number, number];
+  /**
+   * When the completion process is told to hold a workflow step: the batch it is in once it has
+   * put a task run (a child started, or a task's retry), before the workflow run is written.
+   */
+  completionWorkflowKillAtMs: number;
+  /**
+   * When the API process is told to hold a workflow trigger once it has sent the first tasks' runs
+   * (before writing the workflow run naming them); SIGKILLed, it is restarted
+   * `apiDownAfterTriggerKillMs` later, so those tasks end before the client's retry is answered.
+   */
+  apiTriggerKillAtMs: number;
+  apiDownAfterTriggerKillMs: number;
 }
 
 export function chaosConfig(overrides: Partial<ChaosConfig> = {}): ChaosConfig {
@@ -107,6 +129,14 @@ export function chaosConfig(overrides: Partial<ChaosConfig> = {}): ChaosConfig {
     sqsOutageMs: 5_000,
     sweepGraceSeconds: 20,
     settleDeadlineMs: 240_000,
+    diamondWorkflows: Math.max(1, Math.round(4 * scale)),
+    fanWorkflows: Math.max(1, Math.round(2 * scale)),
+    fanWidth: 10,
+    workflowTriggers: 3,
+    workflowTriggerWindowMs: [2_000, 36_000],
+    completionWorkflowKillAtMs: 27_000,
+    apiTriggerKillAtMs: 9_000,
+    apiDownAfterTriggerKillMs: 5_000,
     ...overrides,
   };
 }

@@ -21,7 +21,12 @@ export interface TargetCall {
   fault: Fault;
   /** True when the caller hung up before the target answered (its timeout, or a killed executor); never for resets. */
   callerHungUp: boolean;
+  /** The request body, kept for workflow tasks only (paths under WORKFLOW_PATH): `load` must carry its parents' results. */
+  body?: string;
 }
+
+/** Workflow tasks are called under this path: `/wf/<workflow name>/<task key>`. */
+export const WORKFLOW_PATH = '/wf/';
 
 export interface ChaosTarget {
   url(path: string): string;
@@ -67,8 +72,13 @@ export async function startChaosTarget(options: {
     res.on('close', () => {
       if (!res.writableFinished && call.fault !== 'reset') call.callerHungUp = true;
     });
-    req.resume();
+    const chunks: Buffer[] = [];
+    const keepBody = call.path.startsWith(WORKFLOW_PATH);
+    req.on('data', (chunk: Buffer) => {
+      if (keepBody) chunks.push(chunk);
+    });
     req.on('end', () => {
+      if (keepBody) call.body = Buffer.concat(chunks).toString('utf8');
       switch (call.fault) {
         case 'reset':
           req.socket.destroy();

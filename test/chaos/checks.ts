@@ -19,12 +19,14 @@ import {
 } from './checks-index.ts';
 import { runKillChecks } from './checks-kills.ts';
 import { checkRecordsMatchTarget, checkRetryableFailuresRetried } from './checks-target-log.ts';
+import { runWorkflowChecks, withWorkflowTasks } from './checks-workflows.ts';
 import type { Evidence, StoredJob, StoredRun } from './evidence.ts';
 
 export { checkChaosHappened } from './checks-chaos-applied.ts';
 export { analyseDuplicates, type DuplicateVerdict } from './checks-duplicates.ts';
 export { type CheckResult, EARLY_TOLERANCE_MS, indexEvidence, KILL_TOLERANCE_MS } from './checks-index.ts';
 export { checkRecordsMatchTarget, checkRetryableFailuresRetried } from './checks-target-log.ts';
+export { runWorkflowChecks, withWorkflowTasks } from './checks-workflows.ts';
 
 /** What a lost run's job looks like: whether the scanners still consider it due. */
 function jobState(job: StoredJob | undefined): string {
@@ -73,11 +75,13 @@ export function checkOccurrencesTerminal(evidence: Evidence, index: Index = inde
     }
     const stray = (runsByJob.get(jobId) ?? []).filter((run) => !wanted.has(run.scheduledFor));
     for (const run of stray) failures.push(`UNPLANNED ${plan.name}: run ${run.runId} for ${iso(run.scheduledFor)}`);
+    // A workflow's task item never finishes: its workflow runs do (checks-workflows.ts).
+    if (plan.kind === 'workflow-task') continue;
     const finished = plan.kind === 'once' ? ['COMPLETED', 'FAILED'] : ['COMPLETED'];
     if (job && finished.includes(job.status)) jobsFinished++;
     else failures.push(`JOB ${plan.name} (${jobId}) is ${job?.status ?? 'missing'}, expected ${finished.join(' or ')}`);
   }
-  const jobs = evidence.plans.length - notCreated;
+  const jobs = evidence.plans.filter((plan) => plan.kind !== 'workflow-task').length - notCreated;
   return {
     name: 'every occurrence terminal (0 lost)',
     ok: failures.length === 0 && expected > 0,
@@ -382,8 +386,12 @@ export function checkUnsentRunsSwept(evidence: Evidence, index: Index = indexEvi
   };
 }
 
-/** Every check, in report order. */
-export function runChecks(evidence: Evidence): CheckResult[] {
+/**
+ * Every check, in report order. The common checks see each workflow task planned as a job, its
+ * occurrences those of the workflow runs whose rules start it (checks-workflows.ts).
+ */
+export function runChecks(recorded: Evidence): CheckResult[] {
+  const evidence = withWorkflowTasks(recorded);
   const index = indexEvidence(evidence);
   return [
     checkChaosHappened(evidence, index),
@@ -398,6 +406,7 @@ export function runChecks(evidence: Evidence): CheckResult[] {
     checkCatchUpKill(evidence, index),
     checkUnsentRunsSwept(evidence, index),
     ...runKillChecks(evidence),
+    ...runWorkflowChecks(recorded),
   ];
 }
 

@@ -7,6 +7,7 @@ import type { ChaosConfig } from './chaos-config.ts';
 import type { TargetCall } from './chaos-target.ts';
 import type { Kill } from './fleet.ts';
 import type { CreatedJob } from './workload.ts';
+import type { WorkflowCase } from './workload-workflows.ts';
 
 export interface StoredJob {
   jobId: string;
@@ -35,6 +36,34 @@ export interface StoredRun {
   retryAfterSeconds?: number;
   /** How many times the scanner's sweep sent the run (its message never came, or it was a parked retry). */
   sweeps?: number;
+  httpStatus?: number;
+  /** A workflow task's run: its workflow run and task. */
+  workflowRunId?: string;
+  taskKey?: string;
+}
+
+/** One task's state in a stored workflow run (functions/core/workflows/stored.ts WorkflowTaskState). */
+export interface StoredTaskState {
+  status: string;
+  runId?: string;
+  attempt?: number;
+  completedAt?: number;
+  httpStatus?: number;
+  errorType?: string;
+  skippedReason?: string;
+}
+
+/** A workflow run as the workflow-runs table holds it. */
+export interface StoredWorkflowRun {
+  workflowRunId: string;
+  workflowId: string;
+  scheduledFor: number;
+  status: string;
+  round: number;
+  version: number;
+  tasks: Record<string, StoredTaskState>;
+  graph: Array<{ key: string; dependsOn: string[]; when: string; taskJobId: string }>;
+  completedAt?: number;
 }
 
 /** What a scanner killed while holding a send had done. */
@@ -136,6 +165,14 @@ export interface Evidence {
   apiCreates?: ApiCreate[];
   /** The poison message's run, dead-lettered and re-driven. */
   poison?: PoisonCase;
+  /** The workflows of the workload (created and triggered through the API), with their triggers' answers. */
+  workflows?: WorkflowCase[];
+  /** Every workflow run of the workflow-runs table. */
+  workflowRuns?: StoredWorkflowRun[];
+  /** The completion process held (then SIGKILLed) in a workflow step: the task run it had just put, and its batch's runs. */
+  stepHolds?: Array<{ taskRunId: string; batchRunIds: string[] }>;
+  /** The API process held (then SIGKILLed) in a workflow trigger: the runs it had sent, the workflow run not yet written. */
+  triggerHolds?: Array<{ taskRunId: string; sentRunIds: string[] }>;
   /** The least number of kills each role killed once in a while must have had (checks-kills.ts). */
   minKills?: Partial<Record<'completion' | 'dead-letter' | 'api', number>>;
 }
@@ -155,13 +192,17 @@ export async function scanTable(documents: DynamoDBDocument, table: string): Pro
 /** The jobs and runs of the tables (other items, such as counters, are left out). */
 export async function readTables(
   documents: DynamoDBDocument,
-  tables: { jobs: string; runs: string },
-): Promise<{ jobs: StoredJob[]; runs: StoredRun[] }> {
-  const [jobItems, runItems] = await Promise.all([
+  tables: { jobs: string; runs: string; workflowRuns: string },
+): Promise<{ jobs: StoredJob[]; runs: StoredRun[]; workflowRuns: StoredWorkflowRun[] }> {
+  const [jobItems, runItems, workflowRunItems] = await Promise.all([
     scanTable(documents, tables.jobs),
     scanTable(documents, tables.runs),
+    scanTable(documents, tables.workflowRuns),
   ]);
   return {
+    workflowRuns: workflowRunItems.filter(
+      (item) => typeof item.workflowRunId === 'string',
+    ) as unknown as StoredWorkflowRun[],
     jobs: jobItems.filter(
       (item) => typeof item.jobId === 'string' && typeof item.status === 'string',
     ) as unknown as StoredJob[],

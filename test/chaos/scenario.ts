@@ -27,6 +27,7 @@ import { createJobsDirectly } from '../bench/direct-create.ts';
 import { type ChaosConfig, chaosConfig } from './chaos-config.ts';
 import { startChaosTarget } from './chaos-target.ts';
 import { type CheckResult, checkOccurrencesTerminal, formatChecks, runChecks } from './checks.ts';
+import { checkWorkflowRunsEnded, withWorkflowTasks } from './checks-workflows.ts';
 import { type ApiCreate, designOf, type Evidence, type PoisonCase, readTables, type ScannerHold } from './evidence.ts';
 import { Fleet } from './fleet.ts';
 import { seededRandom } from './seeded-random.ts';
@@ -40,6 +41,7 @@ import {
 import { bundleWorker } from './worker-bundle.ts';
 import { type CreatedJob, catchUpOccurrences, type JobPlan, jobBody, planWorkload } from './workload.ts';
 import { type ApiClient, createThroughApi, poisonPlan, redrivePoison } from './workload-api.ts';
+import { feedWorkflows, planWorkflows } from './workload-workflows.ts';
 
 export interface ChaosOutcome {
   ok: boolean;
@@ -134,7 +136,13 @@ export async function runChaos(
     const catchUpHolds: ScannerHold[] = [];
     let poisonRefusals = 0;
     const writtenUnanswered: string[] = [];
+    const stepHolds: NonNullable<Evidence['stepHolds']> = [];
+    const triggerHolds: NonNullable<Evidence['triggerHolds']> = [];
     fleet.onMessage((worker, message) => {
+      if (message.type === 'held' && message.mode === 'mid-step' && message.taskRunId)
+        stepHolds.push({ taskRunId: message.taskRunId, batchRunIds: message.runIds });
+      if (message.type === 'held' && message.mode === 'mid-trigger' && message.taskRunId)
+        triggerHolds.push({ taskRunId: message.taskRunId, sentRunIds: message.runIds });
       if (message.type === 'unsent') unsentRunIds.push(...message.runIds);
       if (message.type === 'checkpoint') streamCheckpoints[message.shardId] = message.sequenceNumber;
       if (message.type === 'poison-refused') poisonRefusals++;
@@ -146,7 +154,9 @@ export async function runChaos(
               ? `the create of ${message.jobNames.join(', ')}`
               : `${kill.heldRunIds.length} runs (${message.writesDone} writes done)`;
           progress(`${since()}: SIGKILLed ${worker.role} (pid ${kill.pid}) holding ${held}`);
-          fleet.start(worker.role, worker.slot);
+          // Down a while after a killed trigger: its first tasks run and end before it answers again.
+          const down = message.mode === 'mid-trigger' ? config.apiDownAfterTriggerKillMs : 0;
+          setTimeout(() => fleet.start(worker.role, worker.slot), down);
         });
       }
       if (message.type !== 'holding') return;
@@ -184,14 +194,25 @@ export async function runChaos(
     // Each hold is asked for until its kill has happened (on a loaded machine a process restarted
     // during the SQS outage may take long to have work again), or until the run has settled.
     const holdsEnd = { settled: false };
-    const holdsInTurn = async (role: WorkerRole, mode: HoldMode, times: number[]) => {
-      for (const at of times) await holdThenKill(fleet, role, mode, start + at, holdsEnd);
+    const holdsInTurn = async (role: WorkerRole, holds: Array<{ at: number; mode: HoldMode }>) => {
+      for (const { at, mode } of holds) await holdThenKill(fleet, role, mode, start + at, holdsEnd);
     };
+    const at = (mode: HoldMode, times: number[]) => times.map((time) => ({ at: time, mode }));
+    // One sequence per process: a hold is asked for until its own kill happened, then the next.
+    const completionHolds = [
+      ...at('mid-batch', config.completionKillsAtMs),
+      ...at('mid-step', [config.completionWorkflowKillAtMs]),
+    ].sort((a, b) => a.at - b.at);
     const holding = Promise.all([
-      holdsInTurn('api', 'mid-create', config.apiKillsAtMs),
-      holdsInTurn('completion', 'mid-batch', config.completionKillsAtMs),
+      holdsInTurn(
+        'api',
+        [...at('mid-create', config.apiKillsAtMs), ...at('mid-trigger', [config.apiTriggerKillAtMs])].sort(
+          (a, b) => a.at - b.at,
+        ),
+      ),
+      holdsInTurn('completion', completionHolds),
       // The poison message is the only dead letter: the consumer holds it.
-      holdsInTurn('dead-letter', 'dead-letter', [0]),
+      holdsInTurn('dead-letter', at('dead-letter', [0])),
     ]);
     const apiCreates: ApiCreate[] = [];
     // Created here, not through the API: its id must reach the executors before its run is due,
@@ -212,6 +233,9 @@ export async function runChaos(
       redriveAnswers: [],
     };
     const redriving = redrivePoison(api, poison, start + config.settleDeadlineMs - 30_000);
+    // Created through the API now, triggered through it during the chaos window (workload-workflows.ts).
+    const workflows = planWorkflows(config);
+    const workflowFeeding = feedWorkflows(api, workflows, config, (path) => target.url(path), start);
     const plans = await feedWorkload(config, chronos.tenantId, api, apiCreates, target.url('/chaos'), start, (line) =>
       progress(`${since()}: ${line}`),
     );
@@ -223,18 +247,21 @@ export async function runChaos(
     progress(`${since()}: ${caughtUp} catch-up jobs fell ${config.catchUpMissedMs / 1000} s behind`);
     const lastDue = Math.max(...plans.flatMap((plan) => plan.occurrences));
     await sleep(lastDue - Date.now());
+    await workflowFeeding;
     const settled = await settle(config, start, async () => {
-      const { jobs, runs } = await readTables(documents, chronos.tables);
-      const verdict = checkOccurrencesTerminal({ ...emptyEvidence(config), plans: [...plans, poisonJob], jobs, runs });
+      const { jobs, runs, workflowRuns } = await readTables(documents, chronos.tables);
+      const sofar = { ...emptyEvidence(config), plans: [...plans, poisonJob], jobs, runs, workflows, workflowRuns };
+      const verdict = checkOccurrencesTerminal(withWorkflowTasks(sofar));
+      const workflowsEnded = checkWorkflowRunsEnded(sofar);
       const depth = await queueDepths(sqsClient, chronos.queues);
       const running = runs.filter((run) => run.status === 'RUNNING').length;
       const poisonRuns = runs.filter((run) => run.jobId === poison.jobId).map((run) => `${run.attempt}:${run.status}`);
       progress(
-        `${since()}: ${verdict.numbers}; ${running} running; ${depth.text}; poison ${poisonRuns.join(' ') || '-'}`,
+        `${since()}: ${verdict.numbers}; ${workflowsEnded.numbers}; ${running} running; ${depth.text}; poison ${poisonRuns.join(' ') || '-'}`,
       );
       return {
         // The poison occurrence is terminal once dead-lettered: done only when its re-drive has ended too.
-        done: verdict.ok && poisonRuns.some((run) => run.startsWith('2:')),
+        done: verdict.ok && workflowsEnded.ok && poisonRuns.some((run) => run.startsWith('2:')),
         // Anything that moves: calls, finished runs, messages anywhere in the queues, runs under a lease.
         activity: `${target.calls.length}/${verdict.numbers}/${depth.total}/${running}`,
         busy: depth.total > 0 || running > 0,
@@ -248,7 +275,7 @@ export async function runChaos(
     await redriving;
     poison.refusals = poisonRefusals;
     await fleet.stop();
-    const { jobs, runs } = await readTables(documents, chronos.tables);
+    const { jobs, runs, workflowRuns } = await readTables(documents, chronos.tables);
     const evidence: Evidence = {
       ...emptyEvidence(config),
       plans,
@@ -263,7 +290,11 @@ export async function runChaos(
       apiCreates,
       writtenUnanswered,
       poison,
-      minKills: { completion: config.completionKillsAtMs.length, 'dead-letter': 1, api: config.apiKillsAtMs.length },
+      workflows,
+      workflowRuns,
+      stepHolds,
+      triggerHolds,
+      minKills: { completion: completionHolds.length, 'dead-letter': 1, api: config.apiKillsAtMs.length },
     };
     writeFileSync(join(logDir, 'evidence.json'), JSON.stringify(evidence));
     const results = runChecks(evidence);

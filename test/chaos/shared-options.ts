@@ -88,7 +88,15 @@ export type WorkerMessage =
    * completion batch after its first write, a dead-letter batch before anything is recorded, a
    * create whose job is written but whose answer is not sent.
    */
-  | { type: 'held'; mode: HoldMode; runIds: string[]; jobNames: string[]; writesDone: number }
+  | {
+      type: 'held';
+      mode: HoldMode;
+      runIds: string[];
+      jobNames: string[];
+      writesDone: number;
+      /** `mid-step`: the task run the batch's workflow step had just put; `mid-trigger`: the first task run the trigger had sent. */
+      taskRunId?: string;
+    }
   /** Completion: the stream mapping's new checkpoint for a shard. */
   | { type: 'checkpoint'; shardId: string; sequenceNumber: string }
   /** Executor: a poison message failed again (its receive count as SQS gave it). */
@@ -101,8 +109,13 @@ export type WorkerMessage =
  */
 export type ArmMode = 'mid-scan' | 'catch-up';
 
-/** `mid-batch`: completion; `dead-letter`: the DLQ consumer; `mid-create`: the API. */
-export type HoldMode = 'mid-batch' | 'dead-letter' | 'mid-create';
+/**
+ * `mid-batch`: completion, after the batch's first write; `mid-step`: completion, once the batch
+ * has put a task run's first attempt (a workflow step started a task) and before anything else;
+ * `dead-letter`: the DLQ consumer; `mid-create`: the API; `mid-trigger`: the API, once a
+ * workflow trigger has sent its first tasks' runs, before it writes the workflow run naming them.
+ */
+export type HoldMode = 'mid-batch' | 'mid-step' | 'dead-letter' | 'mid-create' | 'mid-trigger';
 
 /** Messages the coordinator sends to a worker. */
 export type CoordinatorMessage =

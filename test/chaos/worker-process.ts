@@ -13,11 +13,14 @@
  *  - completion: only the runs stream's mapping and the completion handler, going on from the
  *    checkpoint the killed process left (reported after every page, as the mapping keeps it).
  *    Told to hold, it freezes every AWS call once a batch has made its first write, so the
- *    SIGKILL lands mid-batch;
+ *    SIGKILL lands mid-batch; told to hold a workflow step, once a batch has put a task's first
+ *    attempt (its workflow run not yet written);
  *  - dead-letter: only the DLQ consumer. Told to hold, it freezes on the next batch before the
  *    handler records anything;
  *  - api: only the API, on the port every API process shares. Told to hold, it keeps the answer
- *    of the next create whose job is written, so the client never hears of it.
+ *    of the next create whose job is written, so the client never hears of it; told to hold a
+ *    trigger, it freezes once a workflow trigger has sent its first tasks' runs (the workflow run
+ *    not yet naming them).
  * Every role but the scanner's also reports its failed dispatch sends. An executor fails every
  * message of a poison job's first attempt (the poison case): it comes back a second later, until
  * SQS moves it to the dead-letter queue.
@@ -112,12 +115,20 @@ let inBatch = false;
 const hang = () => new Promise<never>(() => undefined);
 
 /** Holds: reports what is held and freezes every AWS call of the process until the SIGKILL. */
-function holdHere(mode: HoldMode, runIds: string[], jobNames: string[]): Promise<never> {
+function holdHere(mode: HoldMode, runIds: string[], jobNames: string[], taskRunId?: string): Promise<never> {
   holdNext = undefined;
   frozen = true;
-  report({ type: 'held', mode, runIds, jobNames, writesDone: writesInBatch });
+  report({ type: 'held', mode, runIds, jobNames, writesDone: writesInBatch, ...(taskRunId ? { taskRunId } : {}) });
   return hang();
 }
+
+/** The run id of a put's item (marshalled or not). */
+const putRunIdOf = (input: unknown) => {
+  const runId = (input as { Item?: { runId?: { S?: string } | string } }).Item?.runId;
+  return typeof runId === 'string' ? runId : runId?.S;
+};
+/** A workflow task's first attempt (`wf…v<n>t<i>_<occurrence>_1`): what a workflow step puts when it starts a task. */
+const isTaskFirstAttempt = (runId: string | undefined) => runId !== undefined && /^wf\w+_\d+_1$/.test(runId);
 
 const DYNAMODB_WRITES = new Set([
   'PutItemCommand',
@@ -140,9 +151,18 @@ function watchCalls(): void {
         if (frozen) return hang();
         try {
           const result = await next(args);
+          if (holdNext === 'mid-trigger' && service === 'SQS' && context.commandName === 'SendMessageBatchCommand') {
+            const entries = (args.input as { Entries?: Array<{ MessageBody?: string }> }).Entries ?? [];
+            const sent = entries.map((entry) => String(JSON.parse(entry.MessageBody ?? '{}').runId));
+            const task = sent.find(isTaskFirstAttempt);
+            if (task) return holdHere('mid-trigger', sent, [], task);
+          }
           if (service === 'DynamoDB' && DYNAMODB_WRITES.has(context.commandName ?? '') && inBatch) {
             writesInBatch++;
             if (holdNext === 'mid-batch') return holdHere('mid-batch', heldRunIds, []);
+            const putRunId = context.commandName === 'PutItemCommand' ? putRunIdOf(args.input) : undefined;
+            if (holdNext === 'mid-step' && isTaskFirstAttempt(putRunId))
+              return holdHere('mid-step', heldRunIds, [], putRunId);
           }
           return result;
         } catch (error) {

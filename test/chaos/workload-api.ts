@@ -43,10 +43,10 @@ const CREATE_PATIENCE_MS = 120_000;
 const RETRY_PAUSE_MS = 250;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-type Answer = { status: number; body: unknown; replayed: boolean } | { error: string; nothingSent: boolean };
+export type Answer = { status: number; body: unknown; replayed: boolean } | { error: string; nothingSent: boolean };
 
 /** One request; never throws: a failure comes back as `error`, with whether the request surely reached nothing. */
-async function call(
+export async function call(
   api: ApiClient,
   method: string,
   path: string,

@@ -13,7 +13,8 @@ export type Delivery = 'at-least-once' | 'at-most-once';
 export interface JobPlan {
   /** Unique, and the job's `name`: how stored jobs are matched to their plan. */
   name: string;
-  kind: 'once' | 'recurring' | 'catch-up';
+  /** `workflow-task`: a workflow's task item, its occurrences those of the workflow runs that start it (checks-workflows.ts). */
+  kind: 'once' | 'recurring' | 'catch-up' | 'workflow-task';
   delivery: Delivery;
   /** Created through the API process (which is killed) or in the coordinator (bulk: the local API is too slow for all). */
   via?: 'api' | 'direct';
