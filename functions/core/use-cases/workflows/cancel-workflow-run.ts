@@ -12,6 +12,7 @@ import { parseRunId } from '../../run-id.ts';
 import { cancelPlan } from '../../workflows/cancel-plan.ts';
 import type { WorkflowRun } from '../../workflows/stored.ts';
 import { outcomeClassOf } from '../../workflows/task-outcome.ts';
+import { taskRunKeyOf } from '../../workflows/task-run-id.ts';
 import { graphOf, statesOf } from '../../workflows/workflow-step.ts';
 import { changeWorkflowRun } from './change-workflow-run.ts';
 import type { WorkflowRunDeps } from './workflow-run-deps.ts';
@@ -31,14 +32,26 @@ export async function cancelWorkflowRun(
 ): Promise<WorkflowRun> {
   const run = await changeWorkflowRun(deps, tenantId, workflowRunId, (current) => cancelled(current, now), now);
   if (!run) throw new NotFoundError(`workflow run ${workflowRunId}`);
-  const inFlight = Object.values(run.tasks).filter((state) => outcomeClassOf(state.status) === 'in_flight');
-  await Promise.all(
-    inFlight.map(async (state) => {
-      const parts = state.runId === undefined ? undefined : parseRunId(state.runId);
-      if (parts) await deps.cancelTaskRun({ tenantId, ...parts }).catch(() => undefined);
-    }),
-  );
+  await Promise.all(tasksToStop(run).map((key) => deps.cancelTaskRun(key).catch(() => undefined)));
   return run;
+}
+
+/**
+ * The runs a cancel stops: each task's current run while in flight, and the first attempt of each
+ * task it cancelled before it started — that run may exist already, put by a step whose writer died
+ * before it could record it (start-task-runs.ts puts before the run is written); most do not, and
+ * the cancel of a run that is not there is refused and ignored.
+ */
+function tasksToStop(run: WorkflowRun): RunKey[] {
+  return run.graph.flatMap((entry): RunKey[] => {
+    const state = run.tasks[entry.key];
+    if (state && outcomeClassOf(state.status) === 'in_flight') {
+      const parts = state.runId === undefined ? undefined : parseRunId(state.runId);
+      return parts ? [{ tenantId: run.tenantId, ...parts }] : [];
+    }
+    const cancelledBeforeStart = state?.status === 'CANCELLED' && state.runId === undefined;
+    return cancelledBeforeStart ? [taskRunKeyOf(run, entry.taskJobId, run.round, 1)] : [];
+  });
 }
 
 function cancelled(run: WorkflowRun, now: number): WorkflowRun | undefined {

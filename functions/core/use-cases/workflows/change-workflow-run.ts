@@ -45,12 +45,15 @@ export async function changeWorkflowRun(
   change: (run: WorkflowRun) => WorkflowRun | undefined,
   now: number,
 ): Promise<WorkflowRun | undefined> {
+  // Task runs this call put in a try whose write lost: kept if the run as written names them.
+  const putEarlier = new Map<string, string>();
   for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
     const current = await deps.workflowRuns.get(tenantId, workflowRunId);
     if (!current) return undefined;
     const changed = change(current);
     let step = workflowStep(changed ?? current, now);
     if (changed === undefined && step.unchanged) {
+      await discardOrphans(deps, current, putEarlier);
       if (current.status !== 'RUNNING') await afterEnd(deps, current);
       return current;
     }
@@ -58,13 +61,31 @@ export async function changeWorkflowRun(
     if (unstartable.size > 0) step = workflowStep(withFailed(step.next, unstartable, now), now);
     const next = { ...step.next, revision: current.revision + 1 };
     if (await deps.workflowRuns.replace(next, current.revision)) {
+      await discardOrphans(deps, next, putEarlier);
       if (next.status !== 'RUNNING') await afterEnd(deps, next);
       return next;
+    }
+    for (const entry of step.start) {
+      const runId = step.next.tasks[entry.key]?.runId;
+      if (runId !== undefined && !unstartable.has(entry.key)) putEarlier.set(entry.key, runId);
     }
     const backoff = Math.random() * BACKOFF_STEP_MS * Math.min(attempt + 1, 10);
     await new Promise((resolve) => setTimeout(resolve, backoff));
   }
   throw new WorkflowRunBusyError(workflowRunId);
+}
+
+/**
+ * A task run put in a lost try that the run as written does not name (its task was cancelled
+ * meanwhile): removed while still QUEUED, so a cancel that came between the put and the write is
+ * not undone by a call. One claimed already is called; its end changes nothing (the task ended).
+ */
+async function discardOrphans(deps: WorkflowRunDeps, run: WorkflowRun, putEarlier: Map<string, string>) {
+  for (const [key, runId] of putEarlier) {
+    if (run.tasks[key]?.runId === runId) continue;
+    const parts = parseRunId(runId);
+    if (parts) await deps.runs.discardQueued({ tenantId: run.tenantId, ...parts });
+  }
 }
 
 /** Tasks whose request could not be made end FAILED without a call. */

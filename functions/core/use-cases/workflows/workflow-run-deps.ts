@@ -5,7 +5,7 @@ import type { WorkflowRunStore } from '../../workflows/ports.ts';
 
 export interface WorkflowRunDeps {
   workflowRuns: WorkflowRunStore;
-  runs: Pick<RunRepository, 'createIfAbsent' | 'get'>;
+  runs: Pick<RunRepository, 'createIfAbsent' | 'get' | 'discardQueued'>;
   /** Task items (a task's own body, for upstream input) and the head's overlap marker. */
   jobs: Pick<JobRepository, 'get' | 'takeInFlight' | 'releaseInFlight'>;
   dispatcher: RunDispatcher;
