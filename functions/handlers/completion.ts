@@ -11,6 +11,7 @@ import { jobCountBatch } from '#core/metrics/job-count-batch';
 import type { JobStatusCounts } from '#core/metrics/ports';
 import { completeRun } from '#core/use-cases/complete-run';
 import { isOwnFailure } from '#core/use-cases/job-faults';
+import { TaskRunEndBatch } from '#core/use-cases/workflows/task-run-end-batch';
 import { logger } from './logger.ts';
 import { instrumentedWithMetrics } from './observability.ts';
 import { orSetAside, setAside } from './set-aside.ts';
@@ -21,7 +22,7 @@ import {
   sequenceNumberOf,
   terminalTransitionOf,
 } from './stream-aggregates.ts';
-import { completeRunDeps, jobCountsUpdater, runAggregates } from './wiring.ts';
+import { completeRunDeps, jobCountsUpdater, runAggregates, workflowRunDeps } from './wiring.ts';
 
 export { terminalTransitionOf } from './stream-aggregates.ts';
 
@@ -29,7 +30,7 @@ const processor = new BatchProcessor(EventType.DynamoDBStreams);
 /** Time the aggregates transaction may take, its conflict retries and backoff included. */
 const AGGREGATES_TIME_RESERVE_MS = 5_000;
 
-function recordHandlerFor(jobCounts: JobStatusCounts) {
+function recordHandlerFor(jobCounts: JobStatusCounts, taskRunEnds: TaskRunEndBatch) {
   return async (record: DynamoDBRecord): Promise<void> => {
     const position = { sequenceNumber: sequenceNumberOf(record), eventID: record.eventID };
     const unreadable = unreadableImageOf(record);
@@ -43,7 +44,7 @@ function recordHandlerFor(jobCounts: JobStatusCounts) {
     if (!run) return;
     const ids = { tenantId: run.tenantId, jobId: run.jobId, runId: run.runId, attempt: run.attempt };
     await orSetAside('completion', { ...position, ...ids }, async () => {
-      const change = await completeRun(completeRunDeps(jobCounts), run, Date.now());
+      const change = await completeRun(completeRunDeps(jobCounts, taskRunEnds), run, Date.now());
       logger.createChild({ persistentKeys: ids }).info('run completed', { status: run.status, change });
     });
   };
@@ -80,7 +81,11 @@ function holdsBigInt(value: unknown): boolean {
 export async function complete(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {
   // The jobs this batch finished move the tenants' job-status counters once per tenant, at the end.
   const jobCounts = jobCountBatch(jobCountsUpdater());
-  const response = await processPartialResponse(event, recordHandlerFor(jobCounts.counts), processor, { context });
+  // The ends of one workflow run's tasks in this batch go in one change (task-run-end-batch.ts).
+  const taskRunEnds = new TaskRunEndBatch(workflowRunDeps(), Date.now);
+  const response = await processPartialResponse(event, recordHandlerFor(jobCounts.counts, taskRunEnds), processor, {
+    context,
+  });
   await jobCounts.flush();
   const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
   // A record set aside as unreadable is not counted: its images cannot be (and must not stop the rest).

@@ -137,9 +137,12 @@ export const schedulingConfig = once(() => ({
 /**
  * What completing a run needs (the completion handler, and the stream-failure handler that
  * completes the runs of a batch the completion handler gave up on); `jobCounts` is the caller's
- * batch of job-status counter moves.
+ * batch of job-status counter moves, `taskRunEnds` its batch of workflow task ends.
  */
-export const completeRunDeps = (jobCounts?: JobStatusCounts): CompleteRunDeps => ({
+export const completeRunDeps = (
+  jobCounts?: JobStatusCounts,
+  taskRunEnds?: CompleteRunDeps['taskRunEnds'],
+): CompleteRunDeps => ({
   jobs: jobRepository(),
   runs: runRepository(),
   dispatcher: runDispatcher(),
@@ -147,6 +150,7 @@ export const completeRunDeps = (jobCounts?: JobStatusCounts): CompleteRunDeps =>
   config: schedulingConfig(),
   ...(jobCounts ? { jobCounts } : {}),
   workflows: workflowRunDeps(),
+  ...(taskRunEnds ? { taskRunEnds } : {}),
 });
 
 export const workflowRunStore = once(

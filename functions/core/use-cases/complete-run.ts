@@ -22,6 +22,7 @@ import { dispatchRequestOf, sendRuns } from '../runs/send-runs.ts';
 import { completeIfExhausted } from './complete-exhausted.ts';
 import { newRun } from './new-run.ts';
 import { finishOneTimeJob, refireOccurrence, verdictOf } from './one-time-occurrence.ts';
+import type { TaskRunEndBatch } from './workflows/task-run-end-batch.ts';
 import { recordTaskRunEnd } from './workflows/task-run-ended.ts';
 import type { WorkflowRunDeps } from './workflows/workflow-run-deps.ts';
 
@@ -36,6 +37,11 @@ export interface CompleteRunDeps {
   jobCounts?: JobStatusCounts;
   /** The workflow runs a task run's end moves on (core/use-cases/workflows/). */
   workflows?: WorkflowRunDeps;
+  /**
+   * The caller's batch of task-run ends (task-run-end-batch.ts): the ends of one workflow run in
+   * one stream batch go in one change. Without it, each end is its own change.
+   */
+  taskRunEnds?: Pick<TaskRunEndBatch, 'record'>;
 }
 
 export type CompletedRun = Pick<
@@ -165,6 +171,7 @@ async function completeTaskRun(
       ended = last;
     }
   }
-  await recordTaskRunEnd(workflows, ended, now);
+  if (deps.taskRunEnds) await deps.taskRunEnds.record(ended);
+  else await recordTaskRunEnd(workflows, ended, now);
   return ended.nextAttemptAt !== undefined ? 'retry-scheduled' : 'unchanged';
 }

@@ -43,7 +43,25 @@ export async function recordTaskRunEnd(
   ended: EndedTaskRun,
   now: number,
 ): Promise<WorkflowRun | undefined> {
-  return changeWorkflowRun(deps, ended.tenantId, ended.workflowRunId, (run) => applyEnd(run, ended, now), now);
+  return recordTaskRunEnds(deps, [ended], now);
+}
+
+/** Several ends of one workflow run's tasks, applied in one change: one read and one write for all. */
+export async function recordTaskRunEnds(
+  deps: WorkflowRunDeps,
+  ends: readonly EndedTaskRun[],
+  now: number,
+): Promise<WorkflowRun | undefined> {
+  const [first] = ends;
+  if (!first) return undefined;
+  return changeWorkflowRun(deps, first.tenantId, first.workflowRunId, (run) => applyEnds(run, ends, now), now);
+}
+
+/** The run with every end applied that applies (each as applyEnd decides, in order); undefined when none does. */
+function applyEnds(run: WorkflowRun, ends: readonly EndedTaskRun[], now: number): WorkflowRun | undefined {
+  let changed: WorkflowRun | undefined;
+  for (const ended of ends) changed = applyEnd(changed ?? run, ended, now) ?? changed;
+  return changed;
 }
 
 function applyEnd(run: WorkflowRun, ended: EndedTaskRun, now: number): WorkflowRun | undefined {
