@@ -1,6 +1,6 @@
 /**
  * One bench measurement in its own process (fresh emulators, and the real handler modules load
- * once per process): `tsx test/bench/workload-process.ts <burst|steady|immediate|async|cpu|limits> <out.json> [scale]`,
+ * once per process): `tsx test/bench/workload-process.ts <burst|steady|immediate|async|workflows|cpu|limits> <out.json> [scale]`,
  * or `... precision <out.json> <scale> <N>` for one row of the precision table.
  * Progress goes to stderr; the handlers' own log lines (stdout) are counted and dropped.
  */
@@ -18,6 +18,7 @@ import { readRunStamps } from './run-stamps.ts';
 import { describeState, isSettled, stateReader } from './settle.ts';
 import { summarize } from './stats.ts';
 import { steadyRateWorkload } from './steady-rates.ts';
+import { workflowsWorkload } from './workflows-workload.ts';
 import { CPU_PROBE, WORKLOADS, type Workload } from './workloads.ts';
 
 const [mode = '', outPath = '', scaleArg = '1', sizeArg = ''] = process.argv.slice(2);
@@ -74,8 +75,13 @@ async function quiesce(harness: Harness, quietMs = 2_000, maxMs = 20_000): Promi
 const SETTLE_MS = 20_000;
 
 /** Polls the system's state until it has settled or `limitMs` passed; returns the last state read. */
-async function waitUntilSettled(harness: Harness, jobIds: readonly string[], limitMs: number) {
-  const reader = stateReader(harness.chronos, jobIds);
+async function waitUntilSettled(
+  harness: Harness,
+  jobIds: readonly string[],
+  limitMs: number,
+  options: { jobsStayActive?: boolean } = {},
+) {
+  const reader = stateReader(harness.chronos, jobIds, options);
   const startedAt = Date.now();
   try {
     for (;;) {
@@ -122,7 +128,9 @@ async function runWorkload(name: WorkloadResult['mode'], workload: Workload): Pr
     await waitForCalls(harness, expected, drained);
     // The work that follows the calls (async runs' heartbeats): as long again as the drain, after it.
     await observer?.untilDone(Math.max(Date.now(), drained) + workload.drainMs);
-    const settle = await waitUntilSettled(harness, driven.created.jobIds, SETTLE_MS);
+    const settle = await waitUntilSettled(harness, driven.created.jobIds, SETTLE_MS, {
+      jobsStayActive: workload.jobsStayActive === true,
+    });
     const processCpuMs = cpuMs(process.cpuUsage(cpuBefore));
     // Read after the state: a call that lands in between counts as made, never as missing.
     const calls = await harness.target.request<RecordedCall[]>('calls');
@@ -278,6 +286,7 @@ async function main() {
     if (!(Number(sizeArg) >= 1)) throw new Error(`rate needs its executions per second, got '${sizeArg}'`);
     result = await runWorkload('rate', steadyRateWorkload(Number(sizeArg)));
   } else if (mode === 'async') result = await runWorkload('async', ASYNC_WORKLOAD);
+  else if (mode === 'workflows') result = await runWorkload('workflows', workflowsWorkload());
   else if (mode in WORKLOADS)
     result = await runWorkload(mode as keyof typeof WORKLOADS, WORKLOADS[mode as keyof typeof WORKLOADS]);
   else throw new Error(`unknown mode ${mode}`);
