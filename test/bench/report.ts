@@ -44,6 +44,8 @@ export interface WorkloadResult {
   handlers: Record<string, FunctionStats>;
   processCpuMs: number;
   logBytes: number;
+  /** The handlers' warning and error lines by message. */
+  warningsByMessage?: Record<string, number>;
   loadAverage?: number[];
   loggedProblems: { count: number; first: string[] };
   /** The precision mode's row of the issue's table, and where its lag went (precision.ts). */

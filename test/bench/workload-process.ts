@@ -27,6 +27,8 @@ const progress = (line: string) => process.stderr.write(`[bench:${mode}${sizeArg
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let logBytes = 0;
+/** Handlers' warnings and errors by message (what a workload's logBytes are made of). */
+const warnings: Record<string, number> = {};
 const byteLength = (chunk: string | Uint8Array) =>
   typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
 process.stdout.write = ((chunk: string | Uint8Array) => {
@@ -38,6 +40,8 @@ const writeStderr = process.stderr.write.bind(process.stderr);
 process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
   if (String(chunk).startsWith('{"level"')) {
     logBytes += byteLength(chunk);
+    const message = /"message":"([^"]{0,120})/.exec(String(chunk))?.[1] ?? '?';
+    warnings[message] = (warnings[message] ?? 0) + 1;
     return true;
   }
   return (writeStderr as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
@@ -173,6 +177,7 @@ async function runWorkload(name: WorkloadResult['mode'], workload: Workload): Pr
       handlers: harness.meter.stats,
       processCpuMs,
       logBytes,
+      warningsByMessage: warnings,
       // Other work on the machine shows here: the emulators share its cores with everything else.
       loadAverage: loadavg(),
       loggedProblems: { count: harness.logged.length, first: harness.logged.slice(0, 5) },
