@@ -265,7 +265,11 @@ export interface ShapeReport {
   /** The run item's size at its end, bytes (p50/max), and its writes per run (mean). */
   runItemBytes: Summary;
   changesPerRun: number;
-  /** The run item's write units per run as docs/workflows.md estimated them (linear growth, whole rewrites). */
+  /**
+   * The run item's write units per run if it grew linearly from its graph alone to its end size,
+   * rewritten whole at each change: a lower bound (the first write already holds the started tasks'
+   * states), beside the measured workflow-runs units and their conflicts.
+   */
   estimatedRunItemWuPerRun: number;
   /** Child call arrival − last parent's end, ms. Load-affected on a shared machine. */
   hopLatencyMs: Summary;
