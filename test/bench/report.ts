@@ -12,6 +12,7 @@ import type { HarnessConfig } from './harness.ts';
 import type { Limits } from './limits.ts';
 import { MIN_REQUESTS_BEFORE_CALL, type PrecisionRow, physicalFloorMs, type StageLags } from './precision.ts';
 import type { Summary } from './stats.ts';
+import { type WorkflowsReport, workflowsFailures } from './workflows-report.ts';
 
 /** Memory the functions are deployed with (lib/constructs/chronos-function.ts default). */
 export const FUNCTION_MEMORY_MB = 256;
@@ -27,7 +28,7 @@ const BILLED_SQS_ACTIONS = [
 ];
 
 export interface WorkloadResult {
-  mode: 'burst' | 'steady' | 'immediate' | 'precision' | 'rate' | 'async';
+  mode: 'burst' | 'steady' | 'immediate' | 'precision' | 'rate' | 'async' | 'workflows';
   description: string;
   config: HarnessConfig;
   scale: number;
@@ -43,12 +44,16 @@ export interface WorkloadResult {
   handlers: Record<string, FunctionStats>;
   processCpuMs: number;
   logBytes: number;
+  /** The handlers' warning and error lines by message. */
+  warningsByMessage?: Record<string, number>;
   loadAverage?: number[];
   loggedProblems: { count: number; first: string[] };
   /** The precision mode's row of the issue's table, and where its lag went (precision.ts). */
   precision?: { row: PrecisionRow; stages: StageLags };
   /** The async mode's callbacks, ends, detection delay and cost per heartbeat (async-report.ts). */
   async?: AsyncReport;
+  /** The workflows mode's cost per task and per workflow run by shape, hops and ends (workflows-report.ts). */
+  workflows?: WorkflowsReport;
 }
 
 export interface CpuProbeResult {
@@ -148,7 +153,7 @@ export function verdicts(results: WorkloadResult[], cpu?: CpuProbeResult): Verdi
     check('duplicate calls = 0', result.mode, result.delivery.duplicates, 0);
     check('unexpected calls = 0 (unplanned occurrence, bad key)', result.mode, result.delivery.unexpected, 0);
     // Per-execution targets are for one call per run: an async run is heartbeats too (async-report.ts).
-    if (result.mode === 'steady' || result.mode === 'async') continue;
+    if (result.mode === 'steady' || result.mode === 'async' || result.mode === 'workflows') continue;
     check('DynamoDB write units / one-time execution ≤ 4', result.mode, profile.writeUnits, 4);
     check('DynamoDB read units / one-time execution ≤ 1', result.mode, profile.readUnits, 1);
     check('SQS requests / one-time execution ≤ 0.3', result.mode, profile.sqsRequests, 0.3);
@@ -166,11 +171,13 @@ export function verdicts(results: WorkloadResult[], cpu?: CpuProbeResult): Verdi
  * planned or not at all (async-report.ts, asyncFailures). Missed performance targets are not failures (they are MISS verdicts).
  */
 export function benchFailures(
-  results: ReadonlyArray<Pick<WorkloadResult, 'mode' | 'created' | 'delivery' | 'settle' | 'setupProblem' | 'async'>>,
+  results: ReadonlyArray<
+    Pick<WorkloadResult, 'mode' | 'created' | 'delivery' | 'settle' | 'setupProblem' | 'async' | 'workflows'>
+  >,
   errors: readonly string[],
 ): string[] {
   const failures = [...errors];
-  for (const { mode, created, delivery, settle, setupProblem, async } of results) {
+  for (const { mode, created, delivery, settle, setupProblem, async, workflows } of results) {
     const fail = (what: string) => failures.push(`${mode}: ${what}`);
     if (setupProblem) fail(`the harness, not Chronos: ${setupProblem}`);
     if (created.failures > 0) fail(`${created.failures} job creates failed (${created.firstFailure ?? 'no detail'})`);
@@ -189,6 +196,8 @@ export function benchFailures(
     }
     if (mode === 'async' && !async) fail('no async figures (the workload measured nothing of its callbacks)');
     for (const failure of async ? asyncFailures(async) : []) fail(failure);
+    if (mode === 'workflows' && !workflows) fail('no workflows figures (the workload measured nothing of its runs)');
+    for (const failure of workflows ? workflowsFailures(workflows) : []) fail(failure);
   }
   return failures;
 }

@@ -8,7 +8,7 @@
  * fewer jobs than planned, a measurement that crashed or timed out, an async run not taken, a
  * callback not answered 200, or an async run that ended otherwise than planned or never.
  *
- *   npm run bench [-- --scale 0.2] [-- --only burst,steady] [-- --only precision] [-- --only async]
+ *   npm run bench [-- --scale 0.2] [-- --only burst,steady] [-- --only precision] [-- --only async] [-- --only workflows]
  */
 import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -37,6 +37,7 @@ import {
   STEADY_RATES,
   steadyRateVerdicts,
 } from './steady-rates.ts';
+import { renderWorkflowsReport } from './workflows-report.ts';
 
 /** `timeoutMs` of precision is per N: each row runs in its own process. */
 const MODES = [
@@ -48,6 +49,8 @@ const MODES = [
   { mode: 'steady', timeoutMs: 200_000 },
   // Creation, the due time's lead, 60 s of heartbeats, detection and settle: about 2 minutes.
   { mode: 'async', timeoutMs: 300_000 },
+  // Creation, 100 diamonds at 4/s, 3 wide workflows at one per 2 s, each phase's end and settle: about 2 minutes.
+  { mode: 'workflows', timeoutMs: 300_000 },
   { mode: 'cpu', timeoutMs: 90_000 },
 ] as const;
 
@@ -103,6 +106,8 @@ async function main(): Promise<number> {
   const rateRuns: Array<{ rate: number; result: WorkloadResult }> = [];
   /** The async workload: its figures are per heartbeat and per run, not per execution (async-report.ts). */
   const asyncRuns: WorkloadResult[] = [];
+  /** The workflows workload: its figures are per task run and per workflow run, by shape (workflows-report.ts). */
+  const workflowRuns: WorkloadResult[] = [];
   const errors: string[] = [];
   let limits: Limits | undefined;
   let cpu: CpuProbeResult | undefined;
@@ -151,6 +156,7 @@ async function main(): Promise<number> {
     if (mode === 'limits') limits = outcome.data as Limits;
     else if (mode === 'cpu') cpu = outcome.data as CpuProbeResult;
     else if (mode === 'async') asyncRuns.push(outcome.data as WorkloadResult);
+    else if (mode === 'workflows') workflowRuns.push(outcome.data as WorkloadResult);
     else results.push(outcome.data as WorkloadResult);
     console.log(`   done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   }
@@ -163,11 +169,14 @@ async function main(): Promise<number> {
   const ceiling = measuredCeiling(results, rateRows);
   if (rateRows.length > 0) console.log(`\n${renderRateTable(rateRows, ceiling)}\n`);
   for (const run of asyncRuns) if (run.async) console.log(`\n${renderAsyncReport(run.async)}\n`);
+  for (const run of workflowRuns) if (run.workflows) console.log(`\n${renderWorkflowsReport(run.workflows)}\n`);
   const list = [
     ...verdicts(results, cpu),
     ...precisionVerdicts(rows),
     ...steadyRateVerdicts(rateRows, ceiling),
     ...asyncRuns.flatMap((run) => (run.async ? asyncVerdicts(run.async) : [])),
+    // The per-call checks (lost, pending, duplicate, unexpected); no per-execution target applies.
+    ...verdicts(workflowRuns),
   ];
   console.log(renderVerdicts(list));
 
@@ -195,6 +204,7 @@ async function main(): Promise<number> {
         precision: { rows, stages },
         steadyRates: { rows: rateRows, ceiling, highest: highestSteadyRate(rateRows) },
         async: asyncRuns.map((run) => run.async),
+        workflows: workflowRuns.map((run) => run.workflows),
         ...(limits
           ? {
               physicalFloors: results
@@ -212,6 +222,7 @@ async function main(): Promise<number> {
         precisionRuns: precision,
         rateRuns: rateRuns.map(({ result }) => result),
         asyncRuns,
+        workflowRuns,
       },
       null,
       2,
@@ -220,7 +231,7 @@ async function main(): Promise<number> {
   console.log(`\nresults: ${file}`);
 
   const failures = benchFailures(
-    [...results, ...precision, ...rateRuns.map(({ result }) => result), ...asyncRuns],
+    [...results, ...precision, ...rateRuns.map(({ result }) => result), ...asyncRuns, ...workflowRuns],
     errors,
   );
   for (const failure of failures) console.log(`FAILED: ${failure}`);

@@ -52,8 +52,15 @@ export interface StateReader {
   destroy(): void;
 }
 
-/** Reads the queues and the workload's runs and jobs (`jobIds`) of the local Chronos. */
-export function stateReader(chronos: LocalChronos, jobIds: readonly string[]): StateReader {
+/**
+ * Reads the queues and the workload's runs and jobs (`jobIds`) of the local Chronos; with
+ * `jobsStayActive`, not the jobs' statuses (a workflow's task items are never finished).
+ */
+export function stateReader(
+  chronos: LocalChronos,
+  jobIds: readonly string[],
+  options: { jobsStayActive?: boolean } = {},
+): StateReader {
   const common = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   const sqs = new SQSClient({ ...common, endpoint: chronos.endpoints.sqs });
   const dynamodb = new DynamoDBClient({ ...common, endpoint: chronos.endpoints.dynamodb });
@@ -120,7 +127,8 @@ export function stateReader(chronos: LocalChronos, jobIds: readonly string[]): S
         depth(chronos.queues.notices.url),
       ]);
       const queues = { dispatch, deadLetter, notices };
-      return { queues, leftovers: { unfinishedRuns: await unfinishedRuns(), unfinishedJobs: await unfinishedJobs() } };
+      const jobs = options.jobsStayActive ? new Set<string>() : await unfinishedJobs();
+      return { queues, leftovers: { unfinishedRuns: await unfinishedRuns(), unfinishedJobs: jobs } };
     },
     destroy() {
       sqs.destroy();

@@ -1,6 +1,6 @@
 /**
  * One bench measurement in its own process (fresh emulators, and the real handler modules load
- * once per process): `tsx test/bench/workload-process.ts <burst|steady|immediate|async|cpu|limits> <out.json> [scale]`,
+ * once per process): `tsx test/bench/workload-process.ts <burst|steady|immediate|async|workflows|cpu|limits> <out.json> [scale]`,
  * or `... precision <out.json> <scale> <N>` for one row of the precision table.
  * Progress goes to stderr; the handlers' own log lines (stdout) are counted and dropped.
  */
@@ -18,6 +18,7 @@ import { readRunStamps } from './run-stamps.ts';
 import { describeState, isSettled, stateReader } from './settle.ts';
 import { summarize } from './stats.ts';
 import { steadyRateWorkload } from './steady-rates.ts';
+import { workflowsWorkload } from './workflows-workload.ts';
 import { CPU_PROBE, WORKLOADS, type Workload } from './workloads.ts';
 
 const [mode = '', outPath = '', scaleArg = '1', sizeArg = ''] = process.argv.slice(2);
@@ -26,6 +27,8 @@ const progress = (line: string) => process.stderr.write(`[bench:${mode}${sizeArg
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let logBytes = 0;
+/** Handlers' warnings and errors by message (what a workload's logBytes are made of). */
+const warnings: Record<string, number> = {};
 const byteLength = (chunk: string | Uint8Array) =>
   typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
 process.stdout.write = ((chunk: string | Uint8Array) => {
@@ -37,6 +40,8 @@ const writeStderr = process.stderr.write.bind(process.stderr);
 process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
   if (String(chunk).startsWith('{"level"')) {
     logBytes += byteLength(chunk);
+    const message = /"message":"([^"]{0,120})/.exec(String(chunk))?.[1] ?? '?';
+    warnings[message] = (warnings[message] ?? 0) + 1;
     return true;
   }
   return (writeStderr as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
@@ -74,8 +79,13 @@ async function quiesce(harness: Harness, quietMs = 2_000, maxMs = 20_000): Promi
 const SETTLE_MS = 20_000;
 
 /** Polls the system's state until it has settled or `limitMs` passed; returns the last state read. */
-async function waitUntilSettled(harness: Harness, jobIds: readonly string[], limitMs: number) {
-  const reader = stateReader(harness.chronos, jobIds);
+async function waitUntilSettled(
+  harness: Harness,
+  jobIds: readonly string[],
+  limitMs: number,
+  options: { jobsStayActive?: boolean } = {},
+) {
+  const reader = stateReader(harness.chronos, jobIds, options);
   const startedAt = Date.now();
   try {
     for (;;) {
@@ -122,7 +132,9 @@ async function runWorkload(name: WorkloadResult['mode'], workload: Workload): Pr
     await waitForCalls(harness, expected, drained);
     // The work that follows the calls (async runs' heartbeats): as long again as the drain, after it.
     await observer?.untilDone(Math.max(Date.now(), drained) + workload.drainMs);
-    const settle = await waitUntilSettled(harness, driven.created.jobIds, SETTLE_MS);
+    const settle = await waitUntilSettled(harness, driven.created.jobIds, SETTLE_MS, {
+      jobsStayActive: workload.jobsStayActive === true,
+    });
     const processCpuMs = cpuMs(process.cpuUsage(cpuBefore));
     // Read after the state: a call that lands in between counts as made, never as missing.
     const calls = await harness.target.request<RecordedCall[]>('calls');
@@ -165,6 +177,7 @@ async function runWorkload(name: WorkloadResult['mode'], workload: Workload): Pr
       handlers: harness.meter.stats,
       processCpuMs,
       logBytes,
+      warningsByMessage: warnings,
       // Other work on the machine shows here: the emulators share its cores with everything else.
       loadAverage: loadavg(),
       loggedProblems: { count: harness.logged.length, first: harness.logged.slice(0, 5) },
@@ -278,6 +291,7 @@ async function main() {
     if (!(Number(sizeArg) >= 1)) throw new Error(`rate needs its executions per second, got '${sizeArg}'`);
     result = await runWorkload('rate', steadyRateWorkload(Number(sizeArg)));
   } else if (mode === 'async') result = await runWorkload('async', ASYNC_WORKLOAD);
+  else if (mode === 'workflows') result = await runWorkload('workflows', workflowsWorkload());
   else if (mode in WORKLOADS)
     result = await runWorkload(mode as keyof typeof WORKLOADS, WORKLOADS[mode as keyof typeof WORKLOADS]);
   else throw new Error(`unknown mode ${mode}`);

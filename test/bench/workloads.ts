@@ -29,6 +29,11 @@ export interface Workload {
   /** Longest wait for the expected calls after `lastDue`, ms. */
   drainMs: number;
   drive(harness: Harness, scale: number, progress: (line: string) => void): Promise<Driven>;
+  /**
+   * Its jobs are never finished by design (a workflow's task items stay ACTIVE): settled means its
+   * runs ended and the queues are empty; the workload judges its own ends (workflows-workload.ts).
+   */
+  jobsStayActive?: boolean;
   /** Started before `drive`: measures along the workload and adds its own figures (async-workload.ts). */
   observe?(harness: Harness, progress: (line: string) => void): WorkloadObserver;
 }
@@ -38,7 +43,7 @@ export interface WorkloadObserver {
   /** Once the calls are in: waits, at most until `until` (epoch ms), for the work that follows them. */
   untilDone(until: number): Promise<void>;
   /** Once the system settled: the workload's own block of the result. */
-  finish(driven: Driven): Promise<Pick<WorkloadResult, 'async'>>;
+  finish(driven: Driven): Promise<Pick<WorkloadResult, 'async' | 'workflows'>>;
 }
 
 /** Burst jobs created over HTTP (for the API latency); the rest go through the use case directly. */
