@@ -11,7 +11,7 @@
  */
 import { failureNoticeOf } from '../../notifications/failure-notice.ts';
 import { parseRunId } from '../../run-id.ts';
-import type { WorkflowRun } from '../../workflows/stored.ts';
+import type { WorkflowGraphEntry, WorkflowRun } from '../../workflows/stored.ts';
 import { isFailure } from '../../workflows/task-outcome.ts';
 import { workflowStep } from '../../workflows/workflow-step.ts';
 import { startTaskRuns } from './start-task-runs.ts';
@@ -51,23 +51,22 @@ export async function changeWorkflowRun(
     const current = await deps.workflowRuns.get(tenantId, workflowRunId);
     if (!current) return undefined;
     const changed = change(current);
-    let step = workflowStep(changed ?? current, now);
+    const step = workflowStep(changed ?? current, now);
     if (changed === undefined && step.unchanged) {
       await discardOrphans(deps, current, putEarlier);
       if (current.status !== 'RUNNING') await afterEnd(deps, current);
       return current;
     }
-    const unstartable = await startTaskRuns(deps, step.next, step.start, now);
-    if (unstartable.size > 0) step = workflowStep(withFailed(step.next, unstartable, now), now);
-    const next = { ...step.next, revision: current.revision + 1 };
+    const { run: stepped, started } = await startAll(deps, step.next, step.start, now);
+    const next = { ...stepped, revision: current.revision + 1 };
     if (await deps.workflowRuns.replace(next, current.revision)) {
       await discardOrphans(deps, next, putEarlier);
       if (next.status !== 'RUNNING') await afterEnd(deps, next);
       return next;
     }
-    for (const entry of step.start) {
-      const runId = step.next.tasks[entry.key]?.runId;
-      if (runId !== undefined && !unstartable.has(entry.key)) putEarlier.set(entry.key, runId);
+    for (const key of started) {
+      const runId = stepped.tasks[key]?.runId;
+      if (runId !== undefined) putEarlier.set(key, runId);
     }
     const backoff = Math.random() * BACKOFF_STEP_MS * Math.min(attempt + 1, 10);
     await new Promise((resolve) => setTimeout(resolve, backoff));
@@ -86,6 +85,32 @@ async function discardOrphans(deps: WorkflowRunDeps, run: WorkflowRun, putEarlie
     const parts = parseRunId(runId);
     if (parts) await deps.runs.discardQueued({ tenantId: run.tenantId, ...parts });
   }
+}
+
+/**
+ * Puts the runs of the tasks a step started. A task whose request cannot be made ends FAILED
+ * without a call, and that may make others ready (an `any_failed` or `all_done` dependent): the
+ * step is taken again and their runs put too, until nothing more starts, so the run written never
+ * names a task run that was not put. Returns the run so stepped and the tasks whose runs were put.
+ */
+async function startAll(
+  deps: WorkflowRunDeps,
+  stepped: WorkflowRun,
+  starting: readonly WorkflowGraphEntry[],
+  now: number,
+): Promise<{ run: WorkflowRun; started: string[] }> {
+  let run = stepped;
+  let start = starting;
+  const started: string[] = [];
+  while (start.length > 0) {
+    const unstartable = await startTaskRuns(deps, run, start, now);
+    started.push(...start.map((entry) => entry.key).filter((key) => !unstartable.has(key)));
+    if (unstartable.size === 0) break;
+    const again = workflowStep(withFailed(run, unstartable, now), now);
+    run = again.next;
+    start = again.start;
+  }
+  return { run, started };
 }
 
 /** Tasks whose request could not be made end FAILED without a call. */
