@@ -18,6 +18,12 @@ export function parseRunId(runId: string): Pick<RunKey, 'jobId' | 'scheduledFor'
   return { jobId: match[1] as string, scheduledFor: Number(match[2]), attempt: Number(match[3]) };
 }
 
+/** The key of the tenant's run with id `runId`, or undefined for anything that is not a run id. */
+export function runKeyOfId(tenantId: string, runId: string | undefined): RunKey | undefined {
+  const parts = runId === undefined ? undefined : parseRunId(runId);
+  return parts ? { tenantId, ...parts } : undefined;
+}
+
 /** The key that stays the same across retries and recoveries of one occurrence. */
 export function idempotencyKeyOf(key: Pick<RunKey, 'jobId' | 'scheduledFor'>): string {
   return `${key.jobId}:${key.scheduledFor}`;

@@ -9,7 +9,13 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } fro
 import { ConflictError } from '#core/errors';
 import type { Page } from '#core/ports';
 import type { WorkflowListQuery, WorkflowRepository } from '#core/workflows/ports';
-import { WORKFLOW_KIND, WORKFLOW_TASK_KIND, type WorkflowHead, type WorkflowTaskJob } from '#core/workflows/stored';
+import {
+  isWorkflowHead,
+  isWorkflowTaskJob,
+  WORKFLOW_KIND,
+  type WorkflowHead,
+  type WorkflowTaskJob,
+} from '#core/workflows/stored';
 import { batchGetItems, KEYS_PER_BATCH_GET } from './batch-get.ts';
 import { isConditionFailure } from './conditional.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
@@ -62,7 +68,7 @@ export class DynamoWorkflowRepository implements WorkflowRepository {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: { [PK]: tenantId, [SK]: workflowId }, ConsistentRead: true }),
     );
-    return Item?.kind === WORKFLOW_KIND ? (Item as WorkflowHead) : undefined;
+    return isWorkflowHead(Item) ? Item : undefined;
   }
 
   async getTasks(tenantId: string, taskJobIds: readonly string[]): Promise<WorkflowTaskJob[]> {
@@ -71,7 +77,7 @@ export class DynamoWorkflowRepository implements WorkflowRepository {
     for (let i = 0; i < keys.length; i += KEYS_PER_BATCH_GET) {
       batches.push(await batchGetItems(this.client, this.tableName, keys.slice(i, i + KEYS_PER_BATCH_GET), true));
     }
-    return batches.flat().filter((item) => item.kind === WORKFLOW_TASK_KIND) as unknown as WorkflowTaskJob[];
+    return batches.flat().filter((item) => isWorkflowTaskJob(item));
   }
 
   /**

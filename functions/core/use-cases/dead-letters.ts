@@ -6,7 +6,7 @@ import { MAX_ATTEMPT_NUMBER } from '../bounds.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { DispatchMessage, Run } from '../model.ts';
 import type { JobRepository, RunDispatcher, RunRepository } from '../ports.ts';
-import { parseRunId } from '../run-id.ts';
+import { runKeyOfId } from '../run-id.ts';
 import { dispatchRequestOf, sendRuns } from '../runs/send-runs.ts';
 import type { RunCreationMeter } from '../tenants/run-creation-meter.ts';
 import { newRun } from './new-run.ts';
@@ -37,9 +37,9 @@ export interface RedriveDeps {
 
 /** Re-drives a dead-lettered run of the tenant as a new attempt of the same occurrence, now. */
 export async function redriveRun(deps: RedriveDeps, tenantId: string, runId: string, now: number): Promise<Run> {
-  const parts = parseRunId(runId);
-  if (!parts) throw new NotFoundError(`run ${runId}`);
-  const run = await deps.runs.get({ tenantId, ...parts });
+  const key = runKeyOfId(tenantId, runId);
+  if (!key) throw new NotFoundError(`run ${runId}`);
+  const run = await deps.runs.get(key);
   if (!run) throw new NotFoundError(`run ${runId}`);
   if (run.status !== 'DEAD_LETTERED')
     throw new ConflictError(`run ${runId} is ${run.status}; only dead-lettered runs can be re-driven`);

@@ -38,7 +38,7 @@ import { openSecretHeaders } from '../secrets/secret-headers.ts';
 import { type SigningKeys, webhookHeaders } from '../signing.ts';
 import { inFlightCapCanBind } from '../tenants/in-flight-cap.ts';
 import type { RunSlots } from '../tenants/ports.ts';
-import { WORKFLOW_KIND, WORKFLOW_TASK_KIND, type WorkflowHead, type WorkflowTaskJob } from '../workflows/stored.ts';
+import { isWorkflowHead, isWorkflowTaskJob, type WorkflowHead, type WorkflowTaskJob } from '../workflows/stored.ts';
 import { type AcceptResult, acceptAsyncRun } from './async/accept-async-run.ts';
 import { ACCEPTED_STATUS, type AsyncCallDeps, asyncCallHeaders } from './async/async-call.ts';
 import { recordOutcome, withRetries } from './record-outcome.ts';
@@ -325,7 +325,7 @@ async function prepareCall(
   if (stopped) return stopped;
   if (!job) return { kind: 'cancelled' };
   if (isWorkflowHead(job)) return startWorkflow(deps, message, job, run, end);
-  if (isWorkflowTask(job) && (await workflowDeleted(deps, job))) {
+  if (isWorkflowTaskJob(job) && (await workflowDeleted(deps, job))) {
     // Deleting a workflow stops its runs' tasks as they come to be called, as a job's cancel stops its runs.
     await end({ status: 'CANCELLED', errorType: 'cancelled', error: 'workflow was deleted before the task started' });
     return { kind: 'cancelled' };
@@ -391,14 +391,6 @@ function withTaskBody(job: Job, run: Run): Job {
     ...job,
     target: { ...job.target, body: run.requestBody, headers: { ...headers, 'content-type': 'application/json' } },
   };
-}
-
-function isWorkflowHead(job: Job): job is Job & WorkflowHead {
-  return (job as { kind?: string }).kind === WORKFLOW_KIND;
-}
-
-function isWorkflowTask(job: Job): job is WorkflowTaskJob {
-  return (job as { kind?: string }).kind === WORKFLOW_TASK_KIND;
 }
 
 /** The task's workflow is gone or deleted (its head read as any job is: coalesced with the batch's reads). */

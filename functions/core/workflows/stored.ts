@@ -26,6 +26,16 @@ import type { WorkflowRunStatus } from './workflow-run-status.ts';
 export const WORKFLOW_KIND = 'workflow';
 export const WORKFLOW_TASK_KIND = 'workflow-task';
 
+/** A jobs-table item (any kind) that is a workflow head. */
+export function isWorkflowHead<T extends object>(item: T | undefined): item is T & WorkflowHead {
+  return (item as { kind?: unknown } | undefined)?.kind === WORKFLOW_KIND;
+}
+
+/** A jobs-table item (any kind) that is a workflow task's item. */
+export function isWorkflowTaskJob<T extends object>(item: T | undefined): item is T & WorkflowTaskJob {
+  return (item as { kind?: unknown } | undefined)?.kind === WORKFLOW_TASK_KIND;
+}
+
 /** One task of a version as the graph rules and the workflow run need it, with the item holding its call. */
 export interface WorkflowGraphEntry {
   key: string;

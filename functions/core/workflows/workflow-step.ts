@@ -19,8 +19,6 @@ export interface WorkflowStep {
   start: WorkflowGraphEntry[];
   /** True when the step changed nothing: there is nothing to write. */
   unchanged: boolean;
-  /** True when this step ended the run (it was RUNNING before). */
-  ended: boolean;
 }
 
 export const CANCELLED_BEHIND_REASON = 'a task it depends on was cancelled';
@@ -49,6 +47,7 @@ export function workflowStep(run: WorkflowRun, now: number): WorkflowStep {
   for (const key of decided?.cancel ?? [])
     tasks[key] = { status: 'CANCELLED', skippedReason: CANCELLED_BEHIND_REASON, completedAt: now };
   const status = workflowRunStatusOf(graphOf(run), statesOf({ tasks }), run.cancelRequestedAt !== undefined);
+  // Ended by this step (it was RUNNING before): it ends now.
   const ended = run.status === 'RUNNING' && isWorkflowRunEnded(status);
   const next: WorkflowRun = {
     ...run,
@@ -61,5 +60,5 @@ export function workflowStep(run: WorkflowRun, now: number): WorkflowStep {
     (decided?.skip.length ?? 0) === 0 &&
     (decided?.cancel.length ?? 0) === 0 &&
     status === run.status;
-  return { next, start, unchanged, ended };
+  return { next, start, unchanged };
 }

@@ -10,7 +10,7 @@ import type { AsyncRunStore } from '../../async/ports.ts';
 import { NotFoundError, RunStateRefusal } from '../../errors.ts';
 import type { Run, RunKey } from '../../model.ts';
 import type { Clock, RunRepository } from '../../ports.ts';
-import { parseRunId, runIdOf } from '../../run-id.ts';
+import { runIdOf, runKeyOfId } from '../../run-id.ts';
 import { type AsyncEndDeps, decideAsyncEvent } from './async-ends.ts';
 
 export interface CancelRunDeps extends AsyncEndDeps {
@@ -22,9 +22,8 @@ export interface CancelRunDeps extends AsyncEndDeps {
 
 /** Asks the run to stop; answers the run as it stands after (CANCELLED, or RUNNING with `cancelRequestedAt`). */
 export async function cancelRun(deps: CancelRunDeps, tenantId: string, runId: string): Promise<Run> {
-  const parts = parseRunId(runId);
-  if (!parts) throw new NotFoundError(`run ${runId}`);
-  const key: RunKey = { tenantId, ...parts };
+  const key = runKeyOfId(tenantId, runId);
+  if (!key) throw new NotFoundError(`run ${runId}`);
   await requestCancel(deps, key);
   const run = await deps.runs.get(key);
   if (!run) throw new NotFoundError(`run ${runId}`);

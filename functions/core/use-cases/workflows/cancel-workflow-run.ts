@@ -8,7 +8,7 @@
  */
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { RunKey } from '../../model.ts';
-import { parseRunId } from '../../run-id.ts';
+import { runKeyOfId } from '../../run-id.ts';
 import { cancelPlan } from '../../workflows/cancel-plan.ts';
 import type { WorkflowRun } from '../../workflows/stored.ts';
 import { outcomeClassOf } from '../../workflows/task-outcome.ts';
@@ -46,8 +46,8 @@ function tasksToStop(run: WorkflowRun): RunKey[] {
   return run.graph.flatMap((entry): RunKey[] => {
     const state = run.tasks[entry.key];
     if (state && outcomeClassOf(state.status) === 'in_flight') {
-      const parts = state.runId === undefined ? undefined : parseRunId(state.runId);
-      return parts ? [{ tenantId: run.tenantId, ...parts }] : [];
+      const key = runKeyOfId(run.tenantId, state.runId);
+      return key ? [key] : [];
     }
     const cancelledBeforeStart = state?.status === 'CANCELLED' && state.runId === undefined;
     return cancelledBeforeStart ? [taskRunKeyOf(run, entry.taskJobId, run.round, 1)] : [];

@@ -10,7 +10,7 @@
  * ended does them again rather than risk never doing them.
  */
 import { failureNoticeOf } from '../../notifications/failure-notice.ts';
-import { parseRunId } from '../../run-id.ts';
+import { runKeyOfId } from '../../run-id.ts';
 import type { WorkflowGraphEntry, WorkflowRun } from '../../workflows/stored.ts';
 import { isFailure } from '../../workflows/task-outcome.ts';
 import { workflowStep } from '../../workflows/workflow-step.ts';
@@ -82,8 +82,8 @@ export async function changeWorkflowRun(
 async function discardOrphans(deps: WorkflowRunDeps, run: WorkflowRun, putEarlier: Map<string, string>) {
   for (const [key, runId] of putEarlier) {
     if (run.tasks[key]?.runId === runId) continue;
-    const parts = parseRunId(runId);
-    if (parts) await deps.runs.discardQueued({ tenantId: run.tenantId, ...parts });
+    const orphan = runKeyOfId(run.tenantId, runId);
+    if (orphan) await deps.runs.discardQueued(orphan);
   }
 }
 
@@ -132,7 +132,7 @@ async function afterEnd(deps: WorkflowRunDeps, run: WorkflowRun): Promise<void> 
 /** The notice names the workflow (its head carries the onFailure URL) and its first failed task's run. */
 function failedTaskOf(run: WorkflowRun) {
   const failed = run.graph.map((entry) => run.tasks[entry.key]).find((state) => state && isFailure(state.status));
-  const parts = failed?.runId === undefined ? undefined : parseRunId(failed.runId);
+  const parts = runKeyOfId(run.tenantId, failed?.runId);
   return {
     tenantId: run.tenantId,
     jobId: run.workflowId,

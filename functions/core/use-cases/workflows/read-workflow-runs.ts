@@ -7,7 +7,7 @@
 import { NotFoundError } from '../../errors.ts';
 import type { Run } from '../../model.ts';
 import type { Page, RunRepository } from '../../ports.ts';
-import { parseRunId } from '../../run-id.ts';
+import { runKeyOfId } from '../../run-id.ts';
 import type { WorkflowRepository, WorkflowRunStore } from '../../workflows/ports.ts';
 import type { WorkflowRun } from '../../workflows/stored.ts';
 import { outcomeClassOf } from '../../workflows/task-outcome.ts';
@@ -31,11 +31,11 @@ export async function getWorkflowRun(
   if (!run) throw new NotFoundError(`workflow run ${workflowRunId}`);
   const live = new Map<string, Run>();
   await Promise.all(
-    Object.entries(run.tasks).map(async ([key, state]) => {
-      if (outcomeClassOf(state.status) !== 'in_flight' || state.runId === undefined) return;
-      const key_ = parseRunId(state.runId);
-      const taskRun = key_ ? await deps.runs.get({ tenantId, ...key_ }).catch(() => undefined) : undefined;
-      if (taskRun) live.set(key, taskRun);
+    Object.entries(run.tasks).map(async ([taskKey, state]) => {
+      if (outcomeClassOf(state.status) !== 'in_flight') return;
+      const runKey = runKeyOfId(tenantId, state.runId);
+      const taskRun = runKey ? await deps.runs.get(runKey).catch(() => undefined) : undefined;
+      if (taskRun) live.set(taskKey, taskRun);
     }),
   );
   return { run, live };

@@ -9,7 +9,7 @@
  * A body that cannot be made ends the task FAILED (`invalid_target`) without a call.
  */
 import type { Run } from '../../model.ts';
-import { parseRunId } from '../../run-id.ts';
+import { runKeyOfId } from '../../run-id.ts';
 import { dispatchRequestOf, sendRuns } from '../../runs/send-runs.ts';
 import type { WorkflowGraphEntry, WorkflowRun, WorkflowTaskState } from '../../workflows/stored.ts';
 import { taskRunKeyOf } from '../../workflows/task-run-id.ts';
@@ -74,8 +74,8 @@ async function resultOf(
   state: WorkflowTaskState | undefined,
 ): Promise<UpstreamResult> {
   const status = state?.status ?? 'PENDING';
-  const parts = state?.runId === undefined ? undefined : parseRunId(state.runId);
-  const taskRun = parts ? await deps.runs.get({ tenantId: run.tenantId, ...parts }) : undefined;
+  const key = runKeyOfId(run.tenantId, state?.runId);
+  const taskRun = key ? await deps.runs.get(key) : undefined;
   const output = taskRun?.outputJson === undefined ? undefined : parseJson(taskRun.outputJson);
   return {
     status,
