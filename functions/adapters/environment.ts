@@ -12,7 +12,10 @@ export const ENV = {
    * `Chronos-Callback-Url: <it>/v1/callbacks/<token>` (the executor).
    */
   callbackBaseUrl: 'CALLBACK_BASE_URL',
+  /** The `normal` lane's dispatch queue (core/priority.ts); the other lanes have their own. */
   dispatchQueueUrl: 'DISPATCH_QUEUE_URL',
+  dispatchQueueUrlHigh: 'DISPATCH_QUEUE_URL_HIGH',
+  dispatchQueueUrlLow: 'DISPATCH_QUEUE_URL_LOW',
   dueShardCount: 'DUE_SHARD_COUNT',
   scanHorizonSeconds: 'SCAN_HORIZON_SECONDS',
   /** How long past its release a run may stay unclaimed before the scanner's sweep sends it again (default 60). */

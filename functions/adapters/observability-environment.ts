@@ -9,6 +9,11 @@ export const OBSERVABILITY_ENV = {
   /** Queues whose attributes GET /v1/monitoring/system and GET /v1/health read. */
   monitoredDispatchQueueUrl: 'MONITORED_DISPATCH_QUEUE_URL',
   monitoredDeadLetterQueueUrl: 'MONITORED_DEAD_LETTER_QUEUE_URL',
+  /** The other priority lanes' queues (the two above are the `normal` lane's). */
+  monitoredDispatchQueueUrlHigh: 'MONITORED_DISPATCH_QUEUE_URL_HIGH',
+  monitoredDeadLetterQueueUrlHigh: 'MONITORED_DEAD_LETTER_QUEUE_URL_HIGH',
+  monitoredDispatchQueueUrlLow: 'MONITORED_DISPATCH_QUEUE_URL_LOW',
+  monitoredDeadLetterQueueUrlLow: 'MONITORED_DEAD_LETTER_QUEUE_URL_LOW',
   /** Stage name: a default dimension of every metric. */
   stage: 'CHRONOS_STAGE',
   /** `true` adds a `tenantId` dimension to run metrics (one series per tenant: mind the cost). */
