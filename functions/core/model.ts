@@ -3,6 +3,8 @@
  * at the API boundary.
  */
 import type { AsyncSettings } from './async/async-settings.ts';
+import type { FlowControlSettings } from './flow-control/flow-control-settings.ts';
+import type { Priority } from './priority.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { RunStatus } from './run-state.ts';
 import type { MisfirePolicy, OverlapPolicy, ScheduleSpec, ScheduleType } from './schedule/index.ts';
@@ -62,6 +64,10 @@ export interface Job {
    * (core/async/): how long a silent worker is trusted, an attempt may live, a cancel may wait.
    */
   async?: AsyncSettings;
+  /** Its runs' priority lane (core/priority.ts); absent is `normal`. */
+  priority?: Priority;
+  /** The key whose limits its runs share with the tenant's other runs of that key (core/flow-control/). */
+  flowControl?: FlowControlSettings;
   status: JobStatus;
   /**
    * Internal write counter, bumped on every write (the scanner's and the completion handler's
@@ -189,6 +195,12 @@ export interface Run extends RunKey {
    * `input: "upstream"` (core/workflows/upstream-input.ts), computed when the task started.
    */
   requestBody?: string;
+  /** The job's priority when the run was made (absent: `normal`): the lane its messages go to. */
+  priority?: Priority;
+  /** The job's flow-control key and limits when the run was made (core/flow-control/). */
+  flowControl?: FlowControlSettings;
+  /** How long the run waited for its flow-control key before its call (ms, all waits added up). */
+  waitedMs?: number;
   /** The sparse deadline index of accepted async runs in flight (core/async/deadline-index.ts). */
   deadlineShard?: string;
   deadlineAt?: number;

@@ -10,7 +10,7 @@ export type RunSource = Pick<Job, 'tenantId' | 'jobId'> & {
   scheduleType?: Run['scheduleType'];
   finalOccurrence?: boolean;
   triggered?: boolean;
-} & Pick<Run, 'workflowRunId' | 'taskKey' | 'requestBody'>;
+} & Pick<Run, 'workflowRunId' | 'taskKey' | 'requestBody' | 'priority' | 'flowControl'>;
 
 /**
  * A fresh QUEUED attempt of one occurrence, expiring (TTL) `retentionDays` after its due time. It
@@ -45,5 +45,8 @@ export function newRun(
     // A workflow task's retry stays the task's, with the body its first attempt was given.
     ...(job.workflowRunId === undefined ? {} : { workflowRunId: job.workflowRunId, taskKey: job.taskKey }),
     ...(job.requestBody === undefined ? {} : { requestBody: job.requestBody }),
+    // The lane and the flow-control key of the job as it is now (a retry keeps its attempt's).
+    ...(job.priority === undefined || job.priority === 'normal' ? {} : { priority: job.priority }),
+    ...(job.flowControl === undefined ? {} : { flowControl: job.flowControl }),
   };
 }
