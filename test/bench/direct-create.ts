@@ -13,14 +13,11 @@ export interface DirectCreateOptions {
   materializeAtCreation?: boolean;
 }
 
-/** Creates `count` jobs for `tenantId` with at most `parallelism` in flight; returns their ids in order. */
-export async function createJobsDirectly(
+/** Creates one job per call for `tenantId`, through the use case; each call answers its id and when it ran. */
+export async function directCreator(
   tenantId: string,
-  count: number,
-  parallelism: number,
-  bodyOf: (index: number) => unknown,
   options: DirectCreateOptions = {},
-): Promise<string[]> {
+): Promise<(body: unknown) => Promise<{ jobId: string; from: number; to: number }>> {
   // Imported here, after startLocalChronos has set the environment the wiring reads.
   const [{ createJob }, { materializeDeps, outboundRules }, { ulidIds }, { parseCreateJob }] = await Promise.all([
     import('#core/use-cases/create-job'),
@@ -31,15 +28,30 @@ export async function createJobsDirectly(
   const ids = ulidIds();
   const deps = materializeDeps();
   const config = options.materializeAtCreation === false ? { ...deps.config, horizonMs: 0 } : deps.config;
+  return async (body) => {
+    const from = Date.now();
+    // The same outbound URL rules as the API handler (the local runtime allows its loopback targets).
+    const fields = parseCreateJob(body as CreateJobInput, from, outboundRules());
+    const { jobId } = await createJob({ ...deps, config, ids }, tenantId, fields, from);
+    return { jobId, from, to: Date.now() };
+  };
+}
+
+/** Creates `count` jobs for `tenantId` with at most `parallelism` in flight; returns their ids in order. */
+export async function createJobsDirectly(
+  tenantId: string,
+  count: number,
+  parallelism: number,
+  bodyOf: (index: number) => unknown,
+  options: DirectCreateOptions = {},
+): Promise<string[]> {
+  const create = await directCreator(tenantId, options);
   const jobIds: string[] = new Array(count);
   let next = 0;
   const worker = async () => {
     while (next < count) {
       const index = next++;
-      const now = Date.now();
-      // The same outbound URL rules as the API handler (the local runtime allows its loopback targets).
-      const fields = parseCreateJob(bodyOf(index) as CreateJobInput, now, outboundRules());
-      jobIds[index] = (await createJob({ ...deps, config, ids }, tenantId, fields, now)).jobId;
+      jobIds[index] = (await create(bodyOf(index))).jobId;
     }
   };
   await Promise.all(Array.from({ length: parallelism }, worker));

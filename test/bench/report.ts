@@ -9,6 +9,7 @@ import { ALTERNATIVES_PER_MILLION, type CostPerMillion, costPerMillion, gbSecond
 import type { DeliveryReport } from './delivery.ts';
 import type { FunctionStats } from './handler-meter.ts';
 import type { HarnessConfig } from './harness.ts';
+import { type LanesReport, lanesFailures } from './lanes-report.ts';
 import type { Limits } from './limits.ts';
 import { MIN_REQUESTS_BEFORE_CALL, type PrecisionRow, physicalFloorMs, type StageLags } from './precision.ts';
 import type { Summary } from './stats.ts';
@@ -28,7 +29,7 @@ const BILLED_SQS_ACTIONS = [
 ];
 
 export interface WorkloadResult {
-  mode: 'burst' | 'steady' | 'immediate' | 'precision' | 'rate' | 'async' | 'workflows';
+  mode: 'burst' | 'steady' | 'immediate' | 'precision' | 'rate' | 'async' | 'workflows' | 'lanes';
   description: string;
   config: HarnessConfig;
   scale: number;
@@ -54,6 +55,8 @@ export interface WorkloadResult {
   async?: AsyncReport;
   /** The workflows mode's cost per task and per workflow run by shape, hops and ends (workflows-report.ts). */
   workflows?: WorkflowsReport;
+  /** The lanes mode's start lag per priority lane and the cost of waiting for a flow-control key (lanes-report.ts). */
+  lanes?: LanesReport;
 }
 
 export interface CpuProbeResult {
@@ -153,7 +156,7 @@ export function verdicts(results: WorkloadResult[], cpu?: CpuProbeResult): Verdi
     check('duplicate calls = 0', result.mode, result.delivery.duplicates, 0);
     check('unexpected calls = 0 (unplanned occurrence, bad key)', result.mode, result.delivery.unexpected, 0);
     // Per-execution targets are for one call per run: an async run is heartbeats too (async-report.ts).
-    if (result.mode === 'steady' || result.mode === 'async' || result.mode === 'workflows') continue;
+    if (['steady', 'async', 'workflows', 'lanes'].includes(result.mode)) continue;
     check('DynamoDB write units / one-time execution ≤ 4', result.mode, profile.writeUnits, 4);
     check('DynamoDB read units / one-time execution ≤ 1', result.mode, profile.readUnits, 1);
     check('SQS requests / one-time execution ≤ 0.3', result.mode, profile.sqsRequests, 0.3);
@@ -172,12 +175,12 @@ export function verdicts(results: WorkloadResult[], cpu?: CpuProbeResult): Verdi
  */
 export function benchFailures(
   results: ReadonlyArray<
-    Pick<WorkloadResult, 'mode' | 'created' | 'delivery' | 'settle' | 'setupProblem' | 'async' | 'workflows'>
+    Pick<WorkloadResult, 'mode' | 'created' | 'delivery' | 'settle' | 'setupProblem' | 'async' | 'workflows' | 'lanes'>
   >,
   errors: readonly string[],
 ): string[] {
   const failures = [...errors];
-  for (const { mode, created, delivery, settle, setupProblem, async, workflows } of results) {
+  for (const { mode, created, delivery, settle, setupProblem, async, workflows, lanes } of results) {
     const fail = (what: string) => failures.push(`${mode}: ${what}`);
     if (setupProblem) fail(`the harness, not Chronos: ${setupProblem}`);
     if (created.failures > 0) fail(`${created.failures} job creates failed (${created.firstFailure ?? 'no detail'})`);
@@ -198,6 +201,8 @@ export function benchFailures(
     for (const failure of async ? asyncFailures(async) : []) fail(failure);
     if (mode === 'workflows' && !workflows) fail('no workflows figures (the workload measured nothing of its runs)');
     for (const failure of workflows ? workflowsFailures(workflows) : []) fail(failure);
+    if (mode === 'lanes' && !lanes) fail('no lanes figures (the workload measured nothing of its lanes)');
+    for (const failure of lanes ? lanesFailures(lanes) : []) fail(failure);
   }
   return failures;
 }

@@ -8,7 +8,7 @@
  * fewer jobs than planned, a measurement that crashed or timed out, an async run not taken, a
  * callback not answered 200, or an async run that ended otherwise than planned or never.
  *
- *   npm run bench [-- --scale 0.2] [-- --only burst,steady] [-- --only precision] [-- --only async] [-- --only workflows]
+ *   npm run bench [-- --scale 0.2] [-- --only burst,steady] [-- --only precision] [-- --only async] [-- --only workflows] [-- --only lanes]
  */
 import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asyncVerdicts, renderAsyncReport } from './async-report.ts';
 import { costPerMillion } from './cost.ts';
+import { lanesVerdicts, renderLanesReport } from './lanes-report.ts';
 import type { Limits } from './limits.ts';
 import { PRECISION_SIZES, precisionVerdicts, renderPrecisionTable } from './precision.ts';
 import {
@@ -51,6 +52,9 @@ const MODES = [
   { mode: 'async', timeoutMs: 300_000 },
   // Creation, 100 diamonds at 4/s, 3 wide workflows at one per 2 s, each phase's end and settle: about 2 minutes.
   { mode: 'workflows', timeoutMs: 300_000 },
+  // A 1,000-run low flood on a 2 s target (about 50 s at the low lane's 40 calls in flight), the
+  // trickles meanwhile, then two 100-run flow-control batches: about 2 minutes.
+  { mode: 'lanes', timeoutMs: 300_000 },
   { mode: 'cpu', timeoutMs: 90_000 },
 ] as const;
 
@@ -108,6 +112,8 @@ async function main(): Promise<number> {
   const asyncRuns: WorkloadResult[] = [];
   /** The workflows workload: its figures are per task run and per workflow run, by shape (workflows-report.ts). */
   const workflowRuns: WorkloadResult[] = [];
+  /** The lanes workload: start lag per lane and the cost of waiting for a key (lanes-report.ts). */
+  const laneRuns: WorkloadResult[] = [];
   const errors: string[] = [];
   let limits: Limits | undefined;
   let cpu: CpuProbeResult | undefined;
@@ -157,6 +163,7 @@ async function main(): Promise<number> {
     else if (mode === 'cpu') cpu = outcome.data as CpuProbeResult;
     else if (mode === 'async') asyncRuns.push(outcome.data as WorkloadResult);
     else if (mode === 'workflows') workflowRuns.push(outcome.data as WorkloadResult);
+    else if (mode === 'lanes') laneRuns.push(outcome.data as WorkloadResult);
     else results.push(outcome.data as WorkloadResult);
     console.log(`   done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   }
@@ -170,6 +177,7 @@ async function main(): Promise<number> {
   if (rateRows.length > 0) console.log(`\n${renderRateTable(rateRows, ceiling)}\n`);
   for (const run of asyncRuns) if (run.async) console.log(`\n${renderAsyncReport(run.async)}\n`);
   for (const run of workflowRuns) if (run.workflows) console.log(`\n${renderWorkflowsReport(run.workflows)}\n`);
+  for (const run of laneRuns) if (run.lanes) console.log(`\n${renderLanesReport(run.lanes)}\n`);
   const list = [
     ...verdicts(results, cpu),
     ...precisionVerdicts(rows),
@@ -177,6 +185,8 @@ async function main(): Promise<number> {
     ...asyncRuns.flatMap((run) => (run.async ? asyncVerdicts(run.async) : [])),
     // The per-call checks (lost, pending, duplicate, unexpected); no per-execution target applies.
     ...verdicts(workflowRuns),
+    ...verdicts(laneRuns),
+    ...laneRuns.flatMap((run) => (run.lanes ? lanesVerdicts(run.lanes) : [])),
   ];
   console.log(renderVerdicts(list));
 
@@ -205,6 +215,7 @@ async function main(): Promise<number> {
         steadyRates: { rows: rateRows, ceiling, highest: highestSteadyRate(rateRows) },
         async: asyncRuns.map((run) => run.async),
         workflows: workflowRuns.map((run) => run.workflows),
+        lanes: laneRuns.map((run) => run.lanes),
         ...(limits
           ? {
               physicalFloors: results
@@ -223,6 +234,7 @@ async function main(): Promise<number> {
         rateRuns: rateRuns.map(({ result }) => result),
         asyncRuns,
         workflowRuns,
+        laneRuns,
       },
       null,
       2,
@@ -231,7 +243,7 @@ async function main(): Promise<number> {
   console.log(`\nresults: ${file}`);
 
   const failures = benchFailures(
-    [...results, ...precision, ...rateRuns.map(({ result }) => result), ...asyncRuns, ...workflowRuns],
+    [...results, ...precision, ...rateRuns.map(({ result }) => result), ...asyncRuns, ...workflowRuns, ...laneRuns],
     errors,
   );
   for (const failure of failures) console.log(`FAILED: ${failure}`);

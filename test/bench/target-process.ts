@@ -1,6 +1,7 @@
 /**
  * The bench's HTTP target, in its own process: a keep-alive server that answers 200 at once and
- * records when each request arrived (before its body is read) with its Idempotency-Key and path. Also a
+ * records when each request arrived (before its body is read) with its Idempotency-Key and path; a
+ * path with `?workMs=<n>` is answered n ms later (a slow target: the lanes workload's flood). Also a
  * load loop that drives it directly, for the "no scheduler" calls/s limit.
  */
 import { createServer } from 'node:http';
@@ -12,10 +13,12 @@ const calls: Array<[number, string, string]> = [];
 const server = createServer((req, res) => {
   calls.push([Date.now(), String(req.headers['idempotency-key'] ?? ''), String(req.url ?? '')]);
   req.resume();
-  req.on('end', () => {
+  const workMs = Number(/[?&]workMs=(\d+)/.exec(req.url ?? '')?.[1] ?? 0);
+  const answer = () => {
     res.statusCode = 200;
     res.end('ok');
-  });
+  };
+  req.on('end', () => (workMs > 0 ? setTimeout(answer, workMs) : answer()));
 });
 server.keepAliveTimeout = 60_000;
 server.headersTimeout = 65_000;

@@ -1,6 +1,6 @@
 /**
  * One bench measurement in its own process (fresh emulators, and the real handler modules load
- * once per process): `tsx test/bench/workload-process.ts <burst|steady|immediate|async|workflows|cpu|limits> <out.json> [scale]`,
+ * once per process): `tsx test/bench/workload-process.ts <burst|steady|immediate|async|workflows|lanes|cpu|limits> <out.json> [scale]`,
  * or `... precision <out.json> <scale> <N>` for one row of the precision table.
  * Progress goes to stderr; the handlers' own log lines (stdout) are counted and dropped.
  */
@@ -11,6 +11,7 @@ import { createJobs } from './api-load.ts';
 import { ASYNC_WORKLOAD } from './async-workload.ts';
 import { deliveryReport, type RecordedCall } from './delivery.ts';
 import { type Harness, startHarness } from './harness.ts';
+import { lanesWorkload } from './lanes-workload.ts';
 import { measureLimits } from './limits.ts';
 import { precisionRow, precisionWorkload, stageLags } from './precision.ts';
 import type { WorkloadResult } from './report.ts';
@@ -292,6 +293,7 @@ async function main() {
     result = await runWorkload('rate', steadyRateWorkload(Number(sizeArg)));
   } else if (mode === 'async') result = await runWorkload('async', ASYNC_WORKLOAD);
   else if (mode === 'workflows') result = await runWorkload('workflows', workflowsWorkload());
+  else if (mode === 'lanes') result = await runWorkload('lanes', lanesWorkload());
   else if (mode in WORKLOADS)
     result = await runWorkload(mode as keyof typeof WORKLOADS, WORKLOADS[mode as keyof typeof WORKLOADS]);
   else throw new Error(`unknown mode ${mode}`);

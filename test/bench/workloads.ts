@@ -43,7 +43,7 @@ export interface WorkloadObserver {
   /** Once the calls are in: waits, at most until `until` (epoch ms), for the work that follows them. */
   untilDone(until: number): Promise<void>;
   /** Once the system settled: the workload's own block of the result. */
-  finish(driven: Driven): Promise<Pick<WorkloadResult, 'async' | 'workflows'>>;
+  finish(driven: Driven): Promise<Pick<WorkloadResult, 'async' | 'workflows' | 'lanes'>>;
 }
 
 /** Burst jobs created over HTTP (for the API latency); the rest go through the use case directly. */
