@@ -11,7 +11,7 @@ import { EXECUTOR_BATCH_SIZE } from '#core/limits';
 import type { ReleaseSpreadOptions } from '#core/release-spread';
 import { ROUTES } from '#handlers/api/routes';
 import type { ApiHandler, AuthorizerHandler } from '#local/api-gateway';
-import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
+import { DEFAULT_LANE_CONCURRENCY, type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { type RunningEmulator, startDynamoDbLocal } from '#local/emulators/dynamodb-local';
 import type { ScannerHandler } from '#local/scanner-timer';
 import type { SqsHandler } from '#local/sqs-poller';
@@ -24,6 +24,8 @@ export interface HarnessConfig {
   scannerIntervalMs: number;
   scanHorizonSeconds: number;
   sqsConcurrency: number;
+  /** Executor pollers of the high and low lanes (startLocalChronos' defaults when unset). */
+  laneConcurrency?: { high?: number; low?: number };
   dueShardCount?: number;
   /** Functions whose invocations are held back until the meter opens them. */
   closedGates?: string[];
@@ -45,6 +47,13 @@ export interface Harness {
 }
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+
+/** Executor pollers of every lane: what the fleet's calls in flight are counted against. */
+function fleetWorkers(config: HarnessConfig): number {
+  const high = config.laneConcurrency?.high ?? DEFAULT_LANE_CONCURRENCY.high;
+  const low = config.laneConcurrency?.low ?? DEFAULT_LANE_CONCURRENCY.low;
+  return config.sqsConcurrency + high + low;
+}
 
 /** Starts child processes first, then DynamoDB Local, then Chronos. */
 export async function startHarness(config: HarnessConfig): Promise<Harness> {
@@ -82,12 +91,13 @@ export async function startHarness(config: HarnessConfig): Promise<Harness> {
       scannerIntervalMs: config.scannerIntervalMs,
       scanHorizonSeconds: config.scanHorizonSeconds,
       sqsConcurrency: config.sqsConcurrency,
+      ...(config.laneConcurrency ? { laneConcurrency: config.laneConcurrency } : {}),
       ...(config.releaseSpread ? { releaseSpread: config.releaseSpread } : {}),
       // The bench measures the scheduler, not the fairness machinery: its one tenant's in-flight cap
-      // is what the local executors can have in flight at most (workers × batch size), so it can
-      // never bind, takes no slot and no run is deferred. What a binding cap costs (slot writes and
-      // deferrals) is reported apart: CAPACITY.md, and docs/tenants.md (Quotas).
-      quotas: { maxConcurrentRuns: config.sqsConcurrency * EXECUTOR_BATCH_SIZE },
+      // is what the local executors of every lane can have in flight at most (workers × batch size),
+      // so it can never bind, takes no slot and no run is deferred. What a binding cap costs (slot
+      // writes and deferrals) is reported apart: CAPACITY.md, and docs/tenants.md (Quotas).
+      quotas: { maxConcurrentRuns: fleetWorkers(config) * EXECUTOR_BATCH_SIZE },
       dueShardCount: config.dueShardCount ?? 16,
       log: (message, error) => logged.push(`${message}${error ? ` ${String(error)}` : ''}`),
       handlers: {

@@ -1,7 +1,7 @@
 /**
  * Whether Chronos has finished a workload, read from its own state rather than from a lull in
  * AWS requests (a lull is what a stalled executor or a long SQS delay looks like too): no message
- * waiting, in flight or delayed on the dispatch queue, its DLQ or the failure-notice queue; no run
+ * waiting, in flight or delayed on any lane's dispatch queue, its DLQ or the failure-notice queue; no run
  * of the workload's jobs outside a terminal state; every one of its jobs finished. The bench's own
  * clients read it, so none of these requests is counted as the handlers'.
  */
@@ -29,6 +29,17 @@ export interface QueueDepth {
 export interface SystemState {
   queues: Record<'dispatch' | 'deadLetter' | 'notices', QueueDepth>;
   leftovers: Leftovers;
+}
+
+function sumDepths(depths: QueueDepth[]): QueueDepth {
+  return depths.reduce(
+    (sum, d) => ({
+      visible: sum.visible + d.visible,
+      inFlight: sum.inFlight + d.inFlight,
+      delayed: sum.delayed + d.delayed,
+    }),
+    { visible: 0, inFlight: 0, delayed: 0 },
+  );
 }
 
 /** Settled: every queue empty (nothing visible, in flight or delayed) and nothing left unfinished. */
@@ -121,12 +132,15 @@ export function stateReader(
 
   return {
     async read() {
-      const [dispatch, deadLetter, notices] = await Promise.all([
-        depth(chronos.queues.dispatch.url),
-        depth(chronos.queues.deadLetter.url),
+      // Every priority lane's queues, added up: a run waiting on the high or low lane is not settled either.
+      const lanes = async (urls: string[]) => sumDepths(await Promise.all(urls.map(depth)));
+      const { dispatch, dispatchHigh, dispatchLow, deadLetter, deadLetterHigh, deadLetterLow } = chronos.queues;
+      const [dispatchDepth, deadLetterDepth, notices] = await Promise.all([
+        lanes([dispatch.url, dispatchHigh.url, dispatchLow.url]),
+        lanes([deadLetter.url, deadLetterHigh.url, deadLetterLow.url]),
         depth(chronos.queues.notices.url),
       ]);
-      const queues = { dispatch, deadLetter, notices };
+      const queues = { dispatch: dispatchDepth, deadLetter: deadLetterDepth, notices };
       const jobs = options.jobsStayActive ? new Set<string>() : await unfinishedJobs();
       return { queues, leftovers: { unfinishedRuns: await unfinishedRuns(), unfinishedJobs: jobs } };
     },
