@@ -1,11 +1,13 @@
 /**
  * Reading a dispatch-queue record. The body is Chronos' own, but it crosses a queue: whatever
  * arrives is checked before any of it reaches a key or a write — ids are bounded strings, the
- * occurrence an instant in the stored range, the attempt one the runs table's key can hold.
+ * occurrence an instant in the stored range, the attempt one the runs table's key can hold, the
+ * lane (absent: `normal`) one of the three.
  */
 import type { SQSRecord } from 'aws-lambda';
 import { isIntegerBetween, isRepresentableInstant, MAX_ATTEMPT_NUMBER } from '#core/bounds';
 import type { DispatchMessage } from '#core/model';
+import { isPriority, PRIORITIES } from '#core/priority';
 
 /** Longest id accepted in a message (tenant, job and run ids are far shorter). */
 const MAX_ID_LENGTH = 256;
@@ -42,7 +44,15 @@ export function parseDispatchMessage(record: SQSRecord): DispatchMessage {
   if (!isIntegerBetween(message.attempt, 1, MAX_ATTEMPT_NUMBER)) {
     throw new MalformedMessageError(record.messageId, `lacks an attempt from 1 to ${MAX_ATTEMPT_NUMBER}`);
   }
-  // Only the fields that find the run go on; anything else the body carried is left behind.
-  const { tenantId, jobId, runId, scheduledFor, attempt } = message as unknown as DispatchMessage;
-  return { tenantId, jobId, runId, scheduledFor, attempt };
+  // A lane Chronos never names is not a message it sent: were it read as `normal`, a message sent
+  // back (a tenant at its cap) would silently change lanes.
+  if (message.priority !== undefined && !isPriority(message.priority)) {
+    throw new MalformedMessageError(
+      record.messageId,
+      `names no lane (priority must be one of ${PRIORITIES.join(', ')})`,
+    );
+  }
+  // Only the fields that find the run (and its lane) go on; anything else the body carried is left behind.
+  const { tenantId, jobId, runId, scheduledFor, attempt, priority } = message as unknown as DispatchMessage;
+  return { tenantId, jobId, runId, scheduledFor, attempt, ...(priority === undefined ? {} : { priority }) };
 }
