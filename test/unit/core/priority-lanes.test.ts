@@ -12,6 +12,7 @@ import { parseCreateJobRequest } from '#core/job-input';
 import { PRIORITIES } from '#core/priority';
 import { dispatchRequestOf } from '#core/runs/send-runs';
 import { parseUpdateJob } from '#core/update-input';
+import { redriveRun } from '#core/use-cases/dead-letters';
 import { scanDueJobs } from '#core/use-cases/scan-due-jobs';
 import { updateJob } from '#core/use-cases/update-job';
 import { taskItemsOf } from '#core/use-cases/workflows/task-items';
@@ -136,6 +137,19 @@ describe('the lane of a run’s message', () => {
     );
     expect('priority' in normal).toBe(false);
     expect(jobView(normal).priority).toBe('normal');
+  });
+
+  it('is the dead-lettered attempt’s for its re-drive', async () => {
+    const { deps, create, dispatcher, runs } = setup();
+    const job = await create({ schedule: once, priority: 'low' });
+    const [run] = runs.all().filter((r) => r.jobId === job.jobId);
+    if (!run) throw new Error('no run made at creation');
+    expect(await runs.deadLetter(run, 'poison', NOW + 1)).toBe(true);
+
+    const next = await redriveRun(deps, TENANT, run.runId, NOW + 2);
+
+    expect(next).toMatchObject({ attempt: 2, priority: 'low' });
+    expect(dispatcher.sent.at(-1)?.message).toMatchObject({ runId: next.runId, priority: 'low' });
   });
 
   it('is each workflow task’s own, kept in the graph its workflow runs start with', () => {
