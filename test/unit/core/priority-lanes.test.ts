@@ -15,10 +15,16 @@ import { parseUpdateJob } from '#core/update-input';
 import { redriveRun } from '#core/use-cases/dead-letters';
 import { scanDueJobs } from '#core/use-cases/scan-due-jobs';
 import { updateJob } from '#core/use-cases/update-job';
+import { newWorkflowRun, startWorkflowRun } from '#core/use-cases/workflows/start-workflow-run';
 import { taskItemsOf } from '#core/use-cases/workflows/task-items';
 import { jobView, runView } from '#core/views';
 import { parseCreateWorkflow } from '#core/workflows/parse-workflow';
+import type { WorkflowHead } from '#core/workflows/stored';
 import { workflowView } from '#core/workflows/workflow-view';
+import { RecordingDispatcher } from '../../support/fakes/fakes.ts';
+import { InMemoryJobRepository } from '../../support/fakes/in-memory-jobs.ts';
+import { InMemoryRunRepository } from '../../support/fakes/in-memory-runs.ts';
+import { InMemoryWorkflowRunStore } from '../../support/fakes/in-memory-workflow-runs.ts';
 import { every, NOW, setup, TENANT } from './use-cases/manage-fixtures.ts';
 
 const target = { url: 'https://example.com/hook' };
@@ -176,5 +182,53 @@ describe('the lane of a run’s message', () => {
       updatedAt: NOW,
     } as unknown as Parameters<typeof workflowView>[0];
     expect(workflowView(head, items).tasks.map((task) => task.priority)).toEqual(['high', 'normal']);
+  });
+
+  it('starts each workflow task’s runs in the task’s lane', async () => {
+    const fields = parseCreateWorkflow(
+      {
+        tasks: [
+          { key: 'urgent', target, priority: 'high' },
+          { key: 'bulk', target, priority: 'low' },
+          { key: 'plain', target },
+        ],
+      },
+      NOW,
+    );
+    const { items, graph } = taskItemsOf(TENANT, 'wf01JWFLANES0000000000000000', 1, fields.tasks, NOW);
+    const head = {
+      tenantId: TENANT,
+      jobId: 'wf01JWFLANES0000000000000000',
+      kind: 'workflow',
+      policies: fields.policies,
+      status: 'ACTIVE',
+      version: 1,
+      definitionVersion: 1,
+      graph,
+      retry: { maxAttempts: 1, initialDelaySeconds: 1, maxDelaySeconds: 1, multiplier: 1 },
+      delivery: 'at-least-once',
+      timeoutSeconds: 30,
+      createdAt: NOW,
+      updatedAt: NOW,
+      occurrenceCount: 0,
+    } satisfies WorkflowHead;
+    const jobs = new InMemoryJobRepository();
+    for (const item of items) await jobs.create(item);
+    const runs = new InMemoryRunRepository();
+    const dispatcher = new RecordingDispatcher();
+    const deps = {
+      workflowRuns: new InMemoryWorkflowRunStore(),
+      runs,
+      jobs,
+      dispatcher,
+      config: { retentionDays: 30 },
+    };
+
+    await startWorkflowRun(deps, newWorkflowRun(head, NOW, NOW, 30), NOW);
+
+    const laneOfTask = new Map(runs.all().map((run) => [run.taskKey, run.priority]));
+    expect(Object.fromEntries(laneOfTask)).toEqual({ urgent: 'high', bulk: 'low', plain: undefined });
+    const sent = new Map(dispatcher.sent.map(({ message }) => [message.runId, message.priority]));
+    for (const run of runs.all()) expect(sent.get(run.runId)).toBe(run.priority);
   });
 });
