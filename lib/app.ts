@@ -43,8 +43,7 @@ export function createChronosApp(appProps: AppProps = {}, options: ChronosAppOpt
     metricsTable: stateful.metricsTable,
     tenantsTable: stateful.tenantsTable,
     secretsKey: stateful.secretsKey,
-    dispatchQueue: stateful.dispatchQueue,
-    dispatchDeadLetterQueue: stateful.dispatchDeadLetterQueue,
+    dispatchLanes: stateful.dispatchLanes,
     failureNoticeQueue: stateful.failureNoticeQueue,
     failureNoticeDeadLetterQueue: stateful.failureNoticeDeadLetterQueue,
   });

@@ -79,12 +79,20 @@ export interface ChronosConfig {
   runRetentionDays: number;
   /** Days of CloudWatch Logs retention for functions and API access logs. */
   logRetentionDays: number;
-  /** Largest number of executor instances the dispatch queue may drive at once (SQS maximum concurrency, >= 2). */
+  /**
+   * Largest number of executor instances the `normal` lane's dispatch queue may drive at once (SQS
+   * maximum concurrency, >= 2). Each priority lane has its own (functions/core/priority.ts), so
+   * no lane can take another's executors.
+   */
   executorMaxConcurrency: number;
+  /** The same for the `high` lane's queue (>= 2; default 5): capacity bulk work cannot take. */
+  executorHighMaxConcurrency: number;
+  /** The same for the `low` lane's queue (>= 2; default 3): bulk work waits only for its own executors. */
+  executorLowMaxConcurrency: number;
   /**
    * Concurrency reserved for the executor (unset: none, it shares the account pool). When set it
-   * must be at least executorMaxConcurrency, or Lambda throttles the queue's pollers and messages
-   * burn receives towards the dead-letter queue.
+   * must cover the three lanes' maximum concurrency together, or Lambda throttles the queues'
+   * pollers and messages burn receives towards the dead-letter queues.
    */
   executorReservedConcurrency?: number;
   /** Receives of a dispatch message before it moves to the dead-letter queue. */
@@ -144,7 +152,8 @@ export interface ChronosConfig {
   /**
    * Default per-tenant quotas (functions/core/tenants/quotas.ts); a tenant may have its own
    * (`npm run admin -- tenants create <name> --quota key=value`). maxConcurrentRuns must stay
-   * below executorMaxConcurrency, so that one tenant at its cap leaves executors to the others.
+   * below executorMaxConcurrency, so that one tenant at its cap leaves the `normal` lane's
+   * executors to the others (see requireQuotas for the other lanes).
    */
   quotas: TenantQuotas;
 }
@@ -180,6 +189,8 @@ export const DEFAULT_CONFIG: Omit<ChronosConfig, 'stage'> = {
   runRetentionDays: 30,
   logRetentionDays: 30,
   executorMaxConcurrency: 10,
+  executorHighMaxConcurrency: 5,
+  executorLowMaxConcurrency: 3,
   dispatchMaxReceiveCount: 5,
   completionParallelizationFactor: 1,
   responseExcerptBytes: 4096,
@@ -312,10 +323,13 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
   const retainData = raw.retainData;
   if (typeof retainData !== 'boolean') throw new ConfigError('retainData must be true or false');
   const executorMaxConcurrency = requireInt(raw, 'executorMaxConcurrency', 2, 1000);
-  const executorReservedConcurrency =
-    raw.executorReservedConcurrency === undefined
-      ? undefined
-      : requireInt(raw, 'executorReservedConcurrency', executorMaxConcurrency, 1000);
+  // 2 is the smallest maximum concurrency an SQS event source takes.
+  const executorHighMaxConcurrency = requireInt(raw, 'executorHighMaxConcurrency', 2, 1000);
+  const executorLowMaxConcurrency = requireInt(raw, 'executorLowMaxConcurrency', 2, 1000);
+  const executorReservedConcurrency = requireReservedConcurrency(
+    raw,
+    executorHighMaxConcurrency + executorMaxConcurrency + executorLowMaxConcurrency,
+  );
   return {
     stage,
     dueShardCount: requireInt(raw, 'dueShardCount', 1, 256),
@@ -323,6 +337,8 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
     runRetentionDays: requireInt(raw, 'runRetentionDays', 1, 3650),
     logRetentionDays: requireLogRetention(raw),
     executorMaxConcurrency,
+    executorHighMaxConcurrency,
+    executorLowMaxConcurrency,
     ...(executorReservedConcurrency === undefined ? {} : { executorReservedConcurrency }),
     dispatchMaxReceiveCount: requireInt(raw, 'dispatchMaxReceiveCount', 1, 1000),
     completionParallelizationFactor: requireInt(raw, 'completionParallelizationFactor', 1, 10),
@@ -350,7 +366,32 @@ export function validateConfig(raw: Record<string, unknown>): ChronosConfig {
   };
 }
 
-/** `quotas`: any subset of the quota keys over DEFAULT_QUOTAS, each a positive integer. */
+/**
+ * The executor's reserved concurrency, when set: every lane's event source drives the same
+ * function, so the reservation must cover their maximum concurrency together.
+ */
+function requireReservedConcurrency(raw: Record<string, unknown>, lanesTogether: number): number | undefined {
+  if (raw.executorReservedConcurrency === undefined) return undefined;
+  const reserved = requireInt(raw, 'executorReservedConcurrency', 1, 1000);
+  if (reserved < lanesTogether) {
+    throw new ConfigError(
+      `executorReservedConcurrency (${reserved}) must be at least the three lanes' maximum concurrency together: executorHighMaxConcurrency + executorMaxConcurrency + executorLowMaxConcurrency = ${lanesTogether}`,
+    );
+  }
+  return reserved;
+}
+
+/**
+ * `quotas`: any subset of the quota keys over DEFAULT_QUOTAS, each a positive integer.
+ *
+ * maxConcurrentRuns is checked against the `normal` lane's executors (executorMaxConcurrency),
+ * where a tenant's runs go unless its jobs ask otherwise: a tenant at its cap holds at most that
+ * many of the lane's executors, and the rest keep serving the others. Not against the lanes'
+ * sum: a tenant's calls may all be in one lane, and the executors of the other lanes do not run
+ * that lane's runs. Not against every lane either: the high and low lanes are small by design
+ * (5 and 3 by default, below the built-in default cap of 5), so a tenant whose jobs are all
+ * high (or all low) may hold its lane's every executor while its calls last (docs/deploy.md).
+ */
 function requireQuotas(raw: Record<string, unknown>, executorMaxConcurrency: number): TenantQuotas {
   const given = raw.quotas ?? {};
   if (!isRecord(given)) throw new ConfigError('quotas must be an object of quota values');

@@ -1,7 +1,8 @@
 /**
  * The whole of Chronos on one machine: the emulators, the tables and queues, and the same handler
  * modules CDK deploys, wired the way the AWS event sources wire them (API Gateway, EventBridge
- * schedule, SQS mappings on the dispatch queue, its DLQ and the failure-notice queue, DynamoDB Streams mapping). Used by `npm start` and the end-to-end tests.
+ * schedule, SQS mappings on each priority lane's dispatch queue and DLQ and on the failure-notice
+ * queue, DynamoDB Streams mapping). Used by `npm start` and the end-to-end tests.
  * Each function's AWS calls are held to what the synthesized CDK template grants its role
  * (aws-fidelity/), so a missing grant fails here as it would on AWS.
  */
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { ENV } from '#adapters/environment';
 import { LocalSecretCipher } from '#adapters/secrets/local-cipher';
 import { COMPLETION_BATCH_SIZE, EXECUTOR_BATCH_SIZE, MAX_TIMEOUT_SECONDS } from '#core/limits';
+import { PRIORITIES, type Priority } from '#core/priority';
 import type { ReleaseSpreadOptions } from '#core/release-spread';
 import { DEFAULT_QUOTAS, type TenantQuotas } from '#core/tenants/quotas';
 import { ROUTES } from '#handlers/api/routes';
@@ -30,7 +32,7 @@ import { gatewayRequestValidator } from './gateway-validation.ts';
 import { type HandlerOverrides, loadHandlers, needsRealHandlers } from './handler-modules.ts';
 import { LOCAL_ACCOUNT_ID } from './lambda-context.ts';
 import { ensureDevTenant, type LocalTenants, localTenants } from './local-tenants.ts';
-import { type LocalTables, type ProvisionedResources, provisionLocalResources } from './provision.ts';
+import { type LocalTables, type ProvisionedResources, provisionLocalResources, type QueueInfo } from './provision.ts';
 import { type RestoredRuns, resendRestoredRuns } from './restored-runs.ts';
 import { type RunningScannerTimer, startScannerTimer } from './scanner-timer.ts';
 import { type RunningSqsPoller, startSqsPoller } from './sqs-poller.ts';
@@ -62,8 +64,16 @@ export interface LocalChronosOptions {
   scannerIntervalMs?: number;
   /** Origins answered with CORS, as a stage's corsAllowOrigins (default none: no CORS). */
   corsAllowOrigins?: readonly string[];
-  /** Executor concurrency: most parallel SQS pollers (default 8; the poller scales up from 8 to it). */
+  /**
+   * Executor concurrency of the `normal` lane: most parallel SQS pollers on its dispatch queue
+   * (default 8; the poller scales up from 8 to it).
+   */
   sqsConcurrency?: number;
+  /**
+   * Executor concurrency of the other priority lanes, each its own pollers on its own queue, as
+   * each lane's event source has its own maximum concurrency (default high 8, low 4).
+   */
+  laneConcurrency?: { high?: number; low?: number };
   /**
    * Early release of dispatch messages (core/release-spread.ts), so that runs are claimed before
    * their due second; unset: released in the second before, as deployed by default.
@@ -193,7 +203,9 @@ const SCANNER_TIMEOUT_SECONDS = 50;
 const EXECUTOR_TIMEOUT_SECONDS = MAX_TIMEOUT_SECONDS + 30;
 const COMPLETION_TIMEOUT_SECONDS = 30;
 const DEAD_LETTER_TIMEOUT_SECONDS = 30;
-/** Dead letters are rare; two workers keep up and leave the executor the CPU. */
+/** Executor pollers of the high and low lanes when `laneConcurrency` does not say. */
+export const DEFAULT_LANE_CONCURRENCY = { high: 8, low: 4 } as const;
+/** Dead letters are rare; two workers per lane's DLQ keep up and leave the executor the CPU. */
 const DEAD_LETTER_CONCURRENCY = 2;
 const NOTIFIER_TIMEOUT_SECONDS = 30;
 /** Failure notices are rarer than runs; a hanging endpoint holds one worker's batch at most its timeout. */
@@ -218,6 +230,11 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
   };
 
   const runs = (component: LocalComponent) => options.components?.[component] ?? true;
+  const executorWorkers: Record<Priority, number> = {
+    high: options.laneConcurrency?.high ?? DEFAULT_LANE_CONCURRENCY.high,
+    normal: options.sqsConcurrency ?? 8,
+    low: options.laneConcurrency?.low ?? DEFAULT_LANE_CONCURRENCY.low,
+  };
   // Data kept on disk belongs to the emulators this instance starts; given endpoints, it has none.
   const keptData = options.endpoints === undefined ? options.dataDir : undefined;
   try {
@@ -264,6 +281,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
         : { adminTokenSha256: createHash('sha256').update(options.adminToken).digest('hex') }),
       allowLoopbackTargets: options.allowLoopbackTargets ?? true,
       concurrency: options.sqsConcurrency ?? 8,
+      executorWorkers: PRIORITIES.reduce((sum, lane) => sum + executorWorkers[lane], 0),
       dueShardCount: options.dueShardCount ?? 16,
       scanHorizonSeconds: options.scanHorizonSeconds ?? 90,
       runRetentionDays: options.runRetentionDays,
@@ -324,6 +342,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
             sqs: clients.sqs,
             runsTable: resources.tables.runs,
             dispatchQueueUrl: resources.queues.dispatch.url,
+            laneQueueUrls: { high: resources.queues.dispatchHigh.url, low: resources.queues.dispatchLow.url },
           })
         : { queued: 0, running: 0 };
 
@@ -344,34 +363,39 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
       : undefined;
     if (api) cleanups.push(() => api.stop());
 
-    const executor: RunningSqsPoller | undefined = runs('executor')
-      ? startSqsPoller({
-          sqs: clients.sqs,
-          queueUrl: resources.queues.dispatch.url,
-          queueArn: resources.queues.dispatch.arn,
-          handler: handlers.executor,
-          functionName: 'executor',
-          timeoutSeconds: EXECUTOR_TIMEOUT_SECONDS,
-          concurrency: options.sqsConcurrency ?? 8,
-          batchSize: EXECUTOR_BATCH_SIZE,
-          log,
-        })
-      : undefined;
-    if (executor) cleanups.push(() => executor.stop());
+    // One executor poller per priority lane, as one event source per lane's queue: the same
+    // function, its own workers, so a flood in one lane never takes another's.
+    for (const lane of runs('executor') ? PRIORITIES : []) {
+      const queue = laneQueues(resources, lane).dispatch;
+      const executor = startSqsPoller({
+        sqs: clients.sqs,
+        queueUrl: queue.url,
+        queueArn: queue.arn,
+        handler: handlers.executor,
+        functionName: 'executor',
+        timeoutSeconds: EXECUTOR_TIMEOUT_SECONDS,
+        concurrency: executorWorkers[lane],
+        batchSize: EXECUTOR_BATCH_SIZE,
+        log,
+      });
+      cleanups.push(() => executor.stop());
+    }
 
-    const deadLetters: RunningSqsPoller | undefined = runs('deadLetters')
-      ? startSqsPoller({
-          sqs: clients.sqs,
-          queueUrl: resources.queues.deadLetter.url,
-          queueArn: resources.queues.deadLetter.arn,
-          handler: handlers.deadLetter,
-          functionName: 'dead-letter',
-          timeoutSeconds: DEAD_LETTER_TIMEOUT_SECONDS,
-          concurrency: DEAD_LETTER_CONCURRENCY,
-          log,
-        })
-      : undefined;
-    if (deadLetters) cleanups.push(() => deadLetters.stop());
+    // The dead-letter handler consumes every lane's DLQ.
+    for (const lane of runs('deadLetters') ? PRIORITIES : []) {
+      const queue = laneQueues(resources, lane).deadLetter;
+      const deadLetters = startSqsPoller({
+        sqs: clients.sqs,
+        queueUrl: queue.url,
+        queueArn: queue.arn,
+        handler: handlers.deadLetter,
+        functionName: 'dead-letter',
+        timeoutSeconds: DEAD_LETTER_TIMEOUT_SECONDS,
+        concurrency: DEAD_LETTER_CONCURRENCY,
+        log,
+      });
+      cleanups.push(() => deadLetters.stop());
+    }
 
     const notifier: RunningSqsPoller | undefined = runs('notifier')
       ? startSqsPoller({
@@ -517,6 +541,14 @@ async function startLocalCloudWatch(sqsEndpoint: string, onStarted: (emulator: R
   const cloudwatch = await startCloudWatchMetrics({ sqsEndpoint });
   onStarted(cloudwatch);
   return cloudwatch.endpoint;
+}
+
+/** A priority lane's dispatch queue and dead-letter queue among the provisioned ones. */
+function laneQueues(resources: ProvisionedResources, lane: Priority): { dispatch: QueueInfo; deadLetter: QueueInfo } {
+  const { queues } = resources;
+  if (lane === 'high') return { dispatch: queues.dispatchHigh, deadLetter: queues.deadLetterHigh };
+  if (lane === 'low') return { dispatch: queues.dispatchLow, deadLetter: queues.deadLetterLow };
+  return { dispatch: queues.dispatch, deadLetter: queues.deadLetter };
 }
 
 /**

@@ -27,8 +27,13 @@ export interface FunctionSettings {
   /** Base64 32-byte key that seals secret headers instead of KMS (SECRETS_LOCAL_KEY). */
   secretsLocalKey: string;
   allowLoopbackTargets: boolean;
-  /** Invocations that may run at once in this process (also the executor poller's workers). */
+  /** Invocations that may run at once in this process (also the normal lane's executor poller's workers). */
   concurrency: number;
+  /**
+   * Executor workers of every lane together (EXECUTOR_MAX_CALLS_IN_FLIGHT = this × batch size);
+   * unset: `concurrency`.
+   */
+  executorWorkers?: number;
   dueShardCount: number;
   scanHorizonSeconds: number;
   /** Unset ones leave the handlers' documented defaults. */
@@ -87,14 +92,17 @@ export function functionEnvironment(settings: FunctionSettings): Record<string, 
     [ENV.runsTable]: settings.resources.tables.runs,
     [ENV.workflowRunsTable]: settings.resources.tables.workflowRuns,
     [ENV.runsStreamArn]: settings.resources.runsStreamArn,
+    // Each priority lane's dispatch queue, as CDK sets them on every function that sends runs.
     [ENV.dispatchQueueUrl]: settings.resources.queues.dispatch.url,
+    [ENV.dispatchQueueUrlHigh]: settings.resources.queues.dispatchHigh.url,
+    [ENV.dispatchQueueUrlLow]: settings.resources.queues.dispatchLow.url,
     [ENV.failureNoticeQueueUrl]: settings.resources.queues.notices.url,
     ...optional(ENV.notifyTimeoutSeconds, settings.notifyTimeoutSeconds),
     ...optional(ENV.notifyBackoffSeconds, settings.notifyBackoffSeconds),
     ...(settings.targetDnsServers?.length ? { [ENV.targetDnsServers]: settings.targetDnsServers.join(',') } : {}),
-    // The executor poller's workers × its batch size, as the CDK executor construct sets it; per
-    // process (several local executor processes each bound only their own calls).
-    [ENV.executorMaxCallsInFlight]: String(settings.concurrency * EXECUTOR_BATCH_SIZE),
+    // The executor pollers' workers (every lane's) × their batch size, as the CDK executor construct
+    // sets it; per process (several local executor processes each bound only their own calls).
+    [ENV.executorMaxCallsInFlight]: String((settings.executorWorkers ?? settings.concurrency) * EXECUTOR_BATCH_SIZE),
     [ENV.dueShardCount]: String(settings.dueShardCount),
     [ENV.scanHorizonSeconds]: String(settings.scanHorizonSeconds),
     ...optional(ENV.runRetentionDays, settings.runRetentionDays),
@@ -112,6 +120,10 @@ export function functionEnvironment(settings: FunctionSettings): Record<string, 
     [OBSERVABILITY_ENV.metricsTable]: settings.resources.tables.metrics,
     [OBSERVABILITY_ENV.monitoredDispatchQueueUrl]: settings.resources.queues.dispatch.url,
     [OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl]: settings.resources.queues.deadLetter.url,
+    [OBSERVABILITY_ENV.monitoredDispatchQueueUrlHigh]: settings.resources.queues.dispatchHigh.url,
+    [OBSERVABILITY_ENV.monitoredDeadLetterQueueUrlHigh]: settings.resources.queues.deadLetterHigh.url,
+    [OBSERVABILITY_ENV.monitoredDispatchQueueUrlLow]: settings.resources.queues.dispatchLow.url,
+    [OBSERVABILITY_ENV.monitoredDeadLetterQueueUrlLow]: settings.resources.queues.deadLetterLow.url,
     [OBSERVABILITY_ENV.stage]: 'local',
     ...(settings.adminTokenSha256 === undefined
       ? {}

@@ -5,6 +5,7 @@
  */
 import type { Route } from '#handlers/api/routes';
 import type { ApiHandler, AuthorizerHandler } from './api-gateway.ts';
+import { runInInvocationScope } from './invoke-store.ts';
 import type { ScannerHandler } from './scanner-timer.ts';
 import type { SqsHandler } from './sqs-poller.ts';
 import type { StreamHandler } from './stream-poller.ts';
@@ -69,7 +70,12 @@ export function needsRealHandlers(routes: readonly Route[], overrides: HandlerOv
 
 async function importHandler<T>(name: string): Promise<T> {
   // @vite-ignore: the name is data (ROUTES); vitest must leave this import to runtime resolution.
-  const module = (await import(/* @vite-ignore */ `#handlers/${name}`)) as { handler?: unknown };
+  // In an invocation scope of its own, as Lambda's init phase: a module that keeps per-invocation
+  // state at load (Powertools' BatchProcessor) would otherwise fail to load once an earlier
+  // invocation has installed the shared store (a component started after the API has answered).
+  const module = (await runInInvocationScope(`init-${name}`, () => import(/* @vite-ignore */ `#handlers/${name}`))) as {
+    handler?: unknown;
+  };
   if (typeof module.handler !== 'function')
     throw new Error(`functions/handlers/${name}.ts exports no handler function`);
   // Middy-wrapped handlers take (event, context) like any async Lambda handler.

@@ -68,13 +68,20 @@ export interface ProvisionedResources {
   tables: LocalTables;
   runsStreamArn: string;
   /**
-   * `notices`: failure notices for onFailure URLs (the notifier's); `noticeDeadLetter`: those never
-   * delivered; `streamFailures`: runs-stream batches the completion poller gave up on (the
-   * completion mapping's on-failure destination, lib/constructs/completion-handler.ts).
+   * `dispatch` and `deadLetter`: the `normal` priority lane's dispatch queue and its dead-letter
+   * queue; `dispatchHigh`, `deadLetterHigh`, `dispatchLow`, `deadLetterLow`: the other lanes'
+   * (functions/core/priority.ts), alike. `notices`: failure notices for onFailure URLs (the
+   * notifier's); `noticeDeadLetter`: those never delivered; `streamFailures`: runs-stream batches
+   * the completion poller gave up on (the completion mapping's on-failure destination,
+   * lib/constructs/completion-handler.ts).
    */
   queues: {
     dispatch: QueueInfo;
     deadLetter: QueueInfo;
+    dispatchHigh: QueueInfo;
+    deadLetterHigh: QueueInfo;
+    dispatchLow: QueueInfo;
+    deadLetterLow: QueueInfo;
     notices: QueueInfo;
     noticeDeadLetter: QueueInfo;
     streamFailures: QueueInfo;
@@ -106,16 +113,24 @@ export async function provisionLocalResources(options: ProvisionOptions): Promis
   await ensureTtl(options.dynamodb, metrics, METRICS_TABLE.ttlAttribute);
   await ensureTable(options.dynamodb, tenants, TENANTS_TABLE, {});
   await ensureTtl(options.dynamodb, tenants, TENANTS_TABLE.ttlAttribute);
-  const deadLetter = await ensureQueue(options, `${prefix}dispatch-dlq`, {
-    MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS),
-  });
-  const dispatch = await ensureQueue(options, `${prefix}dispatch`, {
-    VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? DEFAULT_VISIBILITY_TIMEOUT_SECONDS),
-    RedrivePolicy: JSON.stringify({
-      deadLetterTargetArn: deadLetter.arn,
-      maxReceiveCount: options.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT,
-    }),
-  });
+  // One dispatch queue and DLQ per priority lane, alike; the normal lane keeps the names of the
+  // single queue before lanes, so kept data and running tools find it where it was.
+  const lane = async (suffix: string) => {
+    const deadLetter = await ensureQueue(options, `${prefix}dispatch${suffix}-dlq`, {
+      MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS),
+    });
+    const dispatch = await ensureQueue(options, `${prefix}dispatch${suffix}`, {
+      VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? DEFAULT_VISIBILITY_TIMEOUT_SECONDS),
+      RedrivePolicy: JSON.stringify({
+        deadLetterTargetArn: deadLetter.arn,
+        maxReceiveCount: options.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT,
+      }),
+    });
+    return { dispatch, deadLetter };
+  };
+  const { dispatch, deadLetter } = await lane('');
+  const high = await lane('-high');
+  const low = await lane('-low');
   const noticeDeadLetter = await ensureQueue(options, `${prefix}notices-dlq`, {
     MessageRetentionPeriod: String(DLQ_RETENTION_SECONDS),
   });
@@ -132,7 +147,17 @@ export async function provisionLocalResources(options: ProvisionOptions): Promis
   return {
     tables: { jobs, runs, workflowRuns, metrics, tenants },
     runsStreamArn,
-    queues: { dispatch, deadLetter, notices, noticeDeadLetter, streamFailures },
+    queues: {
+      dispatch,
+      deadLetter,
+      dispatchHigh: high.dispatch,
+      deadLetterHigh: high.deadLetter,
+      dispatchLow: low.dispatch,
+      deadLetterLow: low.deadLetter,
+      notices,
+      noticeDeadLetter,
+      streamFailures,
+    },
   };
 }
 

@@ -16,6 +16,7 @@ import { fromRunItem } from '#adapters/dynamodb/run-item';
 import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
 import { MAX_SQS_DELAY_SECONDS } from '#core/limits';
 import type { DispatchRequest } from '#core/ports';
+import { laneOf, PRIORITIES, type Priority } from '#core/priority';
 import { dispatchRequestOf, releaseAtOf } from '#core/runs/send-runs';
 
 export interface RestoredRuns {
@@ -29,12 +30,15 @@ export async function resendRestoredRuns(deps: {
   dynamodb: DynamoDBClient;
   sqs: SQSClient;
   runsTable: string;
+  /** The normal lane's dispatch queue. */
   dispatchQueueUrl: string;
+  /** The other lanes' queues: a run goes back to its own lane's (unset: the normal lane's). */
+  laneQueueUrls?: Partial<Record<Priority, string>>;
   now?: number;
 }): Promise<RestoredRuns> {
   const now = deps.now ?? Date.now();
   const documents = DynamoDBDocumentClient.from(deps.dynamodb);
-  const requests: DispatchRequest[] = [];
+  const requests = new Map<Priority, DispatchRequest[]>(PRIORITIES.map((lane) => [lane, []]));
   const counts: RestoredRuns = { queued: 0, running: 0 };
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -52,12 +56,16 @@ export async function resendRestoredRuns(deps: {
       const releaseAt = run.status === 'RUNNING' ? now : releaseAtOf(run);
       // Beyond SQS's longest delay: it waits in the sweep index, which sends it once within reach.
       if (releaseAt > now + MAX_SQS_DELAY_SECONDS * 1000) continue;
-      requests.push(dispatchRequestOf(run, releaseAt));
+      requests.get(laneOf(run))?.push(dispatchRequestOf(run, releaseAt));
       if (run.status === 'RUNNING') counts.running++;
       else counts.queued++;
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  if (requests.length > 0) await new SqsRunDispatcher(deps.sqs, deps.dispatchQueueUrl).dispatch(requests);
+  for (const [lane, laneRequests] of requests) {
+    if (laneRequests.length === 0) continue;
+    const queueUrl = deps.laneQueueUrls?.[lane] ?? deps.dispatchQueueUrl;
+    await new SqsRunDispatcher(deps.sqs, queueUrl).dispatch(laneRequests);
+  }
   return counts;
 }

@@ -9,6 +9,7 @@ import { JOBS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import type { Route } from '#handlers/api/routes';
+import { type DispatchLanes, MONITORED_QUEUE_URL_ENV, PRIORITIES } from '../dispatch-lanes.ts';
 import { secondaryIndexNames } from '../table-indexes.ts';
 import { API_TIMEOUT } from '../timeouts.ts';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
@@ -24,11 +25,13 @@ export interface ApiHandlersProps {
   tenantsTable: dynamodb.ITable;
   /** Wraps the data keys of secret target headers (routes with `access.sealSecrets`). */
   secretsKey: kms.IKey;
-  dispatchQueue: sqs.IQueue;
+  /**
+   * Each lane's dispatch queue (routes with `access.sendToDispatchQueue` send a run to its lane's,
+   * re-drive included) and dead-letter queue; the monitoring routes report the depths of both.
+   */
+  dispatchLanes: DispatchLanes;
   /** Failure notices for onFailure URLs (routes with `access.sendFailureNotices`). */
   failureNoticeQueue: sqs.IQueue;
-  /** Its depth is reported by the monitoring routes. */
-  dispatchDeadLetterQueue: sqs.IQueue;
   shared: SharedFunctionProps;
 }
 
@@ -71,7 +74,7 @@ export class ApiHandlers extends Construct {
       // No index: a workflow's runs are one Query of its partition.
       if (workflowRuns)
         fn.bindTable({ table: props.workflowRunsTable, access: workflowRuns, envName: ENV.workflowRunsTable });
-      if (sendToDispatchQueue) fn.bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl);
+      if (sendToDispatchQueue) fn.bindDispatchLanes(props.dispatchLanes);
       if (sendFailureNotices) fn.bindQueueSend(props.failureNoticeQueue, ENV.failureNoticeQueueUrl);
       if (metrics)
         fn.bindTable({ table: props.metricsTable, access: metrics, envName: OBSERVABILITY_ENV.metricsTable });
@@ -83,8 +86,10 @@ export class ApiHandlers extends Construct {
       if (openCallbackKeys)
         fn.bindKeyUnderContext(props.secretsKey, ['kms:Decrypt'], ENV.secretsKmsKeyId, CALLBACK_KEYS_CONTEXT);
       if (readQueueAttributes) {
-        fn.bindQueueAttributes(props.dispatchQueue, OBSERVABILITY_ENV.monitoredDispatchQueueUrl);
-        fn.bindQueueAttributes(props.dispatchDeadLetterQueue, OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl);
+        for (const lane of PRIORITIES) {
+          fn.bindQueueAttributes(props.dispatchLanes[lane].queue, MONITORED_QUEUE_URL_ENV[lane].dispatch);
+          fn.bindQueueAttributes(props.dispatchLanes[lane].deadLetterQueue, MONITORED_QUEUE_URL_ENV[lane].deadLetter);
+        }
       }
       // The oldest-message age is a CloudWatch metric of those queues, not a queue attribute.
       if (readQueueAgeMetric) fn.bindMetricDataRead();

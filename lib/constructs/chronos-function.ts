@@ -8,6 +8,7 @@ import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-l
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { DISPATCH_QUEUE_URL_ENV, type DispatchLanes, PRIORITIES } from '../dispatch-lanes.ts';
 
 /** The repository root: handler entries and the lock file are resolved from here. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -219,6 +220,15 @@ export class ChronosFunction extends NodejsFunction {
   bindQueueSend(queue: sqs.IQueue, envName: string): this {
     queue.grantSendMessages(this);
     this.addEnvironment(envName, queue.queueUrl);
+    return this;
+  }
+
+  /**
+   * Grants sending messages to every lane's dispatch queue and sets their URLs: a function that
+   * sends runs sends each to its run's lane (DISPATCH_QUEUE_URL is the `normal` lane's).
+   */
+  bindDispatchLanes(lanes: DispatchLanes): this {
+    for (const lane of PRIORITIES) this.bindQueueSend(lanes[lane].queue, DISPATCH_QUEUE_URL_ENV[lane]);
     return this;
   }
 }

@@ -8,6 +8,7 @@ import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { COMPLETION_BATCH_SIZE } from '#core/limits';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
+import type { DispatchLanes } from '../dispatch-lanes.ts';
 import { COMPLETION_TIMEOUT } from '../timeouts.ts';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
 import { FailureQueue } from './failure-queue.ts';
@@ -19,8 +20,8 @@ export interface CompletionHandlerProps {
   runsTable: dynamodb.ITable;
   /** Workflow runs the handler advances as their task runs end (get, put, update only). */
   workflowRunsTable: dynamodb.ITable;
-  /** Where the next attempt of a failed run is sent. */
-  dispatchQueue: sqs.IQueue;
+  /** Where the next attempt of a failed run is sent: its lane's dispatch queue. */
+  dispatchLanes: DispatchLanes;
   /** Where the notice of an occurrence that failed for good is sent (the notifier's queue). */
   failureNoticeQueue: sqs.IQueue;
   /** Run aggregates and job-status counters the handler maintains. */
@@ -58,7 +59,7 @@ export class CompletionHandler extends Construct {
       // Writes the next attempt of a failed run (retries), and sends it.
       .bindTable({ table: props.runsTable, access: 'readWrite', envName: ENV.runsTable })
       .bindTableActions(props.workflowRunsTable, WORKFLOW_RUN_ENGINE_ACTIONS, ENV.workflowRunsTable)
-      .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl)
+      .bindDispatchLanes(props.dispatchLanes)
       .bindQueueSend(props.failureNoticeQueue, ENV.failureNoticeQueueUrl)
       .bindTable({ table: props.metricsTable, access: 'readWrite', envName: OBSERVABILITY_ENV.metricsTable });
     this.eventSource = new DynamoEventSource(props.runsTable, {

@@ -8,6 +8,7 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { AlarmThresholds } from '../config.ts';
+import { type DispatchLanes, laneTitle, PRIORITIES, type Priority } from '../dispatch-lanes.ts';
 
 /** Names of the custom metrics the handlers emit (namespace Chronos, dimensions service and stage). */
 export const CHRONOS_METRICS = {
@@ -50,8 +51,8 @@ export interface ObservabilityProps {
   functions: ReadonlyMap<string, lambda.IFunction>;
   /** The stream consumer whose iterator age is watched. */
   completionFunction: lambda.IFunction;
-  dispatchQueue: sqs.IQueue;
-  dispatchDeadLetterQueue: sqs.IQueue;
+  /** Each lane's dispatch and dead-letter queues: alarmed and graphed lane by lane. */
+  dispatchLanes: DispatchLanes;
   tables: ReadonlyMap<string, dynamodb.ITable>;
   /** Where each alarm fires: the stage's `alarms` configuration (lib/config.ts). */
   thresholds: AlarmThresholds;
@@ -70,8 +71,12 @@ export class Observability extends Construct {
   public readonly topic: sns.ITopic;
   public readonly dashboard: cloudwatch.Dashboard;
   public readonly alarms: {
+    /** Runs dead-lettered, whatever their lane (the dead-letter handler counts each it records). */
     deadLetters: cloudwatch.Alarm;
+    /** The normal lane's oldest message (`lanes.normal.oldestMessage`, under its name before lanes). */
     oldestMessage: cloudwatch.Alarm;
+    /** Per lane: dead letters received from its DLQ, and its oldest dispatch message. */
+    lanes: Readonly<Record<Priority, { deadLetters: cloudwatch.Alarm; oldestMessage: cloudwatch.Alarm }>>;
     startLagP99: cloudwatch.Alarm;
     scannerHeartbeat: cloudwatch.Alarm;
     scannerShardFailures: cloudwatch.Alarm;
@@ -123,18 +128,40 @@ export class Observability extends Construct {
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    const oldestMessage = alarm('OldestMessage', {
-      metric: props.dispatchQueue.metricApproximateAgeOfOldestMessage({
-        period: Duration.minutes(1),
-        statistic: 'Maximum',
-      }),
-      alarmDescription: `A due run waited in the dispatch queue longer than ${thresholds.oldestMessageSeconds} s: executors are short or failing`,
-      threshold: thresholds.oldestMessageSeconds,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
+    // Each lane has its own executors, so each can fall behind alone: one alarm per lane. The normal
+    // lane's keeps the id and name of the single queue's alarm before lanes.
+    const laneOldestMessage = (lane: Priority) =>
+      alarm(lane === 'normal' ? 'OldestMessage' : `${laneTitle(lane)}OldestMessage`, {
+        metric: props.dispatchLanes[lane].queue.metricApproximateAgeOfOldestMessage({
+          period: Duration.minutes(1),
+          statistic: 'Maximum',
+        }),
+        alarmDescription: `A due run waited in the ${lane} lane's dispatch queue longer than ${thresholds.oldestMessageSeconds} s: that lane's executors (its maximum concurrency) are short or failing`,
+        threshold: thresholds.oldestMessageSeconds,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    // Which lane's runs are dead-lettered: the dead-letter handler receives every message of each
+    // lane's DLQ at least once (NumberOfMessagesReceived moves, where the drained depth would not;
+    // a message the handler fails is received again, so a count may run high, never low).
+    const laneDeadLetters = (lane: Priority) =>
+      alarm(`${laneTitle(lane)}DeadLetters`, {
+        metric: props.dispatchLanes[lane].deadLetterQueue.metricNumberOfMessagesReceived({
+          period: Duration.minutes(1),
+          statistic: 'Sum',
+        }),
+        alarmDescription: `More than ${thresholds.deadLetterMessages} dispatch messages of the ${lane} lane were dead-lettered in a minute: GET /v1/dead-letters, then re-drive or fix the target`,
+        threshold: thresholds.deadLetterMessages,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    const lanes = Object.fromEntries(
+      PRIORITIES.map((lane) => [lane, { deadLetters: laneDeadLetters(lane), oldestMessage: laneOldestMessage(lane) }]),
+    ) as Record<Priority, { deadLetters: cloudwatch.Alarm; oldestMessage: cloudwatch.Alarm }>;
+    const oldestMessage = lanes.normal.oldestMessage;
     const startLagP99 = alarm('StartLagP99', {
       metric: custom(CHRONOS_METRICS.startLag, 'p99', Duration.minutes(5)),
       alarmDescription: `p99 start lag above ${thresholds.startLagP99Ms} ms: runs start late (Chronos' side, not the targets')`,
@@ -258,6 +285,7 @@ export class Observability extends Construct {
     this.alarms = {
       deadLetters,
       oldestMessage,
+      lanes,
       startLagP99,
       scannerHeartbeat,
       scannerShardFailures,
@@ -302,21 +330,37 @@ export class Observability extends Construct {
         custom(CHRONOS_METRICS.httpDuration, 'p99'),
       ]),
     );
+    // One row of queue depths, one graph per lane: a flood in one lane must not hide another's.
     dashboard.addWidgets(
-      graph('Dispatch queue depth', [
-        props.dispatchQueue.metricApproximateNumberOfMessagesVisible({ period: minute, label: 'released' }),
-        props.dispatchQueue.metricApproximateNumberOfMessagesNotVisible({ period: minute, label: 'in flight' }),
-        props.dispatchQueue.metric('ApproximateNumberOfMessagesDelayed', { period: minute, label: 'delayed' }),
-      ]),
-      graph('Oldest dispatch message (s)', [
-        props.dispatchQueue.metricApproximateAgeOfOldestMessage({ period: minute, statistic: 'Maximum' }),
-      ]),
-      graph('Dead-letter queue depth and runs dead-lettered', [
+      ...PRIORITIES.map((lane) => {
+        const queue = props.dispatchLanes[lane].queue;
+        return graph(`Dispatch queue depth: ${lane} lane`, [
+          queue.metricApproximateNumberOfMessagesVisible({ period: minute, label: 'released' }),
+          queue.metricApproximateNumberOfMessagesNotVisible({ period: minute, label: 'in flight' }),
+          queue.metric('ApproximateNumberOfMessagesDelayed', { period: minute, label: 'delayed' }),
+        ]);
+      }),
+    );
+    dashboard.addWidgets(
+      graph(
+        'Oldest dispatch message per lane (s)',
+        PRIORITIES.map((lane) =>
+          props.dispatchLanes[lane].queue.metricApproximateAgeOfOldestMessage({
+            period: minute,
+            statistic: 'Maximum',
+            label: lane,
+          }),
+        ),
+      ),
+      graph('Dead-letter queue depth per lane and runs dead-lettered', [
         custom(CHRONOS_METRICS.deadLettered, 'Sum'),
-        props.dispatchDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period: minute,
-          statistic: 'Maximum',
-        }),
+        ...PRIORITIES.map((lane) =>
+          props.dispatchLanes[lane].deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            period: minute,
+            statistic: 'Maximum',
+            label: `${lane} lane DLQ`,
+          }),
+        ),
       ]),
     );
     dashboard.addWidgets(

@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import { JOBS_TABLE, RUNS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
+import type { DispatchLanes } from '../dispatch-lanes.ts';
 import { SCANNER_TIMEOUT } from '../timeouts.ts';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
 import { FailureQueue } from './failure-queue.ts';
@@ -17,7 +18,8 @@ import { FailureQueue } from './failure-queue.ts';
 export interface ScannerProps {
   jobsTable: dynamodb.ITable;
   runsTable: dynamodb.ITable;
-  dispatchQueue: sqs.IQueue;
+  /** Each lane's dispatch queue: a run is sent to its own lane's. */
+  dispatchLanes: DispatchLanes;
   /** Where every pass writes its heartbeat per shard. */
   metricsTable: dynamodb.ITable;
   shared: SharedFunctionProps;
@@ -62,7 +64,7 @@ export class Scanner extends Construct {
         // The sweep, and the deadline pass of async runs in flight.
         indexes: [RUNS_TABLE.sweepIndex.name, RUNS_TABLE.deadlineIndex.name],
       })
-      .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl)
+      .bindDispatchLanes(props.dispatchLanes)
       .bindTable({ table: props.metricsTable, access: 'readWrite', envName: OBSERVABILITY_ENV.metricsTable });
     // A tick retried after the next one has started is only wasted work: no Lambda-side retries.
     this.function.configureAsyncInvoke({

@@ -6,6 +6,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
+import type { DispatchLanes } from '../dispatch-lanes.ts';
 import { ChronosFunction, type SharedFunctionProps } from './chronos-function.ts';
 import { WORKFLOW_RUN_ENGINE_ACTIONS } from './workflow-runs-table.ts';
 
@@ -19,7 +20,8 @@ export interface StreamFailureHandlerProps {
   metricsTable: dynamodb.ITable;
   /** A task run it completes advances its workflow run, as in the completion handler. */
   workflowRunsTable: dynamodb.ITable;
-  dispatchQueue: sqs.IQueue;
+  /** A retry it makes is sent to its run's lane. */
+  dispatchLanes: DispatchLanes;
   failureNoticeQueue: sqs.IQueue;
   shared: SharedFunctionProps;
 }
@@ -48,7 +50,7 @@ export class StreamFailureHandler extends Construct {
       .bindTable({ table: props.jobsTable, access: 'readWrite', envName: ENV.jobsTable })
       .bindTable({ table: props.runsTable, access: 'readWrite', envName: ENV.runsTable })
       .bindTableActions(props.workflowRunsTable, WORKFLOW_RUN_ENGINE_ACTIONS, ENV.workflowRunsTable)
-      .bindQueueSend(props.dispatchQueue, ENV.dispatchQueueUrl)
+      .bindDispatchLanes(props.dispatchLanes)
       .bindQueueSend(props.failureNoticeQueue, ENV.failureNoticeQueueUrl)
       .bindTable({ table: props.metricsTable, access: 'readWrite', envName: OBSERVABILITY_ENV.metricsTable });
     // Reading a known shard from a known position needs no DescribeStream or ListStreams.

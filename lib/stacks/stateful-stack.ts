@@ -12,6 +12,7 @@ import { RunsTable } from '../constructs/runs-table.ts';
 import { SecretsKey } from '../constructs/secrets-key.ts';
 import { TenantsTable } from '../constructs/tenants-table.ts';
 import { WorkflowRunsTable } from '../constructs/workflow-runs-table.ts';
+import type { DispatchLanes } from '../dispatch-lanes.ts';
 import { DISPATCH_VISIBILITY_TIMEOUT } from '../timeouts.ts';
 
 export interface StatefulStackProps extends StackProps {
@@ -30,8 +31,11 @@ export class StatefulStack extends Stack {
   public readonly tenantsTable: dynamodb.Table;
   /** Wraps the data keys of secret target headers. */
   public readonly secretsKey: kms.Key;
+  /** The `normal` lane's dispatch queue and its dead-letter queue (the one queue before lanes). */
   public readonly dispatchQueue: sqs.Queue;
   public readonly dispatchDeadLetterQueue: sqs.Queue;
+  /** Every priority lane's dispatch and dead-letter queues, `normal` being the two above. */
+  public readonly dispatchLanes: DispatchLanes;
   /** Failure notices for onFailure URLs (completion sends, the notifier consumes), and those never delivered. */
   public readonly failureNoticeQueue: sqs.Queue;
   public readonly failureNoticeDeadLetterQueue: sqs.Queue;
@@ -45,13 +49,19 @@ export class StatefulStack extends Stack {
     this.metricsTable = new MetricsTable(this, 'Metrics', { retainData }).table;
     this.tenantsTable = new TenantsTable(this, 'Tenants', { retainData }).table;
     this.secretsKey = new SecretsKey(this, 'Secrets', { retainData }).key;
-    const dispatch = new DispatchQueue(this, 'Dispatch', {
-      visibilityTimeout: DISPATCH_VISIBILITY_TIMEOUT,
-      maxReceiveCount: dispatchMaxReceiveCount,
-      retainData,
-    });
-    this.dispatchQueue = dispatch.queue;
-    this.dispatchDeadLetterQueue = dispatch.deadLetterQueue;
+    // One queue per lane, alike but for their consumers' concurrency (the executor's event sources).
+    // The normal lane keeps the construct id of the single queue before lanes: same logical ids,
+    // so deploying lanes onto an existing stage adds two queues and replaces none.
+    const lane = (id: string) =>
+      new DispatchQueue(this, id, {
+        visibilityTimeout: DISPATCH_VISIBILITY_TIMEOUT,
+        maxReceiveCount: dispatchMaxReceiveCount,
+        retainData,
+      });
+    const normal = lane('Dispatch');
+    this.dispatchLanes = { high: lane('DispatchHigh'), normal, low: lane('DispatchLow') };
+    this.dispatchQueue = normal.queue;
+    this.dispatchDeadLetterQueue = normal.deadLetterQueue;
     const notices = new FailureNoticeQueue(this, 'FailureNotices', { retainData });
     this.failureNoticeQueue = notices.queue;
     this.failureNoticeDeadLetterQueue = notices.deadLetterQueue;

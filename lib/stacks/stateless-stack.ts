@@ -25,6 +25,7 @@ import { Observability } from '../constructs/observability.ts';
 import { Scanner } from '../constructs/scanner.ts';
 import { SchedulerApi } from '../constructs/scheduler-api.ts';
 import { StreamFailureHandler } from '../constructs/stream-failure-handler.ts';
+import type { DispatchLanes } from '../dispatch-lanes.ts';
 
 export interface StatelessStackProps extends StackProps {
   config: ChronosConfig;
@@ -38,9 +39,11 @@ export interface StatelessStackProps extends StackProps {
   tenantsTable: dynamodb.ITable;
   /** Wraps the data keys of secret target headers. */
   secretsKey: kms.IKey;
-  dispatchQueue: sqs.IQueue;
-  /** Where SQS moves dispatch messages after maxReceiveCount; its consumer records dead letters. */
-  dispatchDeadLetterQueue: sqs.IQueue;
+  /**
+   * Each priority lane's dispatch queue and the dead-letter queue SQS moves its messages to after
+   * maxReceiveCount (whose consumer records dead letters).
+   */
+  dispatchLanes: DispatchLanes;
   /** Failure notices (completion sends, the notifier consumes) and where they redrive. */
   failureNoticeQueue: sqs.IQueue;
   failureNoticeDeadLetterQueue: sqs.IQueue;
@@ -65,7 +68,7 @@ export class StatelessStack extends Stack {
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
-    const { config, jobsTable, runsTable, workflowRunsTable, metricsTable, tenantsTable, secretsKey, dispatchQueue } =
+    const { config, jobsTable, runsTable, workflowRunsTable, metricsTable, tenantsTable, secretsKey, dispatchLanes } =
       props;
     const shared: SharedFunctionProps = {
       logRetention: config.logRetentionDays as RetentionDays,
@@ -95,9 +98,8 @@ export class StatelessStack extends Stack {
       metricsTable,
       tenantsTable,
       secretsKey,
-      dispatchQueue,
+      dispatchLanes,
       failureNoticeQueue: props.failureNoticeQueue,
-      dispatchDeadLetterQueue: props.dispatchDeadLetterQueue,
       shared,
     });
     // GET /v1/health has no gateway authorizer and tells the operator apart itself (full check
@@ -133,7 +135,7 @@ export class StatelessStack extends Stack {
     this.scanner = new Scanner(this, 'Scanner', {
       jobsTable,
       runsTable,
-      dispatchQueue,
+      dispatchLanes,
       metricsTable,
       shared,
       retainData,
@@ -143,8 +145,12 @@ export class StatelessStack extends Stack {
       runsTable,
       workflowRunsTable,
       failureNoticeQueue: props.failureNoticeQueue,
-      dispatchQueue,
-      maxConcurrency: config.executorMaxConcurrency,
+      dispatchLanes,
+      maxConcurrency: {
+        high: config.executorHighMaxConcurrency,
+        normal: config.executorMaxConcurrency,
+        low: config.executorLowMaxConcurrency,
+      },
       reservedConcurrency: config.executorReservedConcurrency,
       tenantsTable,
       secretsKey,
@@ -166,7 +172,7 @@ export class StatelessStack extends Stack {
       metricsTable,
       runsTable,
       workflowRunsTable,
-      dispatchQueue,
+      dispatchLanes,
       failureNoticeQueue: props.failureNoticeQueue,
       parallelizationFactor: config.completionParallelizationFactor,
       shared,
@@ -174,7 +180,7 @@ export class StatelessStack extends Stack {
     });
     this.deadLetters = new DeadLetterHandler(this, 'DeadLetters', {
       runsTable,
-      deadLetterQueue: props.dispatchDeadLetterQueue,
+      dispatchLanes,
       shared,
     });
     this.streamFailures = new StreamFailureHandler(this, 'StreamFailures', {
@@ -183,7 +189,7 @@ export class StatelessStack extends Stack {
       jobsTable,
       metricsTable,
       workflowRunsTable,
-      dispatchQueue,
+      dispatchLanes,
       failureNoticeQueue: props.failureNoticeQueue,
       shared,
     });
@@ -206,8 +212,7 @@ export class StatelessStack extends Stack {
         ['StreamFailures', this.streamFailures.function],
       ]),
       completionFunction: this.completion.function,
-      dispatchQueue,
-      dispatchDeadLetterQueue: props.dispatchDeadLetterQueue,
+      dispatchLanes,
       tables: new Map([
         ['jobs', jobsTable],
         ['runs', runsTable],

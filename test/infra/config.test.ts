@@ -114,8 +114,18 @@ describe('validateConfig', () => {
     [{ shardCount: 4 }, /Unknown configuration key "shardCount"/],
     [
       { executorMaxConcurrency: 10, executorReservedConcurrency: 5 },
-      /executorReservedConcurrency must be an integer from 10 to 1000, got 5/,
+      /executorReservedConcurrency \(5\) must be at least the three lanes' maximum concurrency together: executorHighMaxConcurrency \+ executorMaxConcurrency \+ executorLowMaxConcurrency = 18/,
     ],
+    // Enough for the normal lane alone is not enough: every lane's event source drives the function.
+    [
+      { executorMaxConcurrency: 10, executorReservedConcurrency: 17 },
+      /executorReservedConcurrency \(17\) must be at least .* = 18/,
+    ],
+    [{ executorReservedConcurrency: 0 }, /executorReservedConcurrency must be an integer from 1 to 1000, got 0/],
+    [{ executorHighMaxConcurrency: 1 }, /executorHighMaxConcurrency must be an integer from 2 to 1000, got 1/],
+    [{ executorLowMaxConcurrency: 1 }, /executorLowMaxConcurrency must be an integer from 2 to 1000, got 1/],
+    [{ executorLowMaxConcurrency: '3' }, /executorLowMaxConcurrency must be an integer from 2 to 1000, got "3"/],
+    [{ executorHighMaxConcurrency: 2.5 }, /executorHighMaxConcurrency must be an integer/],
     [{ alarms: [] }, /alarms must be an object of alarm thresholds/],
     [{ alarms: { oldestMessage: 30 } }, /Unknown alarm threshold "oldestMessage" \(known: deadLetterMessages, /],
     [{ alarms: { oldestMessageSeconds: 0 } }, /alarms.oldestMessageSeconds must be an integer from 1 to 86400, got 0/],
@@ -154,9 +164,9 @@ describe('validateConfig', () => {
     expect(() => validateConfig({ ...valid, ...change })).toThrow(message);
   });
 
-  it('accepts reserved executor concurrency that covers the queue maximum', () => {
-    const config = validateConfig({ ...valid, executorMaxConcurrency: 10, executorReservedConcurrency: 10 });
-    expect(config.executorReservedConcurrency).toBe(10);
+  it("accepts reserved executor concurrency that covers the three lanes' maxima together", () => {
+    const config = validateConfig({ ...valid, executorMaxConcurrency: 10, executorReservedConcurrency: 18 });
+    expect(config.executorReservedConcurrency).toBe(18);
     expect('executorReservedConcurrency' in validateConfig(valid)).toBe(false);
   });
 

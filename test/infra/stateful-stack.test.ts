@@ -136,7 +136,7 @@ describe('StatefulStack (dev: data not retained)', () => {
     });
   });
 
-  it('denies non-TLS access to every queue: dispatch and failure notices, and their dead-letter queues', () => {
+  it("denies non-TLS access to every queue: each lane's dispatch queue and failure notices, and their dead-letter queues", () => {
     const policies = template.findResources('AWS::SQS::QueuePolicy', {
       Properties: {
         PolicyDocument: {
@@ -146,7 +146,8 @@ describe('StatefulStack (dev: data not retained)', () => {
         },
       },
     });
-    expect(Object.keys(policies)).toHaveLength(4);
+    // Three lanes' dispatch queues and the failure notices, each with its dead-letter queue.
+    expect(Object.keys(policies)).toHaveLength(8);
   });
 });
 

@@ -302,11 +302,12 @@ describe('executor', () => {
     expect(functionResource(executor.function).Properties.ReservedConcurrentExecutions).toBeUndefined();
     const devBlock = (CDK_JSON_CONTEXT['chronos:stages'] as Record<string, object>).dev;
     const reserved = buildChronosAppForProperties({
-      'chronos:stages': { dev: { ...devBlock, executorMaxConcurrency: 5, executorReservedConcurrency: 8 } },
+      // At least the lanes' maxima together: 5 (high) + 5 + 3 (low).
+      'chronos:stages': { dev: { ...devBlock, executorMaxConcurrency: 5, executorReservedConcurrency: 13 } },
     });
     Template.fromStack(reserved.stateless).hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('executor'),
-      ReservedConcurrentExecutions: 8,
+      ReservedConcurrentExecutions: 13,
     });
   }, 60_000);
 
@@ -331,16 +332,21 @@ describe('executor', () => {
     expect(env[ENV.quotaMaxConcurrentRuns]).toBe(String(chronos.config.quotas.maxConcurrentRuns));
   });
 
-  it('tells the executor the most calls its fleet can have in flight: maximum concurrency × batch size', () => {
+  it("tells the executor the most calls its fleet can have in flight: the lanes' maximum concurrency together × batch size", () => {
     const env = functionResource(chronos.stateless.executor.function).Properties.Environment.Variables;
-    expect(env[ENV.executorMaxCallsInFlight]).toBe(String(chronos.config.executorMaxConcurrency * 10));
+    const { executorHighMaxConcurrency, executorMaxConcurrency, executorLowMaxConcurrency } = chronos.config;
+    expect(env[ENV.executorMaxCallsInFlight]).toBe(
+      String((executorHighMaxConcurrency + executorMaxConcurrency + executorLowMaxConcurrency) * 10),
+    );
     const devBlock = (CDK_JSON_CONTEXT['chronos:stages'] as Record<string, object>).dev;
     const larger = buildChronosAppForProperties({
-      'chronos:stages': { dev: { ...devBlock, executorMaxConcurrency: 40 } },
+      'chronos:stages': {
+        dev: { ...devBlock, executorHighMaxConcurrency: 6, executorMaxConcurrency: 40, executorLowMaxConcurrency: 4 },
+      },
     });
     Template.fromStack(larger.stateless).hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('executor'),
-      Environment: { Variables: Match.objectLike({ [ENV.executorMaxCallsInFlight]: '400' }) },
+      Environment: { Variables: Match.objectLike({ [ENV.executorMaxCallsInFlight]: '500' }) },
     });
   }, 60_000);
 });

@@ -197,9 +197,12 @@ describe('API routes with access.workflowRuns', () => {
       metricsTable: table('MetricsTable'),
       tenantsTable: table('TenantsTable'),
       secretsKey: new kms.Key(stateful, 'Key'),
-      dispatchQueue: new sqs.Queue(stateful, 'Dispatch'),
+      dispatchLanes: {
+        high: { queue: new sqs.Queue(stateful, 'DispatchHigh'), deadLetterQueue: new sqs.Queue(stateful, 'HighDlq') },
+        normal: { queue: new sqs.Queue(stateful, 'Dispatch'), deadLetterQueue: new sqs.Queue(stateful, 'DispatchDlq') },
+        low: { queue: new sqs.Queue(stateful, 'DispatchLow'), deadLetterQueue: new sqs.Queue(stateful, 'LowDlq') },
+      },
       failureNoticeQueue: notices,
-      dispatchDeadLetterQueue: new sqs.Queue(stateful, 'DispatchDlq'),
       shared: { logRetention: 7, retainLogs: false },
     });
     template = Template.fromStack(stack);

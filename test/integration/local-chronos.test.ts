@@ -72,6 +72,8 @@ describe('startLocalChronos', () => {
     expect(process.env.AWS_ENDPOINT_URL_CLOUDWATCH).toBe(chronos.endpoints.cloudwatch);
     expect(chronos.endpoints.cloudwatch).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(process.env[ENV.dispatchQueueUrl]).toBe(chronos.queues.dispatch.url);
+    expect(process.env[ENV.dispatchQueueUrlHigh]).toBe(chronos.queues.dispatchHigh.url);
+    expect(process.env[ENV.dispatchQueueUrlLow]).toBe(chronos.queues.dispatchLow.url);
     expect(process.env[ENV.allowLoopbackTargets]).toBe('true');
     // The dev tenant's signing secret is sealed in the tenants table, never in the environment.
     expect(chronos.signingSecret).toMatch(/^whsec_/);
@@ -109,6 +111,21 @@ describe('startLocalChronos', () => {
     expect(seen.sqs[0]?.eventSourceARN).toBe(chronos.queues.dispatch.arn);
   });
 
+  it("feeds every priority lane's dispatch queue to the executor, each record naming the queue it came from", async () => {
+    const sqs = new SQSClient({
+      endpoint: chronos.endpoints.sqs,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+    });
+    const { dispatchHigh, dispatchLow } = chronos.queues;
+    await sqs.send(new SendMessageCommand({ QueueUrl: dispatchHigh.url, MessageBody: '{"runId":"r-high"}' }));
+    await sqs.send(new SendMessageCommand({ QueueUrl: dispatchLow.url, MessageBody: '{"runId":"r-low"}' }));
+    sqs.destroy();
+    const fromLane = (body: string) => seen.sqs.find((record) => record.body === body)?.eventSourceARN;
+    await expect.poll(() => fromLane('{"runId":"r-high"}'), { timeout: 5000 }).toBe(dispatchHigh.arn);
+    await expect.poll(() => fromLane('{"runId":"r-low"}'), { timeout: 5000 }).toBe(dispatchLow.arn);
+  });
+
   it('feeds the dead-letter queue to the dead-letter handler', async () => {
     const sqs = new SQSClient({
       endpoint: chronos.endpoints.sqs,
@@ -123,6 +140,21 @@ describe('startLocalChronos', () => {
       .poll(() => seen.deadLetters.map((record) => record.body), { timeout: 5000 })
       .toEqual(['{"runId":"r-dead"}']);
     expect(seen.deadLetters[0]?.eventSourceARN).toBe(chronos.queues.deadLetter.arn);
+  });
+
+  it("feeds every priority lane's dead-letter queue to the dead-letter handler", async () => {
+    const sqs = new SQSClient({
+      endpoint: chronos.endpoints.sqs,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+    });
+    const { deadLetterHigh, deadLetterLow } = chronos.queues;
+    await sqs.send(new SendMessageCommand({ QueueUrl: deadLetterHigh.url, MessageBody: '{"runId":"d-high"}' }));
+    await sqs.send(new SendMessageCommand({ QueueUrl: deadLetterLow.url, MessageBody: '{"runId":"d-low"}' }));
+    sqs.destroy();
+    const fromLane = (body: string) => seen.deadLetters.find((record) => record.body === body)?.eventSourceARN;
+    await expect.poll(() => fromLane('{"runId":"d-high"}'), { timeout: 5000 }).toBe(deadLetterHigh.arn);
+    await expect.poll(() => fromLane('{"runId":"d-low"}'), { timeout: 5000 }).toBe(deadLetterLow.arn);
   });
 
   it('feeds the failure-notice queue to the notifier, and tells completion where it is', async () => {

@@ -110,6 +110,29 @@ describe('provisionLocalResources', () => {
     expect(deadLetter.arn).toMatch(/:test-dispatch-dlq$/);
   });
 
+  it("creates each priority lane's dispatch queue as the normal lane's, with a redrive policy to its own DLQ", async () => {
+    const { dispatchHigh, deadLetterHigh, dispatchLow, deadLetterLow } = resources.queues;
+    for (const [dispatch, deadLetter, name] of [
+      [dispatchHigh, deadLetterHigh, 'test-dispatch-high'],
+      [dispatchLow, deadLetterLow, 'test-dispatch-low'],
+    ] as const) {
+      expect([dispatch.name, deadLetter.name]).toEqual([name, `${name}-dlq`]);
+      const { Attributes } = await clients.sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: dispatch.url, AttributeNames: ['All'] }),
+      );
+      expect(Attributes?.VisibilityTimeout, name).toBe('45');
+      const redrive = JSON.parse(Attributes?.RedrivePolicy ?? '{}');
+      expect(redrive.deadLetterTargetArn, name).toBe(deadLetter.arn);
+      expect(Number(redrive.maxReceiveCount), name).toBe(3);
+      const dlq = await clients.sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: deadLetter.url, AttributeNames: ['MessageRetentionPeriod'] }),
+      );
+      expect(dlq.Attributes?.MessageRetentionPeriod, name).toBe(String(14 * 24 * 3600));
+    }
+    const urls = Object.values(resources.queues).map((queue) => queue.url);
+    expect(new Set(urls).size).toBe(urls.length);
+  });
+
   it('hands out queue URLs on the SQS endpoint, usable by clients configured only through env', async () => {
     expect(resources.queues.dispatch.url.startsWith(sqsEmulator.endpoint)).toBe(true);
     const sent = await clients.sqs.send(

@@ -75,4 +75,38 @@ describe('resendRestoredRuns (npm start -- --data on a restart: the queue was lo
     expect(received.get('overdue')?.at).toBeLessThan(now + 2_000);
     expect(received.get('running')?.at).toBeLessThan(now + 2_000);
   });
+
+  it("sends a run back to its own priority lane's queue", async () => {
+    const now = Date.now();
+    const laneRun = (jobId: string, priority: 'high' | 'low'): Run => ({
+      tenantId: 'tenant-lanes',
+      jobId,
+      scheduledFor: now - 60_000,
+      attempt: 0,
+      runId: `run-${jobId}`,
+      status: 'QUEUED',
+      createdAt: now - 120_000,
+      priority,
+    });
+    for (const r of [laneRun('urgent', 'high'), laneRun('bulk', 'low')]) {
+      await aws.documents.send(new PutCommand({ TableName: aws.resources.tables.runs, Item: toRunItem(r) }));
+    }
+    const { queues } = aws.resources;
+    await resendRestoredRuns({
+      dynamodb: aws.dynamodb,
+      sqs: aws.sqs,
+      runsTable: aws.resources.tables.runs,
+      dispatchQueueUrl: queues.dispatch.url,
+      laneQueueUrls: { high: queues.dispatchHigh.url, low: queues.dispatchLow.url },
+      now,
+    });
+    const jobsOn = async (queueUrl: string) => {
+      const { Messages = [] } = await aws.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+      );
+      return Messages.map((m) => (JSON.parse(m.Body ?? '{}') as DispatchMessage).jobId).sort();
+    };
+    expect(await jobsOn(queues.dispatchHigh.url)).toEqual(['urgent']);
+    expect(await jobsOn(queues.dispatchLow.url)).toEqual(['bulk']);
+  });
 });

@@ -10,7 +10,7 @@ import type { LocalTables } from '../provision.ts';
 import type { ResourceArns } from './aws-requests.ts';
 import { type CfnScope, type CfnTemplate, resolveCfnValue } from './cfn-values.ts';
 import { CompiledPolicy, type PolicyStatement } from './iam-policy.ts';
-import type { LocalResourceRef, SynthesizedStacks } from './synthesized-stacks.ts';
+import type { LocalQueueName, LocalResourceRef, SynthesizedStacks } from './synthesized-stacks.ts';
 
 export interface LocalQueue {
   name: string;
@@ -21,7 +21,7 @@ export interface LocalQueue {
 /** The local resources (ProvisionedResources' shape) and the account and region of the local ARNs. */
 export interface LocalResources {
   tables: LocalTables;
-  queues: { dispatch: LocalQueue; deadLetter: LocalQueue; notices: LocalQueue; noticeDeadLetter: LocalQueue };
+  queues: Record<LocalQueueName, LocalQueue>;
   runsStreamArn: string;
   region: string;
   account: string;

@@ -16,8 +16,19 @@ import type { CfnTemplate } from './cfn-values.ts';
 /** Where a stateful resource lives locally: the key of ProvisionedResources it is. */
 export type LocalResourceRef =
   | { kind: 'table'; table: keyof LocalTables }
-  | { kind: 'queue'; queue: 'dispatch' | 'deadLetter' | 'notices' | 'noticeDeadLetter' }
+  | { kind: 'queue'; queue: LocalQueueName }
   | { kind: 'key'; key: 'secrets' };
+
+/** The provisioned queues a stateful queue of the template stands for (every lane's, and the notices'). */
+export type LocalQueueName =
+  | 'dispatch'
+  | 'deadLetter'
+  | 'dispatchHigh'
+  | 'deadLetterHigh'
+  | 'dispatchLow'
+  | 'deadLetterLow'
+  | 'notices'
+  | 'noticeDeadLetter';
 
 export interface SynthesizedFunction {
   /** Logical ids in the stateless template. */
@@ -124,8 +135,13 @@ async function synthesize(sourceHash: string): Promise<SynthesizedStacks> {
     [logicalId(stateful.workflowRunsTable)]: { kind: 'table', table: 'workflowRuns' },
     [logicalId(stateful.metricsTable)]: { kind: 'table', table: 'metrics' },
     [logicalId(stateful.tenantsTable)]: { kind: 'table', table: 'tenants' },
-    [logicalId(stateful.dispatchQueue)]: { kind: 'queue', queue: 'dispatch' },
-    [logicalId(stateful.dispatchDeadLetterQueue)]: { kind: 'queue', queue: 'deadLetter' },
+    // Each priority lane's queues: a grant on one lane's queue is a grant on that lane's local queue only.
+    [logicalId(stateful.dispatchLanes.normal.queue)]: { kind: 'queue', queue: 'dispatch' },
+    [logicalId(stateful.dispatchLanes.normal.deadLetterQueue)]: { kind: 'queue', queue: 'deadLetter' },
+    [logicalId(stateful.dispatchLanes.high.queue)]: { kind: 'queue', queue: 'dispatchHigh' },
+    [logicalId(stateful.dispatchLanes.high.deadLetterQueue)]: { kind: 'queue', queue: 'deadLetterHigh' },
+    [logicalId(stateful.dispatchLanes.low.queue)]: { kind: 'queue', queue: 'dispatchLow' },
+    [logicalId(stateful.dispatchLanes.low.deadLetterQueue)]: { kind: 'queue', queue: 'deadLetterLow' },
     [logicalId(stateful.failureNoticeQueue)]: { kind: 'queue', queue: 'notices' },
     [logicalId(stateful.failureNoticeDeadLetterQueue)]: { kind: 'queue', queue: 'noticeDeadLetter' },
     [logicalId(stateful.secretsKey)]: { kind: 'key', key: 'secrets' },

@@ -19,7 +19,15 @@ describe('the local callback base URL', () => {
       resources: {
         tables: { jobs: 'j', runs: 'r', tenants: 't', metrics: 'm' },
         runsStreamArn: 'arn',
-        queues: { dispatch: { url: 'd' }, notices: { url: 'n' }, deadLetter: { url: 'dl' } },
+        queues: {
+          dispatch: { url: 'd' },
+          deadLetter: { url: 'dl' },
+          dispatchHigh: { url: 'dh' },
+          deadLetterHigh: { url: 'dlh' },
+          dispatchLow: { url: 'dlo' },
+          deadLetterLow: { url: 'dllo' },
+          notices: { url: 'n' },
+        },
       },
       quotas: {},
       secretsLocalKey: 'k',

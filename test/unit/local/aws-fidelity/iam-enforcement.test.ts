@@ -21,6 +21,10 @@ const LOCAL: LocalResources = {
   queues: {
     dispatch: queue('l-dispatch'),
     deadLetter: queue('l-dlq'),
+    dispatchHigh: queue('l-dispatch-high'),
+    deadLetterHigh: queue('l-dlq-high'),
+    dispatchLow: queue('l-dispatch-low'),
+    deadLetterLow: queue('l-dlq-low'),
     notices: queue('l-notices'),
     noticeDeadLetter: queue('l-ndlq'),
   },

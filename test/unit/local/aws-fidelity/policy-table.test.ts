@@ -19,6 +19,10 @@ const LOCAL: LocalResources = {
   queues: {
     dispatch: queue('l-dispatch'),
     deadLetter: queue('l-dispatch-dlq'),
+    dispatchHigh: queue('l-dispatch-high'),
+    deadLetterHigh: queue('l-dispatch-high-dlq'),
+    dispatchLow: queue('l-dispatch-low'),
+    deadLetterLow: queue('l-dispatch-low-dlq'),
     notices: queue('l-notices'),
     noticeDeadLetter: queue('l-notices-dlq'),
   },
@@ -80,6 +84,31 @@ describe('the policy table from the synthesized stacks', () => {
     // Starting a workflow run can end it FAILED: the executor sends its failure notice.
     const executor = policies.functions.get('executor')?.policy;
     expect(executor?.allows('sqs:SendMessage', LOCAL.queues.notices.arn)).toBe(true);
+  });
+
+  it("resolves each priority lane's queues to that lane's local queues: who sends runs may send to every lane, no one else", () => {
+    const lanes = [
+      [LOCAL.queues.dispatch, LOCAL.queues.deadLetter],
+      [LOCAL.queues.dispatchHigh, LOCAL.queues.deadLetterHigh],
+      [LOCAL.queues.dispatchLow, LOCAL.queues.deadLetterLow],
+    ] as const;
+    const policy = (name: string) => policies.functions.get(name)?.policy;
+    for (const [dispatch, deadLetter] of lanes) {
+      for (const name of ['scanner', 'completion', 'stream-failures', 'executor', 'api-trigger-job', 'api-retry-run'])
+        expect(policy(name)?.allows('sqs:SendMessage', dispatch.arn), `${name} ${dispatch.name}`).toBe(true);
+      for (const name of ['notifier', 'dead-letter', 'authorizer', 'api-get-job'])
+        expect(policy(name)?.allows('sqs:SendMessage', dispatch.arn), `${name} ${dispatch.name}`).toBe(false);
+      // The executor hides a claimed run's message on the queue it came from, whatever its lane.
+      expect(policy('executor')?.allows('sqs:ChangeMessageVisibility', dispatch.arn), dispatch.name).toBe(true);
+      expect(policy('executor')?.allows('sqs:ReceiveMessage', deadLetter.arn), deadLetter.name).toBe(false);
+      expect(policy('dead-letter')?.allows('sqs:ReceiveMessage', deadLetter.arn), deadLetter.name).toBe(true);
+      expect(policy('dead-letter')?.allows('sqs:ReceiveMessage', dispatch.arn), dispatch.name).toBe(false);
+    }
+    // A grant on one lane's queue is not a grant on another's, nor on a queue the stack does not know.
+    expect(policy('notifier')?.allows('sqs:SendMessage', LOCAL.queues.notices.arn)).toBe(false);
+    expect(policy('executor')?.allows('sqs:SendMessage', 'arn:aws:sqs:us-east-1:000000000000:l-dispatch-urgent')).toBe(
+      false,
+    );
   });
 
   it('leaves unresolved only resources of the stateless stack, which have no local counterpart (log groups, failure queues)', () => {
