@@ -12,6 +12,15 @@ import { isPriority, PRIORITIES } from '#core/priority';
 /** Longest id accepted in a message (tenant, job and run ids are far shorter). */
 const MAX_ID_LENGTH = 256;
 
+/**
+ * Most deferrals a message counts (tenant-run-cap.ts sendBackLater): far past where its delay
+ * stops growing, so the count never needs to go higher.
+ */
+export const MAX_DEFERRALS = 1_000;
+
+/** A dispatch message as the executor reads it: the run, its lane, and how often its tenant's cap sent it back. */
+export type ReceivedDispatchMessage = DispatchMessage & { deferrals?: number };
+
 /** A record that is not a dispatch message Chronos could have sent; retrying it cannot help. */
 export class MalformedMessageError extends Error {
   constructor(messageId: string, reason: string) {
@@ -21,7 +30,7 @@ export class MalformedMessageError extends Error {
 }
 
 /** The run a dispatch-queue record points at; throws MalformedMessageError for anything else. */
-export function parseDispatchMessage(record: SQSRecord): DispatchMessage {
+export function parseDispatchMessage(record: SQSRecord): ReceivedDispatchMessage {
   let body: unknown;
   try {
     body = JSON.parse(record.body);
@@ -52,7 +61,17 @@ export function parseDispatchMessage(record: SQSRecord): DispatchMessage {
       `names no lane (priority must be one of ${PRIORITIES.join(', ')})`,
     );
   }
-  // Only the fields that find the run (and its lane) go on; anything else the body carried is left behind.
+  // Only the fields that find the run (and its lane) go on, with the deferral count that paces a
+  // throttled run's next send back (a count out of range only tunes a delay: it is dropped, not refused).
   const { tenantId, jobId, runId, scheduledFor, attempt, priority } = message as unknown as DispatchMessage;
-  return { tenantId, jobId, runId, scheduledFor, attempt, ...(priority === undefined ? {} : { priority }) };
+  const deferrals = isIntegerBetween(message.deferrals, 1, MAX_DEFERRALS) ? message.deferrals : undefined;
+  return {
+    tenantId,
+    jobId,
+    runId,
+    scheduledFor,
+    attempt,
+    ...(priority === undefined ? {} : { priority }),
+    ...(deferrals === undefined ? {} : { deferrals }),
+  };
 }
