@@ -672,10 +672,15 @@ export interface components {
       /** @description Start-lag target: a run whose call starts more than this after its due time missed its SLA (default 5) */
       slaSeconds?: number;
       async?: components['schemas']['AsyncSettings'];
+      /**
+       * @description The lane of the job's runs (default normal): each lane has its own dispatch queue and executor capacity, so high runs are never stuck behind bulk low work and normal runs are never starved by high ones
+       * @enum {string}
+       */
+      priority?: 'high' | 'normal' | 'low';
     };
     /**
      * CreateWorkflow
-     * @description Body of POST /v1/workflows: tasks with dependencies, run on a schedule (the same shape as a job's, referenced from create-job.json, not copied) or only when triggered. Each task takes a job's target, retry, timeoutSeconds, delivery and async (also referenced from create-job.json). Beyond this schema, the graph is checked in functions/core/workflows/validate-workflow.ts: keys unique, every dependsOn names another task, no cycles (the 400 names the tasks of one), at least one task without dependencies, any_failed only on a task with dependencies.
+     * @description Body of POST /v1/workflows: tasks with dependencies, run on a schedule (the same shape as a job's, referenced from create-job.json, not copied) or only when triggered. Each task takes a job's target, retry, timeoutSeconds, delivery, async and priority (also referenced from create-job.json). Beyond this schema, the graph is checked in functions/core/workflows/validate-workflow.ts: keys unique, every dependsOn names another task, no cycles (the 400 names the tasks of one), at least one task without dependencies, any_failed only on a task with dependencies.
      * @example {
      *       "name": "nightly-etl",
      *       "schedule": {
@@ -749,6 +754,7 @@ export interface components {
         timeoutSeconds?: components['schemas']['CreateJob']['timeoutSeconds'];
         delivery?: components['schemas']['CreateJob']['delivery'];
         async?: components['schemas']['CreateJob']['async'];
+        priority?: components['schemas']['CreateJob']['priority'];
         /** @description Keys of the tasks this one waits for, each once */
         dependsOn?: string[];
         /**
@@ -862,6 +868,7 @@ export interface components {
      *       "timeoutSeconds": 30,
      *       "async": null,
      *       "slaSeconds": 5,
+     *       "priority": "normal",
      *       "nextFireAt": "2026-11-25T08:00:00.000Z",
      *       "upcoming": [
      *         "2026-11-25T08:00:00.000Z",
@@ -936,6 +943,11 @@ export interface components {
       /** @description An async job's settings (the target takes each call with 202 and reports back through callbacks), every field at its value; null for a synchronous job */
       async: null | components['schemas']['AsyncSettings'];
       slaSeconds: number;
+      /**
+       * @description The lane of the job's runs (normal unless set)
+       * @enum {string}
+       */
+      priority: 'high' | 'normal' | 'low';
       /** Format: date-time */
       nextFireAt: string | null;
       /** Format: date-time */
@@ -1115,7 +1127,7 @@ export interface components {
     };
     /**
      * MonitoringSystem
-     * @description GET /v1/monitoring/system (admin scope): the queues, the scanner's last pass per shard, the executor's in-flight count, the async runs in flight. A queue's oldest-message age is null when CloudWatch gave none, with the reason.
+     * @description GET /v1/monitoring/system (admin scope): each priority lane's queues (lanes; the top-level dispatchQueue and deadLetterQueue are the normal lane's), the scanner's last pass per shard, the executor's in-flight count (every lane's), the async runs in flight. A queue's oldest-message age is null when CloudWatch gave none, with the reason.
      * @example {
      *       "dispatchQueue": {
      *         "visible": 0,
@@ -1134,6 +1146,71 @@ export interface components {
      *         "oldestMessageAge": {
      *           "source": "cloudwatch",
      *           "reason": "noData"
+     *         }
+     *       },
+     *       "lanes": {
+     *         "high": {
+     *           "dispatchQueue": {
+     *             "visible": 0,
+     *             "inFlight": 0,
+     *             "delayed": 0,
+     *             "depth": 0,
+     *             "oldestMessageAgeSeconds": null,
+     *             "oldestMessageAge": {
+     *               "source": "cloudwatch",
+     *               "reason": "noData"
+     *             }
+     *           },
+     *           "deadLetterQueue": {
+     *             "depth": 0,
+     *             "oldestMessageAgeSeconds": null,
+     *             "oldestMessageAge": {
+     *               "source": "cloudwatch",
+     *               "reason": "noData"
+     *             }
+     *           }
+     *         },
+     *         "normal": {
+     *           "dispatchQueue": {
+     *             "visible": 0,
+     *             "inFlight": 2,
+     *             "delayed": 14,
+     *             "depth": 16,
+     *             "oldestMessageAgeSeconds": 3,
+     *             "oldestMessageAge": {
+     *               "source": "cloudwatch",
+     *               "at": "2026-11-24T08:59:00.000Z"
+     *             }
+     *           },
+     *           "deadLetterQueue": {
+     *             "depth": 0,
+     *             "oldestMessageAgeSeconds": null,
+     *             "oldestMessageAge": {
+     *               "source": "cloudwatch",
+     *               "reason": "noData"
+     *             }
+     *           }
+     *         },
+     *         "low": {
+     *           "dispatchQueue": {
+     *             "visible": 0,
+     *             "inFlight": 0,
+     *             "delayed": 0,
+     *             "depth": 0,
+     *             "oldestMessageAgeSeconds": null,
+     *             "oldestMessageAge": {
+     *               "source": "cloudwatch",
+     *               "reason": "noData"
+     *             }
+     *           },
+     *           "deadLetterQueue": {
+     *             "depth": 0,
+     *             "oldestMessageAgeSeconds": null,
+     *             "oldestMessageAge": {
+     *               "source": "cloudwatch",
+     *               "reason": "noData"
+     *             }
+     *           }
      *         }
      *       },
      *       "scanner": {
@@ -1161,18 +1238,15 @@ export interface components {
      *     }
      */
     MonitoringSystem: {
-      dispatchQueue: {
-        visible: number;
-        inFlight: number;
-        delayed: number;
-        depth: number;
-        oldestMessageAgeSeconds: number | null;
-        oldestMessageAge: components['schemas']['MonitoringSystem']['$defs']['oldestMessageAge'];
-      };
-      deadLetterQueue: {
-        depth: number;
-        oldestMessageAgeSeconds: number | null;
-        oldestMessageAge: components['schemas']['MonitoringSystem']['$defs']['oldestMessageAge'];
+      /** @description The normal lane's dispatch queue (as lanes.normal.dispatchQueue; kept from before lanes) */
+      dispatchQueue: components['schemas']['MonitoringSystem']['$defs']['dispatchQueue'];
+      /** @description The normal lane's dead-letter queue (as lanes.normal.deadLetterQueue) */
+      deadLetterQueue: components['schemas']['MonitoringSystem']['$defs']['deadLetterQueue'];
+      /** @description Each priority lane's dispatch queue and dead-letter queue: every lane has its own queues and executor capacity */
+      lanes: {
+        high: components['schemas']['MonitoringSystem']['$defs']['lane'];
+        normal: components['schemas']['MonitoringSystem']['$defs']['lane'];
+        low: components['schemas']['MonitoringSystem']['$defs']['lane'];
       };
       scanner: {
         /** Format: date-time */
@@ -1189,6 +1263,7 @@ export interface components {
           error: string | null;
         }[];
       };
+      /** @description Messages received and not yet deleted, summed over the lanes */
       executor: {
         inFlight: number;
       };
@@ -1218,6 +1293,23 @@ export interface components {
               reason: 'error';
               error: string;
             };
+        dispatchQueue: {
+          visible: number;
+          inFlight: number;
+          delayed: number;
+          depth: number;
+          oldestMessageAgeSeconds: number | null;
+          oldestMessageAge: components['schemas']['MonitoringSystem']['$defs']['oldestMessageAge'];
+        };
+        deadLetterQueue: {
+          depth: number;
+          oldestMessageAgeSeconds: number | null;
+          oldestMessageAge: components['schemas']['MonitoringSystem']['$defs']['oldestMessageAge'];
+        };
+        lane: {
+          dispatchQueue: components['schemas']['MonitoringSystem']['$defs']['dispatchQueue'];
+          deadLetterQueue: components['schemas']['MonitoringSystem']['$defs']['deadLetterQueue'];
+        };
       };
     };
     /**
@@ -1424,7 +1516,8 @@ export interface components {
      *       "cancelRequestedAt": null,
      *       "output": null,
      *       "workflowRunId": null,
-     *       "taskKey": null
+     *       "taskKey": null,
+     *       "priority": "normal"
      *     }
      * @example {
      *       "runId": "01JD2Q8Z4W6X7Y8Z9A0B1C2D3F_1795510800000_1",
@@ -1459,7 +1552,8 @@ export interface components {
      *       "cancelRequestedAt": null,
      *       "output": null,
      *       "workflowRunId": null,
-     *       "taskKey": null
+     *       "taskKey": null,
+     *       "priority": "normal"
      *     }
      */
     Run: {
@@ -1534,6 +1628,11 @@ export interface components {
       workflowRunId: string | null;
       /** @description A workflow task's run: the task's key; null on a job's runs */
       taskKey: string | null;
+      /**
+       * @description The lane the run was made in: its job's (or task's) priority at that time; a PATCH later does not move it
+       * @enum {string}
+       */
+      priority: 'high' | 'normal' | 'low';
       /** @description Only GET /v1/runs/{runId}: the worker's latest checkpoint of this attempt (any JSON), null when none */
       checkpoint?: unknown;
     };
@@ -1651,6 +1750,11 @@ export interface components {
       slaSeconds?: number;
       /** @description As at creation (the whole settings, absent fields at their defaults), or null: the job's calls are synchronous again. Runs already called keep the settings they were called with. */
       async?: components['schemas']['AsyncSettings'] | null;
+      /**
+       * @description As at creation: the lane of the runs made from now on (runs already made keep theirs)
+       * @enum {string}
+       */
+      priority?: 'high' | 'normal' | 'low';
     };
     /**
      * WorkflowRun
@@ -1859,7 +1963,8 @@ export interface components {
      *           },
      *           "timeoutSeconds": 30,
      *           "delivery": "at-least-once",
-     *           "async": null
+     *           "async": null,
+     *           "priority": "normal"
      *         }
      *       ]
      *     }
@@ -1893,6 +1998,7 @@ export interface components {
         timeoutSeconds: components['schemas']['Job']['timeoutSeconds'];
         delivery: components['schemas']['Job']['delivery'];
         async: components['schemas']['Job']['async'];
+        priority: components['schemas']['Job']['priority'];
       }[];
     };
     /**

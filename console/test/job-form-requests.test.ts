@@ -123,6 +123,7 @@ describe('the edit request', () => {
     timeoutSeconds: 30,
     async: null,
     slaSeconds: 5,
+    priority: 'normal',
     retry: { maxAttempts: 3, initialDelaySeconds: 10, maxDelaySeconds: 600, multiplier: 2, retryOn: [429] },
     delivery: 'at-least-once',
     onFailure: { url: 'https://example.com/alerts' },

@@ -9,6 +9,7 @@ import { type FieldProblem, ValidationError } from './errors.ts';
 import { checkHeaders } from './header-rules.ts';
 import { DEFAULT_TIMEOUT_SECONDS } from './limits.ts';
 import { DEFAULT_POLICIES, type Delivery, type HttpMethod, type Job, type JobPolicies, type Target } from './model.ts';
+import { isPriority, PRIORITIES, type Priority } from './priority.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
 import { parseSchedule } from './schedule/index.ts';
 import { parseSecretHeaders } from './secrets/secret-header-input.ts';
@@ -34,6 +35,8 @@ export interface CreateJobInput {
   slaSeconds?: number;
   /** Calls answered 202 are taken as async work, reported back through callbacks (core/async/). */
   async?: unknown;
+  /** The runs' lane (core/priority.ts): `high`, `normal` (default) or `low`. */
+  priority?: unknown;
 }
 
 /** What a create request decides about a job; the rest (ids, status, counters) the system sets. */
@@ -49,6 +52,7 @@ export type NewJobFields = Pick<
   | 'timeoutSeconds'
   | 'slaSeconds'
   | 'async'
+  | 'priority'
 >;
 
 /**
@@ -90,6 +94,23 @@ export function parseRetry(input: Partial<RetryPolicy> | undefined, problems: Fi
   return retry;
 }
 
+/**
+ * Reads a `priority` (the schema has checked it too: this is the handler's own check, for any
+ * value); pushes a problem naming `field` for anything but a lane. Undefined for absent or
+ * invalid; a valid one as given, `normal` included (the caller decides what to store).
+ */
+export function parsePriority(value: unknown, field: string, problems: FieldProblem[]): Priority | undefined {
+  if (value === undefined) return undefined;
+  if (isPriority(value)) return value;
+  problems.push({ field, reason: `must be one of ${PRIORITIES.join(', ')}` });
+  return undefined;
+}
+
+/** A lane as a job or task stores it: only when it is not the default, as a run does (new-run.ts). */
+export function storedPriority(priority: Priority | undefined): { priority?: Priority } {
+  return priority === undefined || priority === 'normal' ? {} : { priority };
+}
+
 /** Checks an onFailure URL with the same guard as a target's: notices are calls Chronos makes too. */
 export function parseOnFailureUrl(url: string, problems: FieldProblem[], rules: OutboundRules): string {
   const check = checkTargetUrl(url, rules);
@@ -129,6 +150,7 @@ export function parseCreateJobRequest(
   checkBound('timeoutSeconds', input.timeoutSeconds, problems);
   checkBound('slaSeconds', input.slaSeconds, problems);
   const asyncSettings = input.async === undefined ? undefined : parseAsyncSettings(input.async, problems);
+  const priority = parsePriority(input.priority, 'priority', problems);
   if (problems.length > 0 || !schedule.ok) throw new ValidationError(problems);
   const fields: NewJobFields = {
     ...(input.name === undefined ? {} : { name: input.name }),
@@ -145,6 +167,7 @@ export function parseCreateJobRequest(
     // Absent means the default (DEFAULT_SLA_SECONDS), applied where the SLA is judged.
     ...(input.slaSeconds === undefined ? {} : { slaSeconds: input.slaSeconds }),
     ...(asyncSettings === undefined ? {} : { async: asyncSettings }),
+    ...storedPriority(priority),
   };
   return secretHeaders ? { fields, secretHeaders } : { fields };
 }

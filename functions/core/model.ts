@@ -226,7 +226,9 @@ export type ErrorType =
   /** An async run whose worker completed with `failed`. */
   | 'worker_failed';
 
-/** The body of a dispatch-queue message: just enough to find the run. */
+/** The body of a dispatch-queue message: just enough to find the run, and the lane it goes to. */
 export interface DispatchMessage extends RunKey {
   runId: string;
+  /** The run's lane (core/priority.ts); absent is `normal`, as on the run. */
+  priority?: Priority;
 }

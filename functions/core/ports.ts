@@ -18,7 +18,7 @@ export interface Page<T> {
 /** A due-index entry: what the scanner reads without touching the job item. */
 export type DueJob = Pick<
   Job,
-  'tenantId' | 'jobId' | 'schedule' | 'policies' | 'status' | 'version' | 'occurrenceCount'
+  'tenantId' | 'jobId' | 'schedule' | 'policies' | 'status' | 'version' | 'occurrenceCount' | 'priority' | 'flowControl'
 > & {
   nextFireAt: number;
   /** Set when the stored item could not be read (a number beyond a JS number): the scanner quarantines it. */

@@ -7,8 +7,9 @@
 import { type AsyncSettings, parseAsyncSettings } from './async/async-settings.ts';
 import { checkBound } from './bounds.ts';
 import { type FieldProblem, ValidationError } from './errors.ts';
-import { type CreateJobInput, parseOnFailureUrl, parseRetry, parseTarget } from './job-input.ts';
+import { type CreateJobInput, parseOnFailureUrl, parsePriority, parseRetry, parseTarget } from './job-input.ts';
 import type { Delivery, JobPolicies, Schedule, Target } from './model.ts';
+import type { Priority } from './priority.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { parseSchedule } from './schedule/index.ts';
 import { parseSecretHeaders } from './secrets/secret-header-input.ts';
@@ -17,7 +18,16 @@ import { type OutboundRules, STRICT_OUTBOUND_RULES } from './url-guard.ts';
 export type UpdateJobInput = Partial<
   Pick<
     CreateJobInput,
-    'name' | 'target' | 'schedule' | 'misfire' | 'overlap' | 'retry' | 'delivery' | 'timeoutSeconds' | 'slaSeconds'
+    | 'name'
+    | 'target'
+    | 'schedule'
+    | 'misfire'
+    | 'overlap'
+    | 'retry'
+    | 'delivery'
+    | 'timeoutSeconds'
+    | 'slaSeconds'
+    | 'priority'
   >
 > & {
   /** As at creation, or null to remove the job's onFailure URL. */
@@ -42,6 +52,8 @@ export interface JobChange {
   slaSeconds?: number;
   /** New async settings (whole, defaults filled), or null: no longer async. */
   async?: AsyncSettings | null;
+  /** A new lane, for the runs made from now on (runs already made keep theirs). */
+  priority?: Priority;
 }
 
 /** Validates and normalizes a PATCH body; throws ValidationError listing every problem. */
@@ -95,6 +107,8 @@ export function parseUpdateJobRequest(
     const settings = parseAsyncSettings(input.async, problems);
     if (settings) change.async = settings;
   }
+  const priority = parsePriority(input.priority, 'priority', problems);
+  if (priority !== undefined) change.priority = priority;
   if (problems.length > 0) throw new ValidationError(problems);
   if (Object.keys(change).length === 0) {
     throw new ValidationError([{ field: 'body', reason: 'must change at least one field' }]);

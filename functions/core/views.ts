@@ -4,6 +4,7 @@ import { definitionVersionOf } from './definition-version.ts';
 import { isRepresentableInstant } from './fire-plan.ts';
 import type { Run, Schedule } from './model.ts';
 import type { StoredJob } from './ports.ts';
+import { laneOf, type Priority } from './priority.ts';
 import { DEFAULT_RETRY_POLICY } from './retry-policy.ts';
 import { DEFAULT_SLA_SECONDS, runTiming } from './run-timing.ts';
 import { redactedTarget } from './secrets/secret-headers.ts';
@@ -56,6 +57,8 @@ export interface RunView {
   output: unknown;
   workflowRunId: string | null;
   taskKey: string | null;
+  /** The lane the run was made in (its job's priority then; a PATCH later does not move it). */
+  priority: Priority;
 }
 
 /** A stored JSON text as JSON; null for none, or for text that no longer parses (old data must not break a read). */
@@ -131,6 +134,7 @@ export function runView(run: Run, slaSeconds: number = DEFAULT_SLA_SECONDS): Run
     // A workflow task's run (core/workflows/): its workflow run and task; null on a job's runs.
     workflowRunId: run.workflowRunId ?? null,
     taskKey: run.taskKey ?? null,
+    priority: laneOf(run),
   };
 }
 
@@ -191,6 +195,8 @@ export function jobView(job: StoredJob, latestRun?: Run, upcoming?: number[]) {
     // The settings of an async job (callbacks: core/async/), every field at its value; null for a synchronous job.
     async: asyncSettingsView(job),
     slaSeconds: job.slaSeconds ?? DEFAULT_SLA_SECONDS,
+    // Always shown: `normal` is stored as no lane.
+    priority: laneOf(job),
     nextFireAt: iso(job.nextFireAt),
     ...(job.pausedAt === undefined ? {} : { pausedAt: iso(job.pausedAt) }),
     // Out of the due-index: the scanner could not plan or advance it (a new schedule, or pause and resume, clears it).

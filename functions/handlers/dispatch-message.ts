@@ -1,14 +1,25 @@
 /**
  * Reading a dispatch-queue record. The body is Chronos' own, but it crosses a queue: whatever
  * arrives is checked before any of it reaches a key or a write — ids are bounded strings, the
- * occurrence an instant in the stored range, the attempt one the runs table's key can hold.
+ * occurrence an instant in the stored range, the attempt one the runs table's key can hold, the
+ * lane (absent: `normal`) one of the three.
  */
 import type { SQSRecord } from 'aws-lambda';
 import { isIntegerBetween, isRepresentableInstant, MAX_ATTEMPT_NUMBER } from '#core/bounds';
 import type { DispatchMessage } from '#core/model';
+import { isPriority, PRIORITIES } from '#core/priority';
 
 /** Longest id accepted in a message (tenant, job and run ids are far shorter). */
 const MAX_ID_LENGTH = 256;
+
+/**
+ * Most deferrals a message counts (tenant-run-cap.ts sendBackLater): far past where its delay
+ * stops growing, so the count never needs to go higher.
+ */
+export const MAX_DEFERRALS = 1_000;
+
+/** A dispatch message as the executor reads it: the run, its lane, and how often its tenant's cap sent it back. */
+export type ReceivedDispatchMessage = DispatchMessage & { deferrals?: number };
 
 /** A record that is not a dispatch message Chronos could have sent; retrying it cannot help. */
 export class MalformedMessageError extends Error {
@@ -19,7 +30,7 @@ export class MalformedMessageError extends Error {
 }
 
 /** The run a dispatch-queue record points at; throws MalformedMessageError for anything else. */
-export function parseDispatchMessage(record: SQSRecord): DispatchMessage {
+export function parseDispatchMessage(record: SQSRecord): ReceivedDispatchMessage {
   let body: unknown;
   try {
     body = JSON.parse(record.body);
@@ -42,7 +53,25 @@ export function parseDispatchMessage(record: SQSRecord): DispatchMessage {
   if (!isIntegerBetween(message.attempt, 1, MAX_ATTEMPT_NUMBER)) {
     throw new MalformedMessageError(record.messageId, `lacks an attempt from 1 to ${MAX_ATTEMPT_NUMBER}`);
   }
-  // Only the fields that find the run go on; anything else the body carried is left behind.
-  const { tenantId, jobId, runId, scheduledFor, attempt } = message as unknown as DispatchMessage;
-  return { tenantId, jobId, runId, scheduledFor, attempt };
+  // A lane Chronos never names is not a message it sent: were it read as `normal`, a message sent
+  // back (a tenant at its cap) would silently change lanes.
+  if (message.priority !== undefined && !isPriority(message.priority)) {
+    throw new MalformedMessageError(
+      record.messageId,
+      `names no lane (priority must be one of ${PRIORITIES.join(', ')})`,
+    );
+  }
+  // Only the fields that find the run (and its lane) go on, with the deferral count that paces a
+  // throttled run's next send back (a count out of range only tunes a delay: it is dropped, not refused).
+  const { tenantId, jobId, runId, scheduledFor, attempt, priority } = message as unknown as DispatchMessage;
+  const deferrals = isIntegerBetween(message.deferrals, 1, MAX_DEFERRALS) ? message.deferrals : undefined;
+  return {
+    tenantId,
+    jobId,
+    runId,
+    scheduledFor,
+    attempt,
+    ...(priority === undefined ? {} : { priority }),
+    ...(deferrals === undefined ? {} : { deferrals }),
+  };
 }

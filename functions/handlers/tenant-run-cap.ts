@@ -5,6 +5,7 @@
  */
 import type { DispatchMessage } from '#core/model';
 import type { RunSlots } from '#core/tenants/ports';
+import { MAX_DEFERRALS, type ReceivedDispatchMessage } from './dispatch-message.ts';
 import { quotasOf, runDispatcher } from './wiring.ts';
 
 const CAP_CACHE_MS = 60_000;
@@ -19,9 +20,6 @@ export async function runCapOf(tenantId: string): Promise<number> {
   return cap;
 }
 
-/** A dispatch message that has been sent back this many times for its tenant's cap. */
-type DeferredMessage = DispatchMessage & { deferrals?: number };
-
 /** Longest deferral: a tenant far over its cap is looked at twice a minute per message, not every second. */
 const MAX_DEFERRAL_SECONDS = 30;
 
@@ -34,8 +32,8 @@ const MAX_DEFERRAL_SECONDS = 30;
  * dead-letter queue. Should the acknowledgement fail after the send, the run's conditional claim
  * makes the duplicate harmless.
  */
-export async function sendBackLater(message: DeferredMessage): Promise<void> {
-  const deferrals = (message.deferrals ?? 0) + 1;
+export async function sendBackLater(message: ReceivedDispatchMessage): Promise<void> {
+  const deferrals = Math.min(MAX_DEFERRALS, (message.deferrals ?? 0) + 1);
   const delaySeconds = Math.min(MAX_DEFERRAL_SECONDS, 2 ** (deferrals - 1)) + Math.round(Math.random());
   await runDispatcher().dispatch([
     { message: { ...message, deferrals } as DispatchMessage, releaseAt: Date.now() + delaySeconds * 1000 },

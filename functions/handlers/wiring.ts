@@ -36,6 +36,7 @@ import { secretCipherFromEnv } from '#adapters/secrets/secret-cipher-from-env';
 import { storedSigningKeys } from '#adapters/signing-keys';
 import { BatchLeaseVisibility, type BatchMessage } from '#adapters/sqs/batch-lease-visibility';
 import { SqsFailureNotices } from '#adapters/sqs/failure-notice-queue';
+import { laneQueueUrlOfSource, laneQueueUrlsFromEnv } from '#adapters/sqs/lane-queues';
 import { oldestMessageAges, queueNameOf } from '#adapters/sqs/oldest-message-age';
 import { queueStats } from '#adapters/sqs/queue-stats';
 import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
@@ -43,6 +44,7 @@ import { systemClock } from '#adapters/system-clock';
 import { defaultQuotasFromEnv } from '#adapters/tenant-quotas';
 import { DEFAULT_LEASE_MARGIN_SECONDS } from '#core/limits';
 import { type JobStatusCounts, type JobStatusDeltas, shiftDeltas } from '#core/metrics/ports';
+import { PRIORITIES, type Priority } from '#core/priority';
 import { ReleaseSpread } from '#core/release-spread';
 import { DEFAULT_SWEEP_GRACE_MS } from '#core/runs/send-runs';
 import type { AdmissionDeps } from '#core/tenants/admit-job';
@@ -86,10 +88,12 @@ export const runRepository = once(
       schedulingConfig().sweepGraceMs,
     ),
 );
-/** Sends runs; a failed send is logged and its runs left to the scanner's sweep (runs/send-runs.ts). */
+/** Each priority lane's dispatch queue (DISPATCH_QUEUE_URL is `normal`'s). */
+export const laneQueueUrls = once(laneQueueUrlsFromEnv);
+/** Sends runs to their lanes' queues; a failed send is logged and its runs left to the scanner's sweep (runs/send-runs.ts). */
 export const runDispatcher = once(
   () =>
-    new SqsRunDispatcher(sqsClient(), requiredEnv(ENV.dispatchQueueUrl), {
+    new SqsRunDispatcher(sqsClient(), laneQueueUrls(), {
       spread: new ReleaseSpread(releaseSpreadFromEnv()),
       onUnsent: (messages, error) =>
         logger.warn('runs not sent; the sweep sends them once their release plus the grace has passed', {
@@ -98,9 +102,16 @@ export const runDispatcher = once(
         }),
     }),
 );
-/** Hides an executor batch's messages while their runs are leased (one instance per invocation). */
+/**
+ * Hides an executor batch's messages while their runs are leased (one instance per invocation),
+ * each on the lane queue its record came from (its eventSourceARN).
+ */
 export const leaseVisibilityOf = (messages: BatchMessage[]) =>
-  new BatchLeaseVisibility(sqsClient(), requiredEnv(ENV.dispatchQueueUrl), messages);
+  new BatchLeaseVisibility(
+    sqsClient(),
+    (message) => laneQueueUrlOfSource(laneQueueUrls(), message.eventSourceARN),
+    messages,
+  );
 /** Which targets may be called (loopback only with ALLOW_LOOPBACK_TARGETS=true): job creation and calls agree. */
 export const outboundRules = once(outboundRulesFromEnv);
 /** Target names resolve through c-ares with its own timeout (TARGET_DNS_SERVERS, default the system's). */
@@ -229,17 +240,38 @@ export const jobCountsUpdater = once((): JobStatusCounts => {
     add,
   };
 });
+/** Each lane's dispatch and dead-letter queue (MONITORED_*: the unsuffixed pair is `normal`'s). */
+const monitoredQueueUrls = once(
+  (): Record<Priority, { dispatch: string; deadLetter: string }> => ({
+    high: {
+      dispatch: requiredEnv(OBSERVABILITY_ENV.monitoredDispatchQueueUrlHigh),
+      deadLetter: requiredEnv(OBSERVABILITY_ENV.monitoredDeadLetterQueueUrlHigh),
+    },
+    normal: {
+      dispatch: requiredEnv(OBSERVABILITY_ENV.monitoredDispatchQueueUrl),
+      deadLetter: requiredEnv(OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl),
+    },
+    low: {
+      dispatch: requiredEnv(OBSERVABILITY_ENV.monitoredDispatchQueueUrlLow),
+      deadLetter: requiredEnv(OBSERVABILITY_ENV.monitoredDeadLetterQueueUrlLow),
+    },
+  }),
+);
+/** Depth of a lane's queues (default the `normal` lane's). */
 export const monitoredQueueStats = once(() => ({
-  dispatch: () => queueStats(sqsClient(), requiredEnv(OBSERVABILITY_ENV.monitoredDispatchQueueUrl)),
-  deadLetter: () => queueStats(sqsClient(), requiredEnv(OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl)),
+  dispatch: (lane: Priority = 'normal') => queueStats(sqsClient(), monitoredQueueUrls()[lane].dispatch),
+  deadLetter: (lane: Priority = 'normal') => queueStats(sqsClient(), monitoredQueueUrls()[lane].deadLetter),
 }));
 const cloudWatchClient = once(createCloudWatchClient);
-/** Oldest-message age of the same two queues, from CloudWatch (named after their URLs). */
+/** Oldest-message age of every lane's two queues, from CloudWatch (named after their URLs), in one call. */
 export const monitoredQueueAges = once(() => {
-  const names = {
-    dispatch: queueNameOf(requiredEnv(OBSERVABILITY_ENV.monitoredDispatchQueueUrl)),
-    deadLetter: queueNameOf(requiredEnv(OBSERVABILITY_ENV.monitoredDeadLetterQueueUrl)),
-  };
+  const urls = monitoredQueueUrls();
+  const names = Object.fromEntries(
+    PRIORITIES.flatMap((lane) => [
+      [`${lane}.dispatch`, queueNameOf(urls[lane].dispatch)],
+      [`${lane}.deadLetter`, queueNameOf(urls[lane].deadLetter)],
+    ]),
+  ) as Record<`${Priority}.${'dispatch' | 'deadLetter'}`, string>;
   return { read: () => oldestMessageAges(cloudWatchClient(), names) };
 });
 /** Reachability of the tables the executor and the scanner need (GET /v1/health). */

@@ -69,6 +69,16 @@ export function jobRepositoryContract(repositories: () => ContractRepositories) 
       );
     });
 
+    it("reads a due job's lane and flow-control key from the index: the scanner's runs take them (issue #22)", async () => {
+      const shard = unique('due#');
+      const flowControl = { key: 'partner-api', ratePerSecond: 10 };
+      await jobs.create(
+        aJob(unique('t'), jobIdOf(1), { nextFireAt: NOW, dueShard: shard, priority: 'high', flowControl }),
+      );
+      const [due] = await jobs.findDue(shard, NOW, 1);
+      expect(due).toMatchObject({ priority: 'high', flowControl });
+    });
+
     it('orders and bounds due jobs the same across 2001-09-09, where epoch ms gain a digit, and at both ends', async () => {
       const tenant = unique('t');
       const shard = unique('due#');

@@ -19,6 +19,7 @@ const JOB_STATUS = { enum: ['ACTIVE', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLE
 const RUN_STATUS = {
   enum: ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED', 'DEAD_LETTERED'],
 };
+const PRIORITY = { enum: ['high', 'normal', 'low'] };
 const stringMap = { type: 'object', additionalProperties: { type: 'string' } };
 const nullable = (type: string) => ({ type: [type, 'null'] });
 
@@ -79,6 +80,8 @@ export const JOB_SCHEMA = closed(
     onFailure: { oneOf: [{ type: 'null' }, closed({ url: { type: 'string', minLength: 1, maxLength: 2048 } })] },
     timeoutSeconds: { type: 'integer', minimum: 1, maximum: 300 },
     slaSeconds: { type: 'integer', minimum: 1, maximum: 3600 },
+    // Always shown, `normal` when the job has none (issue #22).
+    priority: PRIORITY,
     // Every field present (the defaults filled), within async-settings.json's bounds; null for a synchronous job.
     async: {
       oneOf: [
@@ -151,6 +154,8 @@ export const RUN_SCHEMA = closed(
     // A workflow task's run names its workflow run and task; a job's run has null for both.
     workflowRunId: nullable('string'),
     taskKey: nullable('string'),
+    // The lane the run was made in (issue #22).
+    priority: PRIORITY,
     // Only GET /v1/runs/{runId} shows the checkpoint itself.
     checkpoint: {},
   },

@@ -283,6 +283,26 @@ describe('system view and health', () => {
     expect(typeof body.executor.inFlight).toBe('number');
   });
 
+  it("reports each priority lane's own queues, the normal lane's also at the top level (issue #22)", async () => {
+    const at = new Date(Date.now() + 15_000).toISOString();
+    const later = (priority: string, i: number) =>
+      createJob({ target: { url: target.url(`/lane-${priority}/${i}`) }, schedule: { type: 'once', at }, priority });
+    await Promise.all([
+      ...Array.from({ length: 5 }, (_, i) => later('high', i)),
+      ...Array.from({ length: 3 }, (_, i) => later('low', i)),
+    ]);
+
+    const { status, body } = await api('GET', '/v1/monitoring/system', undefined, ADMIN_TOKEN);
+
+    expect(status).toBe(200);
+    // No other test of this file makes high or low runs: each lane shows exactly its own.
+    expect(body.lanes.high.dispatchQueue).toMatchObject({ delayed: 5, depth: 5 });
+    expect(body.lanes.low.dispatchQueue).toMatchObject({ delayed: 3, depth: 3 });
+    for (const lane of ['high', 'normal', 'low']) expect(body.lanes[lane].deadLetterQueue.depth).toBe(0);
+    expect(body.dispatchQueue).toEqual(body.lanes.normal.dispatchQueue);
+    expect(body.deadLetterQueue).toEqual(body.lanes.normal.deadLetterQueue);
+  });
+
   it('shows the dispatch queue’s oldest-message age while released messages wait for an executor', async () => {
     const before = await api('GET', '/v1/monitoring/system', undefined, ADMIN_TOKEN);
     // The local CloudWatch answers for every existing queue: an empty DLQ reads 0, from a datapoint.

@@ -1,10 +1,21 @@
-import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
+import { BatchLeaseVisibility } from '#adapters/sqs/batch-lease-visibility';
+import { type LaneQueueUrls, laneQueueUrlOfSource } from '#adapters/sqs/lane-queues';
 import { SqsRunDispatcher } from '#adapters/sqs/run-dispatcher';
 import type { DispatchMessage, Run } from '#core/model';
 import type { RunRepository } from '#core/ports';
+import { PRIORITIES, type Priority } from '#core/priority';
 import { materializeOccurrences } from '#core/use-cases/materialize-occurrences';
+import { onEndpoint } from '#local/provision';
 import { type EmulatedAws, startEmulatedAws } from '../support/emulated-aws.ts';
 import { InMemoryJobRepository } from '../support/fakes/in-memory-jobs.ts';
 import { jobFixture } from '../support/job-fixture.ts';
@@ -115,5 +126,129 @@ describe('SqsRunDispatcher', () => {
   it('fails loudly when the queue does not exist', async () => {
     const dispatcher = new SqsRunDispatcher(aws.sqs, `${aws.resources.queues.dispatch.url}-missing`);
     await expect(dispatcher.dispatch([{ message: message(1), releaseAt: Date.now() }])).rejects.toThrow();
+  });
+});
+
+/** A fresh queue of its own (a half-hour visibility timeout, as deployed), with its URL and ARN. */
+async function freshQueue(name: string) {
+  const endpoint = new URL(aws.resources.queues.dispatch.url).origin;
+  const created = await aws.sqs.send(
+    new CreateQueueCommand({ QueueName: name, Attributes: { VisibilityTimeout: '1800' } }),
+  );
+  const url = onEndpoint(created.QueueUrl, endpoint);
+  const { Attributes } = await aws.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+  );
+  return { url, arn: Attributes?.QueueArn as string };
+}
+
+/** Three fresh lane queues, named `<prefix>-<lane>`. */
+async function freshLanes(prefix: string) {
+  const [high, normal, low] = await Promise.all(PRIORITIES.map((lane) => freshQueue(`${prefix}-${lane}`)));
+  const queues = { high, normal, low } as Record<Priority, { url: string; arn: string }>;
+  const urls: LaneQueueUrls = { high: queues.high.url, normal: queues.normal.url, low: queues.low.url };
+  return { queues, urls };
+}
+
+describe('SqsRunDispatcher with priority lanes (issue #22)', () => {
+  it("sends each run's message to its lane's queue, and a message without a lane to normal", async () => {
+    const { urls } = await freshLanes('routing');
+    const laneOf = (i: number): Priority | undefined => (i % 3 === 0 ? 'high' : i % 3 === 1 ? 'low' : undefined);
+    const sent = Array.from({ length: 25 }, (_, i) => {
+      const priority = laneOf(i);
+      return { ...message(i), ...(priority === undefined ? {} : { priority }) };
+    });
+
+    await new SqsRunDispatcher(aws.sqs, urls).dispatch(sent.map((m) => ({ message: m, releaseAt: Date.now() })));
+
+    const [high, normal, low] = await Promise.all(PRIORITIES.map((lane) => receiveAll(aws.sqs, urls[lane], 2_000)));
+    const ids = (list: DispatchMessage[]) => list.map((m) => m.runId).sort();
+    expect(ids(high ?? [])).toEqual(ids(sent.filter((m) => m.priority === 'high')));
+    expect(ids(low ?? [])).toEqual(ids(sent.filter((m) => m.priority === 'low')));
+    expect(ids(normal ?? [])).toEqual(ids(sent.filter((m) => m.priority === undefined)));
+    // The body keeps its lane: a message the executor sends back stays in it.
+    expect(high?.every((m) => m.priority === 'high')).toBe(true);
+  });
+
+  it("still sends the other lanes' messages when one lane's queue refuses them, and reports the failure", async () => {
+    const { urls } = await freshLanes('refused');
+    const broken = { ...urls, low: `${urls.low}-missing` };
+    const sent = [
+      { ...message(1), priority: 'high' as const },
+      { ...message(2), priority: 'low' as const },
+      message(3),
+    ];
+
+    await expect(
+      new SqsRunDispatcher(aws.sqs, broken).dispatch(sent.map((m) => ({ message: m, releaseAt: Date.now() }))),
+    ).rejects.toThrow();
+
+    expect((await receiveAll(aws.sqs, urls.high, 1_500)).map((m) => m.runId)).toEqual([message(1).runId]);
+    expect((await receiveAll(aws.sqs, urls.normal, 1_000)).map((m) => m.runId)).toEqual([message(3).runId]);
+  });
+});
+
+describe('the executor lease visibility with priority lanes (issue #22)', () => {
+  /** Receives the one message waiting on `queue`, as the event source would hand it over. */
+  async function receiveRecord(queue: { url: string; arn: string }) {
+    const { Messages = [] } = await aws.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queue.url, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }),
+    );
+    const [received] = Messages as [Message];
+    expect(received).toBeDefined();
+    return {
+      messageId: received.MessageId as string,
+      receiptHandle: received.ReceiptHandle as string,
+      eventSourceARN: queue.arn,
+      body: received.Body as string,
+    };
+  }
+
+  it('hides a record from the high queue on the high queue, and one from the normal queue on its own', async () => {
+    const { queues, urls } = await freshLanes('lease');
+    await aws.sqs.send(
+      new SendMessageCommand({ QueueUrl: urls.high, MessageBody: JSON.stringify({ runId: 'high run' }) }),
+    );
+    await aws.sqs.send(
+      new SendMessageCommand({ QueueUrl: urls.normal, MessageBody: JSON.stringify({ runId: 'normal run' }) }),
+    );
+    const records = [await receiveRecord(queues.high), await receiveRecord(queues.normal)];
+    const failures: string[] = [];
+    const visibility = new BatchLeaseVisibility(
+      aws.sqs,
+      (record) => laneQueueUrlOfSource(urls, record.eventSourceARN),
+      records,
+    );
+
+    // Both claimed with a lease that ends in a second: hidden until then plus the slack (not the queue's half hour).
+    const leaseEnds = Date.now() + 1_000;
+    for (const record of records)
+      visibility.forMessage(record, (reason) => failures.push(reason)).afterLease(leaseEnds);
+    await visibility.done();
+
+    expect(failures).toEqual([]);
+    // Each comes back on its own queue once the lease and the slack have passed: the change was made on that queue.
+    const [high, normal] = await Promise.all([
+      receiveAll(aws.sqs, urls.high, 6_000),
+      receiveAll(aws.sqs, urls.normal, 6_000),
+    ]);
+    expect(high.map((m) => m.runId)).toEqual(['high run']);
+    expect(normal.map((m) => m.runId)).toEqual(['normal run']);
+  });
+
+  it('reports a record from a queue that is no lane instead of changing another queue', async () => {
+    const { urls } = await freshLanes('stranger');
+    const stranger = await freshQueue('stranger-queue');
+    await aws.sqs.send(
+      new SendMessageCommand({ QueueUrl: stranger.url, MessageBody: JSON.stringify({ runId: 'from elsewhere' }) }),
+    );
+    const record = await receiveRecord(stranger);
+    const failures: string[] = [];
+    const visibility = new BatchLeaseVisibility(aws.sqs, (r) => laneQueueUrlOfSource(urls, r.eventSourceARN), [record]);
+
+    visibility.forMessage(record, (reason) => failures.push(reason)).comeBackIn(0);
+    await visibility.done();
+
+    expect(failures).toEqual(['the record came from no dispatch queue of this function']);
   });
 });

@@ -12,8 +12,11 @@ export const JOBS_TABLE = {
     name: 'due-index',
     partitionKey: 'dueShard',
     sortKey: 'nextFireAt',
-    /** What the scanner needs to materialize occurrences without reading the job again. */
-    projectedAttributes: ['schedule', 'status', 'version', 'occurrenceCount', 'policies'],
+    /**
+     * What the scanner needs to materialize occurrences without reading the job again: a run takes
+     * its job's lane (`priority`) and flow-control key (`flowControl`) as it is made (issue #22).
+     */
+    projectedAttributes: ['schedule', 'status', 'version', 'occurrenceCount', 'policies', 'priority', 'flowControl'],
   },
 } as const;
 

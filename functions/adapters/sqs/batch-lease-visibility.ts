@@ -13,6 +13,9 @@
  * neighbour still holds the invocation, and cost a receive that finds its run finished. A record
  * that finished before a call needs no change: its message is deleted with the batch.
  *
+ * An executor receives from every lane's queue (lane-queues.ts): each message's visibility is
+ * changed on the queue its record came from, one call per queue.
+ *
  * Best effort: a failed change leaves the queue's timeout in force (slower recovery, never a
  * second call: the lease decides who may call), so it is reported, not thrown.
  */
@@ -31,7 +34,12 @@ const ENTRIES_PER_CALL = 10;
 export interface BatchMessage {
   messageId: string;
   receiptHandle: string;
+  /** The queue the record came from (SQS event records carry it). */
+  eventSourceARN?: string;
 }
+
+/** The URL of the queue a record came from; undefined when it is none this function may change. */
+export type QueueOfMessage = (message: BatchMessage) => string | undefined;
 
 /** A record's part: its claim (`afterLease`), and `settle` once its handler is done, claimed or not. */
 export interface MessageLease extends RunRedelivery {
@@ -54,12 +62,16 @@ export class BatchLeaseVisibility {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private calls: Promise<void> = Promise.resolve();
 
+  private readonly queueOf: QueueOfMessage;
+
+  /** `queue`: the URL of the one queue every record comes from, or how to find each record's. */
   constructor(
     private readonly client: SQSClient,
-    private readonly queueUrl: string,
+    queue: string | QueueOfMessage,
     messages: BatchMessage[],
     private readonly now: () => number = Date.now,
   ) {
+    this.queueOf = typeof queue === 'string' ? () => queue : queue;
     for (const message of messages) this.unreported.add(message.messageId);
   }
 
@@ -68,7 +80,12 @@ export class BatchLeaseVisibility {
     return {
       afterLease: (leaseExpiresAt) => {
         if (!this.unreported.has(message.messageId)) return;
-        this.held.set(message.messageId, { receiptHandle: message.receiptHandle, leaseExpiresAt, onFailure });
+        this.held.set(message.messageId, {
+          receiptHandle: message.receiptHandle,
+          queueUrl: this.queueOf(message),
+          leaseExpiresAt,
+          onFailure,
+        });
         this.claimedSinceCall = true;
         this.reported(message.messageId);
       },
@@ -80,7 +97,7 @@ export class BatchLeaseVisibility {
         this.held.delete(message.messageId);
         this.reported(message.messageId);
         // Chained after any change already under way that may still hide it until a lease ends.
-        const entry = { receiptHandle: message.receiptHandle, onFailure };
+        const entry = { receiptHandle: message.receiptHandle, queueUrl: this.queueOf(message), onFailure };
         this.calls = this.calls.then(() => this.change([entry], boundedSeconds(seconds)));
       },
     };
@@ -114,13 +131,22 @@ export class BatchLeaseVisibility {
     );
   }
 
-  private async change(held: Array<Pick<Held, 'receiptHandle' | 'onFailure'>>, seconds: number): Promise<void> {
+  private async change(held: Array<Omit<Held, 'leaseExpiresAt'>>, seconds: number): Promise<void> {
+    const byQueue = new Map<string, Array<Omit<Held, 'leaseExpiresAt'>>>();
+    for (const h of held) {
+      if (h.queueUrl === undefined) h.onFailure('the record came from no dispatch queue of this function');
+      else byQueue.set(h.queueUrl, [...(byQueue.get(h.queueUrl) ?? []), h]);
+    }
+    await Promise.all([...byQueue].map(([queueUrl, ofQueue]) => this.changeOn(queueUrl, ofQueue, seconds)));
+  }
+
+  private async changeOn(queueUrl: string, held: Array<Omit<Held, 'leaseExpiresAt'>>, seconds: number): Promise<void> {
     for (let start = 0; start < held.length; start += ENTRIES_PER_CALL) {
       const part = held.slice(start, start + ENTRIES_PER_CALL);
       try {
         const { Failed = [] } = await this.client.send(
           new ChangeMessageVisibilityBatchCommand({
-            QueueUrl: this.queueUrl,
+            QueueUrl: queueUrl,
             Entries: part.map((h, i) => ({
               Id: String(i),
               ReceiptHandle: h.receiptHandle,
@@ -144,4 +170,4 @@ function boundedSeconds(seconds: number): number {
 }
 
 type Failure = (reason: string) => void;
-type Held = { receiptHandle: string; leaseExpiresAt: number; onFailure: Failure };
+type Held = { receiptHandle: string; queueUrl: string | undefined; leaseExpiresAt: number; onFailure: Failure };

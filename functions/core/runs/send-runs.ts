@@ -8,6 +8,7 @@
  */
 import type { Run } from '../model.ts';
 import type { DispatchRequest, RunDispatcher } from '../ports.ts';
+import { DEFAULT_PRIORITY, laneOf } from '../priority.ts';
 
 /**
  * How long after its release a run may stay unclaimed before the sweep sends it again (deployed
@@ -29,13 +30,19 @@ export function sweepAtOf(run: Pick<Run, 'scheduledFor' | 'availableAt' | 'creat
   return Math.max(releaseAtOf(run), run.createdAt) + graceMs;
 }
 
-/** The dispatch request of a stored run: its queue message, released at `releaseAt`. */
+/**
+ * The dispatch request of a stored run: its queue message, released at `releaseAt`. The message
+ * names the run's lane (absent: `normal`), so the dispatcher sends it to that lane's queue, and a
+ * message the executor sends back (a tenant at its cap) stays in it.
+ */
 export function dispatchRequestOf(
-  run: Pick<Run, 'tenantId' | 'jobId' | 'scheduledFor' | 'attempt' | 'runId'>,
+  run: Pick<Run, 'tenantId' | 'jobId' | 'scheduledFor' | 'attempt' | 'runId' | 'priority'>,
   releaseAt: number,
 ): DispatchRequest {
   const { tenantId, jobId, scheduledFor, attempt, runId } = run;
-  return { message: { tenantId, jobId, scheduledFor, attempt, runId }, releaseAt };
+  const lane = laneOf(run);
+  const message = { tenantId, jobId, scheduledFor, attempt, runId };
+  return { message: lane === DEFAULT_PRIORITY ? message : { ...message, priority: lane }, releaseAt };
 }
 
 /**

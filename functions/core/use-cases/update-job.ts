@@ -31,6 +31,7 @@ import { definitionVersionOf } from '../definition-version.ts';
 import { dueShardOf } from '../due-shard.ts';
 import { ConflictError } from '../errors.ts';
 import { requireFirstFireAt } from '../first-occurrence.ts';
+import { storedPriority } from '../job-input.ts';
 import type { JobStatus } from '../model.ts';
 import type { StoredJob } from '../ports.ts';
 import type { RunCreationMeter } from '../tenants/run-creation-meter.ts';
@@ -89,9 +90,12 @@ export function applyChange(job: StoredJob, change: JobChange, shardCount: numbe
   const kept: StoredJob = { ...job };
   if (change.onFailureUrl === null) delete kept.onFailureUrl;
   if (change.async === null) delete kept.async;
+  // A new lane for the runs made from now on; `normal` is stored as no lane (runs already made keep theirs).
+  if (change.priority !== undefined) delete kept.priority;
   const next: StoredJob = {
     ...nextDefinitionOf(kept, now),
     ...(change.async ? { async: change.async } : {}),
+    ...storedPriority(change.priority),
     ...(change.name === undefined ? {} : { name: change.name }),
     ...(change.target === undefined ? {} : { target: change.target }),
     ...(change.timeoutSeconds === undefined ? {} : { timeoutSeconds: change.timeoutSeconds }),

@@ -2,7 +2,7 @@
  * Turns a workflow request body (POST /v1/workflows, PATCH /v1/workflows/{id}) into domain values.
  * The JSON Schemas (schemas/create-workflow.json, update-workflow.json) have checked shapes; this
  * adds what they cannot say, with the job's own parsers: each task's target, retry, timeout,
- * delivery and async settings are read by job-input.ts and its friends (real URLs, header safety,
+ * delivery, async settings and priority are read by job-input.ts and its friends (real URLs, header safety,
  * bounds), the head's schedule, policies and onFailure as a job's, and the graph by
  * validate-workflow.ts (keys, dependencies, cycles). Every problem is reported, a task's named
  * `tasks.<index>.<its job field>` (e.g. `tasks.2.target.url`), so a client sees all of them at once.
@@ -10,9 +10,17 @@
 import { type AsyncSettings, parseAsyncSettings } from '../async/async-settings.ts';
 import { checkBound } from '../bounds.ts';
 import { type FieldProblem, ValidationError } from '../errors.ts';
-import { type CreateJobInput, parseOnFailureUrl, parseRetry, parseTarget } from '../job-input.ts';
+import {
+  type CreateJobInput,
+  parseOnFailureUrl,
+  parsePriority,
+  parseRetry,
+  parseTarget,
+  storedPriority,
+} from '../job-input.ts';
 import { DEFAULT_TIMEOUT_SECONDS } from '../limits.ts';
 import { DEFAULT_POLICIES, type Delivery, type JobPolicies, type Schedule, type Target } from '../model.ts';
+import type { Priority } from '../priority.ts';
 import type { RetryPolicy } from '../retry-policy.ts';
 import { parseSchedule } from '../schedule/index.ts';
 import { parseSecretHeaders } from '../secrets/secret-header-input.ts';
@@ -29,6 +37,8 @@ export interface WorkflowTaskRequest {
   timeoutSeconds?: number;
   delivery?: Delivery;
   async?: unknown;
+  /** The task's runs' lane (core/priority.ts), default `normal`. */
+  priority?: unknown;
   dependsOn?: string[];
   when?: TriggerRule;
   input?: TaskInputMode;
@@ -65,6 +75,8 @@ export interface ParsedTask {
   timeoutSeconds: number;
   delivery: Delivery;
   async?: AsyncSettings;
+  /** The lane of the task's runs; absent is `normal`. */
+  priority?: Priority;
   /** Plaintext, kept apart so that they only reach storage sealed (the handler seals them). */
   secretHeaders?: Record<string, string>;
 }
@@ -177,7 +189,10 @@ export function parseTasks(tasks: unknown, rules: OutboundRules, problems: Field
   });
 }
 
-type TaskFields = Pick<ParsedTask, 'target' | 'retry' | 'timeoutSeconds' | 'delivery' | 'async' | 'secretHeaders'>;
+type TaskFields = Pick<
+  ParsedTask,
+  'target' | 'retry' | 'timeoutSeconds' | 'delivery' | 'async' | 'priority' | 'secretHeaders'
+>;
 
 /** One task's job fields, read by the job parsers; their problems pushed under `prefix`. */
 function parseTaskFields(
@@ -197,6 +212,7 @@ function parseTaskFields(
   const retry = parseRetry(input.retry, own);
   checkBound('timeoutSeconds', input.timeoutSeconds, own);
   const asyncSettings = input.async === undefined ? undefined : parseAsyncSettings(input.async, own);
+  const priority = parsePriority(input.priority, 'priority', own);
   problems.push(...own.map(({ field, reason }) => ({ field: `${prefix}.${field}`, reason })));
   if (!parsedTarget) return undefined;
   return {
@@ -205,6 +221,7 @@ function parseTaskFields(
     timeoutSeconds: input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
     delivery: input.delivery ?? 'at-least-once',
     ...(asyncSettings === undefined ? {} : { async: asyncSettings }),
+    ...storedPriority(priority),
     ...(secretHeaders === undefined ? {} : { secretHeaders }),
   };
 }

@@ -18,6 +18,7 @@
  *   task ends decided at the same instant are applied one after the other.
  */
 import type { Delivery, ErrorType, Job, JobPolicies, JobStatus } from '../model.ts';
+import type { Priority } from '../priority.ts';
 import type { RetryPolicy } from '../retry-policy.ts';
 import type { ScheduleSpec } from '../schedule/index.ts';
 import type { TaskInputMode, TaskStatus, TriggerRule } from './model.ts';
@@ -44,6 +45,11 @@ export interface WorkflowGraphEntry {
   input?: TaskInputMode;
   /** The task's job item for this version (workflow-ids.ts taskJobIdOf). */
   taskJobId: string;
+  /**
+   * The task's lane (absent: `normal`), as its item has it: the workflow run keeps the graph it
+   * started with, so its task runs are made in their lane without reading the items.
+   */
+  priority?: Priority;
 }
 
 /**

@@ -5,6 +5,7 @@
  * their task count instead of the tasks.
  */
 import { definitionVersionOf } from '../definition-version.ts';
+import { laneOf } from '../priority.ts';
 import { redactedTarget } from '../secrets/secret-headers.ts';
 import { asyncSettingsView, iso, retryView, scheduleView } from '../views.ts';
 import type { WorkflowHead, WorkflowTaskJob } from './stored.ts';
@@ -43,6 +44,8 @@ export function workflowView(head: WorkflowHead, items: readonly WorkflowTaskJob
         dependsOn: entry.dependsOn,
         when: entry.when,
         input: entry.input ?? null,
+        // The graph keeps each task's lane, as its item does.
+        priority: laneOf(entry),
         ...(item
           ? {
               target: redactedTarget(item.target),

@@ -20,6 +20,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { intEnv } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
+import { PRIORITIES } from '#core/priority';
 import { carriesAdminToken } from '../admin-token.ts';
 import { headerOf } from '../header-of.ts';
 import { logger } from '../logger.ts';
@@ -76,8 +77,9 @@ async function fullCheck(): Promise<FullCheck> {
   const { checks, failing } = await runChecks(
     {
       ...tableChecks,
+      // Every lane's dispatch queue: runs of a lane whose queue is gone would never be called.
       dispatchQueue: async () => {
-        await monitoredQueueStats().dispatch();
+        await Promise.all(PRIORITIES.map((lane) => monitoredQueueStats().dispatch(lane)));
         return 'ok';
       },
       scannerHeartbeat: async () => {

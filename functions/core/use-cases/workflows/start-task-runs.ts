@@ -43,6 +43,8 @@ export async function startTaskRuns(
         workflowRunId: run.workflowRunId,
         taskKey: entry.key,
         ...(body?.ok ? { requestBody: body.body } : {}),
+        // The task's lane, from the graph this workflow run started with.
+        ...(entry.priority === undefined ? {} : { priority: entry.priority }),
       };
       const task = newRun(source, key.scheduledFor, 1, now, deps.config.retentionDays);
       const created = await deps.runs.createIfAbsent(task);

@@ -29,6 +29,7 @@ export function taskItemsOf(
       when: task.when,
       ...(task.input === undefined ? {} : { input: task.input }),
       taskJobId,
+      ...(task.priority === undefined ? {} : { priority: task.priority }),
     });
     items.push({
       tenantId,
@@ -45,6 +46,7 @@ export function taskItemsOf(
       delivery: task.delivery,
       timeoutSeconds: task.timeoutSeconds,
       ...(task.async === undefined ? {} : { async: task.async }),
+      ...(task.priority === undefined ? {} : { priority: task.priority }),
       status: 'ACTIVE',
       version: 1,
       definitionVersion: 1,
