@@ -15,6 +15,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { JobRepository, StoredJob } from '#core/ports';
 import { batchGetItems, KEYS_PER_BATCH_GET } from './batch-get.ts';
+import { jobOfItem } from './job-item.ts';
 import { JOBS_TABLE } from './table-definitions.ts';
 
 const { partitionKey: PK, sortKey: SK } = JOBS_TABLE;
@@ -81,7 +82,7 @@ export function withCoalescedGets<T extends JobRepository>(jobs: T, reads: Coale
 }
 
 function itemsByKey(items: Record<string, unknown>[]): Map<string, StoredJob> {
-  return new Map(items.map((item) => [keyOf(String(item[PK]), String(item[SK])), item as unknown as StoredJob]));
+  return new Map(items.map((item) => [keyOf(String(item[PK]), String(item[SK])), jobOfItem<StoredJob>(item)]));
 }
 
 function keyOf(tenantId: string, jobId: string): string {

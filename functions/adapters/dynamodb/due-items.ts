@@ -9,6 +9,7 @@ import { type AttributeValue, QueryCommand, type QueryCommandOutput } from '@aws
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DueJob } from '#core/ports';
+import { jobOfItem } from './job-item.ts';
 import { JOBS_TABLE } from './table-definitions.ts';
 
 const { dueIndex } = JOBS_TABLE;
@@ -37,9 +38,9 @@ export async function readDueItems(
 
 function dueJobOf(item: Record<string, AttributeValue>, until: number): DueJob {
   try {
-    return unmarshall(item) as DueJob;
+    return jobOfItem<DueJob>(unmarshall(item));
   } catch (error) {
-    const raw = unmarshall(item, { wrapNumbers: true });
+    const raw = jobOfItem<Record<string, unknown>>(unmarshall(item, { wrapNumbers: true }));
     const nextFireAt = Number(String(raw.nextFireAt));
     return {
       ...(raw as unknown as DueJob),

@@ -8,6 +8,7 @@ import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
 import { decodeCursor } from './cursor.ts';
 import { readDueItems } from './due-items.ts';
 import { queryFilteredPage } from './filtered-query.ts';
+import { jobItemOf, jobOfItem } from './job-item.ts';
 import { jobsCursor } from './listing-cursors.ts';
 import { JOBS_TABLE } from './table-definitions.ts';
 
@@ -31,7 +32,11 @@ export class DynamoJobRepository implements JobRepository {
   async create(job: Job): Promise<void> {
     try {
       await this.client.send(
-        new PutCommand({ TableName: this.tableName, Item: job, ConditionExpression: `attribute_not_exists(${SK})` }),
+        new PutCommand({
+          TableName: this.tableName,
+          Item: jobItemOf(job),
+          ConditionExpression: `attribute_not_exists(${SK})`,
+        }),
       );
     } catch (error) {
       if (isConditionFailure(error)) throw new JobExistsError(job.jobId);
@@ -43,7 +48,7 @@ export class DynamoJobRepository implements JobRepository {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: { [PK]: tenantId, [SK]: jobId }, ConsistentRead: true }),
     );
-    return Item as StoredJob | undefined;
+    return Item === undefined ? undefined : jobOfItem<StoredJob>(Item);
   }
 
   /**
@@ -76,7 +81,7 @@ export class DynamoJobRepository implements JobRepository {
       names['#name'] = 'name';
       values[':name'] = query.name;
     }
-    return queryFilteredPage<StoredJob>(
+    const page = await queryFilteredPage<Record<string, unknown>>(
       this.client,
       {
         TableName: this.tableName,
@@ -89,6 +94,7 @@ export class DynamoJobRepository implements JobRepository {
       query.limit,
       start,
     );
+    return { ...page, items: page.items.map((item) => jobOfItem<StoredJob>(item)) };
   }
 
   async replace(job: StoredJob, expectedVersion: number): Promise<boolean> {
@@ -103,7 +109,7 @@ export class DynamoJobRepository implements JobRepository {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: job,
+          Item: jobItemOf(job),
           ConditionExpression: `attribute_exists(#sk) AND #version = :expected AND ${markerUnchanged}`,
           ExpressionAttributeNames: {
             '#sk': SK,

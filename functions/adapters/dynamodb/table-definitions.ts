@@ -13,10 +13,11 @@ export const JOBS_TABLE = {
     partitionKey: 'dueShard',
     sortKey: 'nextFireAt',
     /**
-     * What the scanner needs to materialize occurrences without reading the job again: a run takes
-     * its job's lane (`priority`) and flow-control key (`flowControl`) as it is made (issue #22).
+     * What the scanner needs to materialize occurrences without reading the job again. A run takes
+     * its job's lane and flow-control key as it is made: they are stored inside `policies`
+     * (job-item.ts), since a deployed index's projection cannot change.
      */
-    projectedAttributes: ['schedule', 'status', 'version', 'occurrenceCount', 'policies', 'priority', 'flowControl'],
+    projectedAttributes: ['schedule', 'status', 'version', 'occurrenceCount', 'policies'],
   },
 } as const;
 

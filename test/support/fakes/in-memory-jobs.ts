@@ -1,3 +1,4 @@
+import { jobItemOf, jobOfItem } from '#adapters/dynamodb/job-item';
 import { jobsCursor } from '#adapters/dynamodb/listing-cursors';
 import { JOBS_TABLE } from '#adapters/dynamodb/table-definitions';
 import { definitionVersionOf } from '#core/definition-version';
@@ -9,8 +10,12 @@ import { readPage } from './paged-reads.ts';
 
 const { dueIndex } = JOBS_TABLE;
 
-/** What the due-index holds of a job: its keys, the index keys and the projected attributes (table-definitions.ts). */
+/**
+ * What the due-index holds of a job: its keys, the index keys and the projected attributes
+ * (table-definitions.ts), of the item as the adapter stores it (job-item.ts), read back as a job.
+ */
 function dueEntryOf(job: StoredJob): DueJob {
+  const item = jobItemOf(job);
   const entry: Record<string, unknown> = {};
   for (const name of [
     JOBS_TABLE.partitionKey,
@@ -19,10 +24,9 @@ function dueEntryOf(job: StoredJob): DueJob {
     dueIndex.sortKey,
     ...dueIndex.projectedAttributes,
   ]) {
-    if ((job as unknown as Record<string, unknown>)[name] !== undefined)
-      entry[name] = structuredClone((job as unknown as Record<string, unknown>)[name]);
+    if (item[name] !== undefined) entry[name] = structuredClone(item[name]);
   }
-  return entry as DueJob;
+  return jobOfItem<DueJob>(entry);
 }
 
 /** As the adapter's system writes: a job stored before definition versions keeps the one it showed. */
