@@ -74,7 +74,7 @@ export function TaskDefinitions({ workflow }: { workflow: Workflow }) {
         </thead>
         <tbody>
           {workflow.tasks.map((task: (typeof workflow.tasks)[number] & TaskLanes) => (
-            <tr key={task.key} className="border-b border-slate-100 last:border-0">
+            <tr key={task.key} data-task-definition={task.key} className="border-b border-slate-100 last:border-0">
               <th scope="row" className={`${CELL} text-left font-mono text-xs font-semibold`}>
                 {task.key}
               </th>
