@@ -4,7 +4,8 @@
  * `priority` and `flowControl`, refuses a rate out of bounds before any call and shows the API's
  * 400 on `flowControl.ratePerSecond` at that field; the job page shows the lane, the limits and the
  * key's live state; a run shows how long it waited for its key; an edit sends the changed lane and
- * `flowControl: null` when emptied; the operator's system view shows each lane's queues.
+ * `flowControl: null` when emptied; a dead letter shows its lane; the operator's system view shows
+ * each lane's queues.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,7 +68,7 @@ describe('the job form', () => {
       // Below the contract's 0.01: refused in the browser, nothing sent.
       await page.getByLabel(RATE, { exact: true }).fill('0.001');
       await page.getByRole('button', { name: 'Create job' }).click();
-      await expect.poll(() => isInvalid(page, RATE)).toBe('true');
+      await expect.poll(() => isInvalid(page, RATE), { timeout: 10_000 }).toBe('true');
       expect(await describedError(page, RATE)).toContain('0.01 to 10000');
       expect(fixture.sent).toEqual([]);
 
@@ -76,7 +77,7 @@ describe('the job form', () => {
       await page.getByLabel(PARALLELISM, { exact: true }).fill('2');
       fixture.refuseNext = { field: 'flowControl.ratePerSecond', reason: 'is above the 5 per second this key allows' };
       await page.getByRole('button', { name: 'Create job' }).click();
-      await expect.poll(() => isInvalid(page, RATE)).toBe('true');
+      await expect.poll(() => isInvalid(page, RATE), { timeout: 10_000 }).toBe('true');
       expect(await describedError(page, RATE)).toBe('is above the 5 per second this key allows');
       expect(await isInvalid(page, PARALLELISM)).toBeNull();
       expect(await seriousViolations(page)).toEqual([]);
@@ -95,9 +96,11 @@ describe('the job form', () => {
 
       // The job page: its lane, its limits, and the key's live state (the key URL-encoded).
       const definition = page.getByRole('region', { name: 'Definition' });
-      await expect.poll(() => definition.getByTestId('priority').textContent()).toBe('high priority');
+      await expect
+        .poll(() => definition.getByTestId('priority').textContent(), { timeout: 15_000 })
+        .toBe('high priority');
       expect(await page.getByTestId('job-flow-control').textContent()).toBe('key stripe/eu: 10/s, 2 in flight at most');
-      await expect.poll(() => page.getByTestId('flow-waiting').textContent(), { timeout: 10_000 }).toBe('37');
+      await expect.poll(() => page.getByTestId('flow-waiting').textContent(), { timeout: 15_000 }).toBe('37');
       expect(await page.getByTestId('flow-in-flight').textContent()).toBe('2');
       expect(fixture.calls).toContain('GET /v1/flow-control/stripe%2Feu');
 
@@ -146,10 +149,50 @@ describe('the job form', () => {
 
       expect(fixture.sent).toEqual([{ method: 'PATCH', body: { priority: 'low', flowControl: null } }]);
       const definition = page.getByRole('region', { name: 'Definition' });
-      await expect.poll(() => definition.getByTestId('priority').textContent()).toBe('low priority');
+      await expect
+        .poll(() => definition.getByTestId('priority').textContent(), { timeout: 15_000 })
+        .toBe('low priority');
       expect(await definition.textContent()).toContain('none: runs start as soon as they are due');
       expect(await page.getByRole('heading', { name: /Flow-control key/ }).count()).toBe(0);
       expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('the dead letters', () => {
+  it('marks a dead letter of the high or low lane, and not one of the normal lane', async () => {
+    const { token } = await newTenant(local, 'lanes-dead');
+    const { context, page, errors } = await openPage(browser, local.url);
+    try {
+      const fixture = await serveLaneFixtures(page);
+      const dead = (runId: string, priority: string) => ({
+        runId,
+        jobId: runId.slice(0, 26),
+        attempt: 3,
+        status: 'DEAD_LETTERED',
+        scheduledFor: '2026-11-25T06:00:00.000Z',
+        completedAt: '2026-11-25T06:01:00.000Z',
+        errorType: 'dead_letter',
+        error: 'received too often',
+        httpStatus: null,
+        responseExcerpt: null,
+        priority,
+      });
+      fixture.deadLetters = [
+        dead('01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1795507200000_3', 'high'),
+        dead('01JD2Q8Z4W6X7Y8Z9A0B1C2D3F_1795507200000_3', 'normal'),
+      ];
+      await signIn(page, token);
+      await page.goto('/dead-letters');
+      const rows = page.locator('tbody tr[data-run-id]');
+      await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
+      expect(await rows.nth(0).getByTestId('priority').textContent()).toBe('high priority');
+      expect(await rows.nth(1).getByTestId('priority').count()).toBe(0);
+      expect(await seriousViolations(page)).toEqual([]);
+      // The jobs of these runs do not exist here: their names are looked up and not found.
+      expect(errors.filter((error) => !error.includes('status of 404'))).toEqual([]);
     } finally {
       await context.close();
     }

@@ -27,6 +27,8 @@ export interface LaneFixture {
   /** GET /v1/flow-control/{key}: the state by (decoded) key; a key not here answers 404. */
   keys: Map<string, FlowControlState>;
   lanes?: Lanes;
+  /** When set, GET /v1/dead-letters answers these runs (one page). */
+  deadLetters?: Record<string, unknown>[];
 }
 
 const JOB_PATH = /^\/v1\/jobs\/([0-9A-Z]{26})$/;
@@ -56,64 +58,76 @@ export async function serveLaneFixtures(page: Page): Promise<LaneFixture> {
   await page.route(
     (url) => url.pathname.startsWith('/v1/'),
     async (route) => {
-      const request = route.request();
-      const url = new URL(request.url());
-      const method = request.method();
-      const path = url.pathname;
-      const writes = (method === 'POST' && path === '/v1/jobs') || (method === 'PATCH' && JOB_PATH.test(path));
-      const readsJob = method === 'GET' && JOB_PATH.test(path);
-      const readsRuns = method === 'GET' && RUNS_PATH.test(path);
-      const readsKey = method === 'GET' && KEY_PATH.test(path);
-      const readsSystem = method === 'GET' && path === '/v1/monitoring/system';
-      if (!(writes || readsJob || readsRuns || readsKey || readsSystem)) return route.fallback();
-      fixture.calls.push(`${method} ${path}${url.search}`);
-
-      if (readsKey) {
-        const key = decodeURIComponent(KEY_PATH.exec(path)?.[1] ?? '');
-        const state = fixture.keys.get(key);
-        if (state) return json(route, 200, state);
-        return json(route, 404, { error: { code: 'NOT_FOUND', message: `No flow-control key ${key}`, details: [] } });
+      try {
+        await serve(route);
+      } catch (error) {
+        // A poll still in flight when the test closes its page (its answer disposed, its target
+        // closed): nothing is waiting for it. Anything else is the fixture's own failure.
+        if (!(page.isClosed() || /disposed|closed/i.test(String(error)))) throw error;
       }
-
-      if (writes) {
-        const body = JSON.parse(request.postData() ?? '{}') as Record<string, unknown>;
-        fixture.sent.push({ method, body });
-        if (fixture.refuseNext) {
-          const detail = fixture.refuseNext;
-          fixture.refuseNext = undefined;
-          return json(route, 400, {
-            error: { code: 'VALIDATION_FAILED', message: 'The request is invalid', details: [detail] },
-          });
-        }
-        const [rest, lanes] = withoutLanes(body);
-        // A PATCH of #22 fields only is nothing to the API today: the job as it is answers it.
-        const onlyLanes = method === 'PATCH' && Object.keys(rest).length === 0;
-        const response = await route.fetch(onlyLanes ? { method: 'GET' } : { postData: JSON.stringify(rest) });
-        const answer = (await response.json()) as Record<string, unknown>;
-        if (!response.ok()) return route.fulfill({ response, json: answer });
-        const jobId = answer.jobId as string;
-        const merged = { ...fixture.jobs.get(jobId), ...lanes };
-        if (merged.flowControl === null) delete merged.flowControl;
-        fixture.jobs.set(jobId, merged);
-        return route.fulfill({ response, json: jobWithLanes(answer, merged) });
-      }
-
-      const response = await route.fetch();
-      const answer = (await response.json()) as Record<string, unknown>;
-      if (!response.ok()) return route.fulfill({ response, json: answer });
-      if (readsJob) {
-        return route.fulfill({ response, json: jobWithLanes(answer, fixture.jobs.get(answer.jobId as string)) });
-      }
-      if (readsRuns) {
-        const items = (answer.items as Record<string, unknown>[]).map((run) => ({
-          ...run,
-          priority: 'normal',
-          ...fixture.runs.get(run.runId as string),
-        }));
-        return route.fulfill({ response, json: { ...answer, items } });
-      }
-      return route.fulfill({ response, json: fixture.lanes ? { ...answer, lanes: fixture.lanes } : answer });
     },
   );
   return fixture;
+
+  async function serve(route: Route): Promise<void> {
+    const request = route.request();
+    const url = new URL(request.url());
+    const method = request.method();
+    const path = url.pathname;
+    const writes = (method === 'POST' && path === '/v1/jobs') || (method === 'PATCH' && JOB_PATH.test(path));
+    const readsJob = method === 'GET' && JOB_PATH.test(path);
+    const readsRuns = method === 'GET' && RUNS_PATH.test(path);
+    const readsKey = method === 'GET' && KEY_PATH.test(path);
+    const readsSystem = method === 'GET' && path === '/v1/monitoring/system';
+    const readsDeadLetters = method === 'GET' && path === '/v1/dead-letters' && fixture.deadLetters !== undefined;
+    if (!(writes || readsJob || readsRuns || readsKey || readsSystem || readsDeadLetters)) return route.fallback();
+    fixture.calls.push(`${method} ${path}${url.search}`);
+    if (readsDeadLetters) return json(route, 200, { items: fixture.deadLetters, cursor: null });
+
+    if (readsKey) {
+      const key = decodeURIComponent(KEY_PATH.exec(path)?.[1] ?? '');
+      const state = fixture.keys.get(key);
+      if (state) return json(route, 200, state);
+      return json(route, 404, { error: { code: 'NOT_FOUND', message: `No flow-control key ${key}`, details: [] } });
+    }
+
+    if (writes) {
+      const body = JSON.parse(request.postData() ?? '{}') as Record<string, unknown>;
+      fixture.sent.push({ method, body });
+      if (fixture.refuseNext) {
+        const detail = fixture.refuseNext;
+        fixture.refuseNext = undefined;
+        return json(route, 400, {
+          error: { code: 'VALIDATION_FAILED', message: 'The request is invalid', details: [detail] },
+        });
+      }
+      const [rest, lanes] = withoutLanes(body);
+      // A PATCH of #22 fields only is nothing to the API today: the job as it is answers it.
+      const onlyLanes = method === 'PATCH' && Object.keys(rest).length === 0;
+      const response = await route.fetch(onlyLanes ? { method: 'GET' } : { postData: JSON.stringify(rest) });
+      const answer = (await response.json()) as Record<string, unknown>;
+      if (!response.ok()) return route.fulfill({ response, json: answer });
+      const jobId = answer.jobId as string;
+      const merged = { ...fixture.jobs.get(jobId), ...lanes };
+      if (merged.flowControl === null) delete merged.flowControl;
+      fixture.jobs.set(jobId, merged);
+      return route.fulfill({ response, json: jobWithLanes(answer, merged) });
+    }
+
+    const response = await route.fetch();
+    const answer = (await response.json()) as Record<string, unknown>;
+    if (!response.ok()) return route.fulfill({ response, json: answer });
+    if (readsJob) {
+      return route.fulfill({ response, json: jobWithLanes(answer, fixture.jobs.get(answer.jobId as string)) });
+    }
+    if (readsRuns) {
+      const items = (answer.items as Record<string, unknown>[]).map((run) => ({
+        ...run,
+        priority: 'normal',
+        ...fixture.runs.get(run.runId as string),
+      }));
+      return route.fulfill({ response, json: { ...answer, items } });
+    }
+    return route.fulfill({ response, json: fixture.lanes ? { ...answer, lanes: fixture.lanes } : answer });
+  }
 }
