@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import cliPackage from '../package.json' with { type: 'json' };
 import { CliError, EXIT_ERROR, EXIT_OK, EXIT_USAGE } from './cli-error.ts';
 import { registerDeadLetters } from './commands/dead-letters.ts';
+import { registerFlowControl } from './commands/flow-control.ts';
 import { registerJobs } from './commands/jobs.ts';
 import { registerLogin } from './commands/login.ts';
 import { registerRuns } from './commands/runs.ts';
@@ -17,7 +18,7 @@ import { registerWorkflows } from './commands/workflows.ts';
 
 export function buildProgram(): Command {
   const program = new Command('chronos')
-    .description('Schedule HTTP calls with Chronos: jobs, workflows, runs, dead letters, stats')
+    .description('Schedule HTTP calls with Chronos: jobs, workflows, runs, flow control, dead letters, stats')
     .version(cliPackage.version)
     .option('--json', 'print the API answer as JSON (for scripts)')
     .showHelpAfterError('(run with --help for usage)')
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerWorkflows(program);
   registerSchedules(program);
   registerRuns(program);
+  registerFlowControl(program);
   registerDeadLetters(program);
   registerStats(program);
   registerWatch(program);

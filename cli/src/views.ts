@@ -1,5 +1,5 @@
 /** Human renderings of the API's jobs, runs and stats: aligned tables, times in the local zone. */
-import type { Job, MonitoringStats, Run } from '../../client/src/index.ts';
+import type { FlowControlSettings, FlowControlState, Job, MonitoringStats, Run } from '../../client/src/index.ts';
 import { durationText } from './arguments.ts';
 import { formatFields, formatTable } from './table.ts';
 import { localTime, shortDuration } from './time.ts';
@@ -42,6 +42,8 @@ export function jobView(job: Job): string {
     ['Misfire', job.misfire],
     ['Overlap', job.overlap],
     ['Timeout', `${job.timeoutSeconds} s`],
+    ['Priority', job.priority ?? 'normal'],
+    ['Flow control', flowControlText(job.flowControl)],
     [
       'Async',
       job.async
@@ -69,7 +71,10 @@ export function runView(run: Run & { checkpoint?: unknown }): string {
     ['Job', run.jobId],
     ['Attempt', run.attempt],
     ['Status', run.status + (run.errorType ? ` (${run.errorType}${run.error ? `: ${run.error}` : ''})` : '')],
+    ['Priority', run.priority ?? 'normal'],
+    ['Flow control', flowControlText(run.flowControl)],
     ['Scheduled', localTime(run.scheduledFor)],
+    ['Waited', waitedText(run)],
     ['Started', localTime(run.startedAt)],
     ['Completed', localTime(run.completedAt)],
     ['HTTP', run.httpStatus ?? undefined],
@@ -82,6 +87,34 @@ export function runView(run: Run & { checkpoint?: unknown }): string {
     ['Checkpoint', json(run.checkpoint)],
     ['Output', json(run.output)],
   ]);
+}
+
+/** `key stripe: 10/s, 2 in flight at most` — a job's or run's flow control in words. */
+export function flowControlText(flow: FlowControlSettings | null | undefined): string | undefined {
+  if (!flow) return undefined;
+  const limits = [
+    flow.ratePerSecond === undefined ? undefined : `${flow.ratePerSecond}/s`,
+    flow.parallelism === undefined ? undefined : `${flow.parallelism} in flight at most`,
+  ].filter(Boolean);
+  return `key ${flow.key}: ${limits.join(', ')}`;
+}
+
+/** `flow-control get`: a key's limits and its runs now. */
+export function flowControlView(state: FlowControlState): string {
+  return formatFields([
+    ['Key', state.key],
+    ['Rate', state.ratePerSecond === undefined ? 'no limit' : `${state.ratePerSecond} calls started per second`],
+    ['Parallelism', state.parallelism === undefined ? 'no limit' : `${state.parallelism} calls in flight at most`],
+    ['In flight', state.inFlight],
+    ['Waiting', state.waiting],
+    ['Limits written', localTime(state.updatedAt)],
+  ]);
+}
+
+/** `3.2 s for key stripe`: how long the run waited for its key's limits before its call. */
+export function waitedText(run: Run): string | undefined {
+  if (run.waitedMs === undefined) return undefined;
+  return `${shortDuration(run.waitedMs)}${run.flowControl ? ` for key ${run.flowControl.key}` : ''}`;
 }
 
 export function runsTable(runs: readonly Run[]): string {

@@ -6,20 +6,23 @@
  */
 import createClient, { type Client } from 'openapi-fetch';
 import { type ApiError, apiErrorOf, type ChronosResult, networkError } from './errors.ts';
+import type { FlowControlState, JobLaneFields, LaneRequestFields, Lanes, LanesPaths, RunLaneFields } from './lanes.ts';
 import { type Page, pages } from './pages.ts';
 import { type RetryPolicy, retryingFetch } from './retry.ts';
 import type { components, operations, paths } from './schema.ts';
 
 type Schemas = components['schemas'];
-export type Job = Schemas['Job'];
-export type Run = Schemas['Run'];
-export type JobPage = Schemas['JobPage'];
-export type RunPage = Schemas['RunPage'];
-export type CreateJob = Schemas['CreateJob'];
-export type UpdateJob = Schemas['UpdateJob'];
+// `& …LaneFields` (lanes.ts): issue #22's fields until the regenerated schema.ts has them.
+export type Job = Schemas['Job'] & JobLaneFields;
+export type Run = Schemas['Run'] & RunLaneFields;
+export type JobPage = Omit<Schemas['JobPage'], 'items'> & { items: Job[] };
+export type RunPage = Omit<Schemas['RunPage'], 'items'> & { items: Run[] };
+export type CreateJob = Schemas['CreateJob'] & LaneRequestFields;
+export type UpdateJob = Schemas['UpdateJob'] & LaneRequestFields;
 export type SigningSecret = Schemas['SigningSecret'];
 export type MonitoringStats = Schemas['MonitoringStats'];
-export type MonitoringSystem = Schemas['MonitoringSystem'];
+/** `lanes`: each priority's queues, when the API reports them (issue #22). */
+export type MonitoringSystem = Schemas['MonitoringSystem'] & { lanes?: Lanes };
 export type MonitoringTimeseries = Schemas['MonitoringTimeseries'];
 export type Health = Schemas['Health'];
 export type PreviewScheduleBody = Schemas['PreviewSchedule'];
@@ -77,6 +80,13 @@ async function settle<T>(call: () => Promise<Answer<T>>): Promise<ChronosResult<
   return { error: apiErrorOf(answer.response, answer.error), response: answer.response };
 }
 
+/**
+ * A job or run answer typed with issue #22's fields (lanes.ts): the generated answer types lack
+ * them until schema.ts is regenerated; then these casts are no-ops and can go.
+ */
+const asJob = (result: Promise<ChronosResult<Schemas['Job']>>) => result as Promise<ChronosResult<Job>>;
+const asRun = (result: Promise<ChronosResult<Schemas['Run']>>) => result as Promise<ChronosResult<Run>>;
+
 /** `If-Match` from a version (3) or an ETag as the API gave it (`"3"`). */
 function ifMatch(version: number | string): string {
   return typeof version === 'number' ? `"${version}"` : version;
@@ -84,7 +94,8 @@ function ifMatch(version: number | string): string {
 
 export function createChronosClient(options: ChronosClientOptions) {
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const http: Client<paths> = createClient<paths>({
+  // `& LanesPaths`: GET /v1/flow-control/{key} until the regenerated paths have it (lanes.ts).
+  const http: Client<paths & LanesPaths> = createClient<paths & LanesPaths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     fetch: retryingFetch(baseFetch, options.retry),
     headers: {
@@ -94,11 +105,14 @@ export function createChronosClient(options: ChronosClientOptions) {
   });
   const path = (id: string) => ({ path: { id } });
 
-  const listJobsPage = (query: JobListQuery = {}) => settle(() => http.GET('/v1/jobs', { params: { query } }));
+  const listJobsPage = (query: JobListQuery = {}) =>
+    settle(() => http.GET('/v1/jobs', { params: { query } })) as Promise<ChronosResult<JobPage>>;
   const listRunsPage = (jobId: string, query: RunListQuery = {}) =>
-    settle(() => http.GET('/v1/jobs/{id}/runs', { params: { ...path(jobId), query } }));
+    settle(() => http.GET('/v1/jobs/{id}/runs', { params: { ...path(jobId), query } })) as Promise<
+      ChronosResult<RunPage>
+    >;
   const listDeadLettersPage = (query: DeadLetterQuery = {}) =>
-    settle(() => http.GET('/v1/dead-letters', { params: { query } }));
+    settle(() => http.GET('/v1/dead-letters', { params: { query } })) as Promise<ChronosResult<RunPage>>;
   const listWorkflowsPage = (query: WorkflowListQuery = {}) =>
     settle(() => http.GET('/v1/workflows', { params: { query } }));
   const listWorkflowRunsPage = (workflowId: string, query: WorkflowRunListQuery = {}) =>
@@ -107,20 +121,22 @@ export function createChronosClient(options: ChronosClientOptions) {
   const idempotencyHeader = (opts: IdempotencyOptions) =>
     opts.idempotencyKey === undefined ? undefined : { 'Idempotency-Key': opts.idempotencyKey };
   const retryRun = (runId: string) =>
-    settle(() => http.POST('/v1/runs/{runId}/retry', { params: { path: { runId } } }));
+    asRun(settle(() => http.POST('/v1/runs/{runId}/retry', { params: { path: { runId } } })));
 
   return {
     /** The openapi-fetch client underneath, typed by the document, for anything not wrapped here. */
     http,
     jobs: {
       create: (body: CreateJob, opts: IdempotencyOptions = {}) =>
-        settle(() =>
-          http.POST('/v1/jobs', {
-            body,
-            params: {
-              header: opts.idempotencyKey === undefined ? undefined : { 'Idempotency-Key': opts.idempotencyKey },
-            },
-          }),
+        asJob(
+          settle(() =>
+            http.POST('/v1/jobs', {
+              body,
+              params: {
+                header: opts.idempotencyKey === undefined ? undefined : { 'Idempotency-Key': opts.idempotencyKey },
+              },
+            }),
+          ),
         ),
       /** Every job matching `query`, page after page: `for await (const job of client.jobs.list())`. */
       list: (query: Omit<JobListQuery, 'cursor'> & { cursor?: string } = {}): AsyncGenerator<Job> =>
@@ -130,24 +146,28 @@ export function createChronosClient(options: ChronosClientOptions) {
         ),
       /** One page: `{ items, cursor }`. */
       listPage: listJobsPage,
-      get: (id: string) => settle(() => http.GET('/v1/jobs/{id}', { params: path(id) })),
+      get: (id: string) => asJob(settle(() => http.GET('/v1/jobs/{id}', { params: path(id) }))),
       /** `version`: the job's version or ETag, sent as If-Match (409 when the job changed since). */
       update: (id: string, body: UpdateJob, version: number | string) =>
-        settle(() =>
-          http.PATCH('/v1/jobs/{id}', { params: { ...path(id), header: { 'If-Match': ifMatch(version) } }, body }),
+        asJob(
+          settle(() =>
+            http.PATCH('/v1/jobs/{id}', { params: { ...path(id), header: { 'If-Match': ifMatch(version) } }, body }),
+          ),
         ),
-      pause: (id: string) => settle(() => http.POST('/v1/jobs/{id}/pause', { params: path(id) })),
-      resume: (id: string) => settle(() => http.POST('/v1/jobs/{id}/resume', { params: path(id) })),
+      pause: (id: string) => asJob(settle(() => http.POST('/v1/jobs/{id}/pause', { params: path(id) }))),
+      resume: (id: string) => asJob(settle(() => http.POST('/v1/jobs/{id}/resume', { params: path(id) }))),
       trigger: (id: string, opts: IdempotencyOptions = {}) =>
-        settle(() =>
-          http.POST('/v1/jobs/{id}/trigger', {
-            params: {
-              ...path(id),
-              header: opts.idempotencyKey === undefined ? undefined : { 'Idempotency-Key': opts.idempotencyKey },
-            },
-          }),
+        asRun(
+          settle(() =>
+            http.POST('/v1/jobs/{id}/trigger', {
+              params: {
+                ...path(id),
+                header: opts.idempotencyKey === undefined ? undefined : { 'Idempotency-Key': opts.idempotencyKey },
+              },
+            }),
+          ),
         ),
-      cancel: (id: string) => settle(() => http.DELETE('/v1/jobs/{id}', { params: path(id) })),
+      cancel: (id: string) => asJob(settle(() => http.DELETE('/v1/jobs/{id}', { params: path(id) }))),
       /** Every run of the job matching `query`, newest first, page after page. */
       runs: (jobId: string, query: RunListQuery = {}): AsyncGenerator<Run> =>
         pages<Run>(
@@ -214,11 +234,12 @@ export function createChronosClient(options: ChronosClientOptions) {
     },
     runs: {
       /** One run, with the latest checkpoint its worker sent (`checkpoint`, null when none). */
-      get: (runId: string) => settle(() => http.GET('/v1/runs/{runId}', { params: { path: { runId } } })),
+      get: (runId: string) => asRun(settle(() => http.GET('/v1/runs/{runId}', { params: { path: { runId } } }))),
       /** Re-drive a dead-lettered run as a new attempt. */
       retry: retryRun,
       /** Cancel a run: at once before its call; an async run in flight is asked to stop (soft cancel). */
-      cancel: (runId: string) => settle(() => http.POST('/v1/runs/{runId}/cancel', { params: { path: { runId } } })),
+      cancel: (runId: string) =>
+        asRun(settle(() => http.POST('/v1/runs/{runId}/cancel', { params: { path: { runId } } }))),
     },
     /**
      * What an async job's worker calls, with the token of its call's `Chronos-Callback-Url` (the
@@ -249,12 +270,18 @@ export function createChronosClient(options: ChronosClientOptions) {
       /** A schedule's next occurrences, computed by the server as the scanner would, before any job exists. */
       preview: (body: PreviewScheduleBody) => settle(() => http.POST('/v1/schedules/preview', { body })),
     },
+    /** Flow control per key (issue #22): a key's limits and its runs in flight and waiting. */
+    flowControl: {
+      /** The key's state; the key is URL-encoded into the path (`stripe/eu` → `stripe%2Feu`). 404 for a key no job wrote. */
+      get: (key: string): Promise<ChronosResult<FlowControlState>> =>
+        settle(() => http.GET('/v1/flow-control/{key}', { params: { path: { key } } })),
+    },
     monitoring: {
       stats: (query: StatsQuery = {}) => settle(() => http.GET('/v1/monitoring/stats', { params: { query } })),
       /** Runs per minute (1h) or per quarter hour (24h), every step present: the stats' window as a chart's points. */
       timeseries: (query: TimeseriesQuery = {}) =>
         settle(() => http.GET('/v1/monitoring/timeseries', { params: { query } })),
-      system: () => settle(() => http.GET('/v1/monitoring/system')),
+      system: () => settle(() => http.GET('/v1/monitoring/system')) as Promise<ChronosResult<MonitoringSystem>>,
     },
     /**
      * Liveness, or with the admin token the full check; a failing check answers 503 with the

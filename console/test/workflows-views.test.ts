@@ -105,6 +105,10 @@ describe('workflow views (fixtures of the contract)', () => {
       expect(await definition.textContent()).toContain('At 02:00 (Europe/Berlin)');
       expect(await definition.textContent()).toContain('Version2');
       expect(await definition.textContent()).toContain('Misfirefire_once');
+      // Each task's lane and flow control (issue #22), the default lane too.
+      const lanes = (key: string) => page.locator(`tr[data-task-definition="${key}"]`).getByTestId('task-lanes');
+      expect(await lanes('enrich').textContent()).toBe('high prioritykey enrichment-api: 3 in flight at most');
+      expect(await lanes('extract').textContent()).toBe('normal priority');
 
       await expect.poll(() => page.locator('.react-flow__node').count(), { timeout: 15_000 }).toBe(TASK_COUNT);
       await expect.poll(() => page.locator('.react-flow__edge').count()).toBe(DEPENDENCY_COUNT);

@@ -8,9 +8,10 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CreateJob, Job, UpdateJob } from '../../../client/src/index.ts';
 import { decimal, header, integer, integers } from '../arguments.ts';
 import { UsageError } from '../cli-error.ts';
+import { addLaneOptions, createLaneFields, LANE_FLAGS, type LaneFlags, updateLaneFields } from './lane-options.ts';
 import { addScheduleOptions, type ScheduleFlags, scheduleOf } from './schedule-options.ts';
 
-export interface JobFlags extends ScheduleFlags {
+export interface JobFlags extends ScheduleFlags, LaneFlags {
   name?: string;
   url?: string;
   method?: string;
@@ -87,6 +88,7 @@ export function addJobOptions(command: Command, create: boolean): Command {
       integer,
     );
   if (!create) command.option('--sync', 'calls are synchronous again (no longer async)');
+  addLaneOptions(command, create);
   if (create) {
     command
       .option('--retry-attempts <n>', 'attempts per occurrence, 1-20 (default 3)', integer)
@@ -160,6 +162,7 @@ export function createBodyOf(flags: JobFlags): CreateJob {
     ...(flags.delivery === undefined ? {} : { delivery: flags.delivery as CreateJob['delivery'] }),
     ...(flags.onFailure === undefined ? {} : { onFailure: { url: flags.onFailure } }),
     ...(asyncOf(flags) === undefined ? {} : { async: asyncOf(flags) }),
+    ...createLaneFields(flags),
   };
 }
 
@@ -186,6 +189,7 @@ const CHANGE_FLAGS = [
   'maxDuration',
   'cancelGrace',
   'sync',
+  ...LANE_FLAGS,
 ] as const;
 
 /** A usage error (before any call) when the flags change nothing. */
@@ -220,6 +224,7 @@ export function updateBodyOf(flags: JobFlags, current: Job): UpdateJob {
     ...(asyncSettings === undefined ? {} : { async: asyncSettings }),
     ...(schedule === undefined ? {} : { schedule: schedule as UpdateJob['schedule'] }),
     ...(targetChanged ? { target: targetOf(flags, flags.url ?? current.target.url, current.target) } : {}),
+    ...updateLaneFields(flags, current.flowControl),
   };
   if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give at least one option');
   return body;

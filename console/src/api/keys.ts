@@ -8,6 +8,7 @@ export const keys = {
   stats: (query: object) => ['monitoring', 'stats', query] as const,
   timeseries: (query: object) => ['monitoring', 'timeseries', query] as const,
   system: ['monitoring', 'system'] as const,
+  flowControl: (key: string) => ['flow-control', key] as const,
   preview: (body: object) => ['schedules', 'preview', body] as const,
   // Workflow runs sit under the workflows tree: an action on either reads both again.
   workflows: ['workflows'] as const,

@@ -5,6 +5,7 @@
 import { Link, useParams } from 'react-router';
 import { useJob } from '../api/jobs.ts';
 import { ChronosError } from '../api/result.ts';
+import { FlowControlPanel } from '../components/job-detail/FlowControlPanel.tsx';
 import { JobActions } from '../components/job-detail/JobActions.tsx';
 import { JobDefinition } from '../components/job-detail/JobDefinition.tsx';
 import { RunHistory } from '../components/job-detail/RunHistory.tsx';
@@ -62,12 +63,22 @@ export function JobDetailPage() {
           </h2>
           <JobDefinition job={data} />
         </section>
-        <section aria-labelledby="upcoming-heading" className="self-start rounded border border-slate-200 bg-white p-4">
-          <h2 id="upcoming-heading" className="mb-2 text-lg font-semibold">
-            Upcoming occurrences
-          </h2>
-          <Upcoming job={data} />
-        </section>
+        <div className="space-y-6 self-start">
+          <section aria-labelledby="upcoming-heading" className="rounded border border-slate-200 bg-white p-4">
+            <h2 id="upcoming-heading" className="mb-2 text-lg font-semibold">
+              Upcoming occurrences
+            </h2>
+            <Upcoming job={data} />
+          </section>
+          {data.flowControl && (
+            <section aria-labelledby="flow-control-heading" className="rounded border border-slate-200 bg-white p-4">
+              <h2 id="flow-control-heading" className="mb-2 text-lg font-semibold">
+                Flow-control key <code className="font-mono text-base">{data.flowControl.key}</code>
+              </h2>
+              <FlowControlPanel flowKey={data.flowControl.key} />
+            </section>
+          )}
+        </div>
       </div>
       <RunHistory job={data} />
     </>

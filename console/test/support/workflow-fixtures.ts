@@ -24,7 +24,14 @@ const retry = { maxAttempts: 3, initialDelaySeconds: 10, multiplier: 2, maxDelay
 const TASKS = [
   { key: 'extract', dependsOn: [], when: 'all_succeeded' },
   { key: 'clean', dependsOn: ['extract'], when: 'all_succeeded' },
-  { key: 'enrich', dependsOn: ['extract'], when: 'all_succeeded' },
+  // Issue #22's task fields, passed through and shown with the task.
+  {
+    key: 'enrich',
+    dependsOn: ['extract'],
+    when: 'all_succeeded',
+    priority: 'high',
+    flowControl: { key: 'enrichment-api', parallelism: 3 },
+  },
   { key: 'load', dependsOn: ['clean', 'enrich'], when: 'all_succeeded', input: 'upstream' },
   { key: 'page-oncall', dependsOn: ['load'], when: 'any_failed' },
 ] as const;

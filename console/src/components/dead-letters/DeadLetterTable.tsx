@@ -1,6 +1,10 @@
-/** The dead-lettered runs of a page, each selectable, with its job, due time, attempt and reason. */
+/**
+ * The dead-lettered runs of a page, each selectable, with its job, due time, attempt and reason,
+ * and its lane when not normal (each lane has its own DLQ; a re-drive goes back to the run's lane).
+ */
 import type { Run } from '@chronos/client';
 import { Link } from 'react-router';
+import { PriorityBadge } from '../Lanes.tsx';
 import { Time } from '../Time.tsx';
 
 const EXCERPT_CHARS = 60;
@@ -87,6 +91,7 @@ export function DeadLetterTable({ runs, jobNames, selected, redriven, onToggle, 
                     {job}
                   </Link>
                   <span className="block font-mono text-xs text-slate-600">{run.runId}</span>
+                  {run.priority && run.priority !== 'normal' && <PriorityBadge priority={run.priority} />}
                 </td>
                 <td className="px-2 py-2">
                   <Time iso={run.scheduledFor} />

@@ -1,19 +1,14 @@
 /**
  * The operator's view of the machinery: dispatch queue and DLQ depths with their oldest-message
  * age (CloudWatch's, or why there is none), the scanner's last pass per shard, executor in-flight,
- * and the async runs a worker holds (overdue ones: past a deadline the scanner has not acted on).
+ * and the async runs a worker holds (overdue ones: past a deadline the scanner has not acted on);
+ * with priority lanes (issue #22), each lane's queues, the top-level ones being the normal lane's.
  */
 import type { MonitoringSystem } from '@chronos/client';
 import { formatMs } from '../format.ts';
 import { Time } from '../Time.tsx';
-
-type Age = MonitoringSystem['$defs']['oldestMessageAge'];
-
-function ageText(seconds: number | null, age: Age): string {
-  if (seconds !== null) return `${seconds} s`;
-  if ('reason' in age && age.reason === 'error') return `unknown (CloudWatch: ${age.error})`;
-  return 'no data from CloudWatch';
-}
+import { ageText } from './age-text.ts';
+import { LanesTable } from './LanesTable.tsx';
 
 function Stat({ label, value }: { label: string; value: string | number }) {
   return (
@@ -25,13 +20,13 @@ function Stat({ label, value }: { label: string; value: string | number }) {
 }
 
 export function SystemView({ system }: { system: MonitoringSystem }) {
-  const { dispatchQueue: queue, deadLetterQueue: dlq, scanner, executor, asyncRuns } = system;
+  const { dispatchQueue: queue, deadLetterQueue: dlq, scanner, executor, asyncRuns, lanes } = system;
   return (
     <div data-testid="system">
       <div className="grid gap-4 md:grid-cols-3">
         <section aria-labelledby="dispatch-heading" className="rounded border border-slate-200 bg-white p-3">
           <h3 id="dispatch-heading" className="mb-1 text-sm font-semibold">
-            Dispatch queue
+            Dispatch queue{lanes ? ' (normal lane)' : ''}
           </h3>
           <dl>
             <Stat label="Depth" value={queue.depth} />
@@ -43,7 +38,7 @@ export function SystemView({ system }: { system: MonitoringSystem }) {
         </section>
         <section aria-labelledby="dlq-heading" className="rounded border border-slate-200 bg-white p-3">
           <h3 id="dlq-heading" className="mb-1 text-sm font-semibold">
-            Dead-letter queue
+            Dead-letter queue{lanes ? ' (normal lane)' : ''}
           </h3>
           <dl>
             <Stat label="Depth" value={dlq.depth} />
@@ -68,6 +63,7 @@ export function SystemView({ system }: { system: MonitoringSystem }) {
           </dl>
         </section>
       </div>
+      {lanes && <LanesTable lanes={lanes} />}
       <div className="mt-4 overflow-x-auto rounded border border-slate-200 bg-white">
         <table className="w-full text-left text-sm">
           <caption className="px-3 pt-2 text-left text-sm font-semibold">Scanner shards, last pass</caption>

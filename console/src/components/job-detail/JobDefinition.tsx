@@ -4,6 +4,7 @@
  */
 import type { Job } from '@chronos/client';
 import type { ReactNode } from 'react';
+import { flowControlText, PriorityBadge } from '../Lanes.tsx';
 import { ScheduleText } from '../ScheduleText.tsx';
 import { StatusBadge } from '../StatusBadge.tsx';
 import { Time } from '../Time.tsx';
@@ -100,6 +101,21 @@ export function JobDefinition({ job }: { job: Job }) {
         {job.onFailure === null ? 'none' : <span className="font-mono text-xs">{job.onFailure.url}</span>}
       </Row>
       <Row term="SLA (start lag)">{job.slaSeconds} s</Row>
+      <Row term="Priority">
+        <PriorityBadge priority={job.priority} />
+      </Row>
+      <Row term="Flow control">
+        {job.flowControl ? (
+          <>
+            <span data-testid="job-flow-control">{flowControlText(job.flowControl)}</span>{' '}
+            <a href="#flow-control-heading" className="text-indigo-700 underline">
+              live state
+            </a>
+          </>
+        ) : (
+          'none: runs start as soon as they are due'
+        )}
+      </Row>
       <Row term="Asynchronous">
         {job.async === null ? (
           'no: the HTTP answer ends each run'

@@ -1,10 +1,13 @@
 /**
- * A page of runs: timings, the SLA verdict, an async run's progress, the target's answer (a long
- * excerpt opens in place) and a worker's output; and, when given, each run's actions (cancel).
+ * A page of runs: timings (with the time a run waited for its flow-control key), the SLA verdict,
+ * an async run's progress, the target's answer (a long excerpt opens in place) and a worker's
+ * output; a run's lane when not normal (a PATCHed priority applies to later runs only, so one
+ * job's runs may differ); and, when given, each run's actions (cancel).
  */
 import type { Run } from '@chronos/client';
 import type { ReactNode } from 'react';
 import { formatMs } from '../format.ts';
+import { PriorityBadge, WaitedText } from '../Lanes.tsx';
 import { StatusBadge } from '../StatusBadge.tsx';
 import { Time } from '../Time.tsx';
 import { AsyncProgress } from './AsyncProgress.tsx';
@@ -86,6 +89,11 @@ export function RunTable({
             <tr key={run.runId} data-run-id={run.runId} className="border-b border-slate-100 align-top">
               <td className="px-2 py-1.5">
                 <StatusBadge status={run.status} />
+                {run.priority && run.priority !== 'normal' && (
+                  <div className="mt-1">
+                    <PriorityBadge priority={run.priority} />
+                  </div>
+                )}
                 {actions && <div className="mt-1">{actions(run)}</div>}
               </td>
               <td className="px-2 py-1.5">
@@ -102,7 +110,10 @@ export function RunTable({
                 <Time iso={run.completedAt} />
               </td>
               <td className="px-2 py-1.5 whitespace-nowrap">{formatMs(run.durationMs)}</td>
-              <td className="px-2 py-1.5 whitespace-nowrap">{formatMs(run.startLagMs)}</td>
+              <td className="px-2 py-1.5 whitespace-nowrap">
+                {formatMs(run.startLagMs)}
+                <WaitedText waitedMs={run.waitedMs} flow={run.flowControl} />
+              </td>
               <td className="px-2 py-1.5">
                 <SlaMet met={run.slaMet} />
               </td>

@@ -1,6 +1,6 @@
 /**
  * The job form shared by create and edit: target, schedule with the server's live preview,
- * policies, and (on create) retries and delivery, and whether the job is asynchronous. Errors show at their fields, whether the browser
+ * policies, priority and flow control, and (on create) retries and delivery, and whether the job is asynchronous. Errors show at their fields, whether the browser
  * found them (a body that is not JSON) or the API named them; the rest in a summary above. After a
  * refused submit the first field in error gets the focus.
  */
@@ -13,6 +13,7 @@ import { DeliverySection } from './DeliverySection.tsx';
 import { ErrorSummary } from './ErrorSummary.tsx';
 import { type FormMode, normalizeErrors, shownFields } from './field-errors.ts';
 import { ErrorsContext, Section, TextField } from './inputs.tsx';
+import { LanesSection } from './LanesSection.tsx';
 import { PoliciesSection } from './PoliciesSection.tsx';
 import { SchedulePreview } from './SchedulePreview.tsx';
 import { ScheduleSection } from './ScheduleSection.tsx';
@@ -119,6 +120,7 @@ export function JobForm({ mode, initial, submitLabel, busy, submitError, onSubmi
           />
         </div>
         <PoliciesSection values={values} change={change} />
+        <LanesSection values={values} change={change} />
         <DeliverySection values={values} change={change} />
         {mode === 'create' && <AsyncSection values={values} change={change} />}
         {notice}

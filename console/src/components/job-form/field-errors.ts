@@ -12,7 +12,11 @@ export type FormMode = 'create' | 'edit';
 export function normalizeErrors(errors: FormErrors): FormErrors {
   const normalized: FormErrors = {};
   for (const [field, reason] of Object.entries(errors)) {
-    const key = field.replace(/^retry\.retryOn\.\d+$/, 'retry.retryOn').replace(/^onFailure$/, 'onFailure.url');
+    const key = field
+      .replace(/^retry\.retryOn\.\d+$/, 'retry.retryOn')
+      .replace(/^onFailure$/, 'onFailure.url')
+      // "needs at least one limit" names flowControl itself: shown at its key, the group's first input.
+      .replace(/^flowControl$/, 'flowControl.key');
     normalized[key] ??= reason;
   }
   return normalized;
@@ -30,6 +34,7 @@ export function shownFields(values: JobFormValues, mode: FormMode): Set<string> 
     else fields.push('schedule.expression', 'schedule.timezone');
   }
   fields.push('misfire', 'overlap', 'timeoutSeconds', 'slaSeconds');
+  fields.push('priority', 'flowControl.key', 'flowControl.ratePerSecond', 'flowControl.parallelism');
   if (mode === 'create') {
     fields.push('delivery', 'onFailure.url', 'retry.retryOn');
     for (const name of ['maxAttempts', 'initialDelaySeconds', 'maxDelaySeconds', 'multiplier'])

@@ -3,7 +3,10 @@
  * checked here (the body is JSON, a date-time is one); every other rule is the API's, whose
  * answer names the field (shown next to it).
  */
-import type { CreateJob, components, UpdateJob } from '@chronos/client';
+import type { CreateJob, components, FlowControlSettings, UpdateJob } from '@chronos/client';
+// The file '@chronos/client' is aliased to in the build, named by path: the form's pure tests run
+// in Node, where the package name resolves to the installed workspace link, not this checkout.
+import { FLOW_CONTROL_BOUNDS } from '../../../../client/src/lanes.ts';
 import { INTERVAL_UNITS, type JobFormValues } from './values.ts';
 import { wallTimeToInstant } from './zones.ts';
 
@@ -116,6 +119,30 @@ function asyncOf(values: JobFormValues): AsyncSettings | undefined {
   });
 }
 
+const { keyLength, ratePerSecond, parallelism } = FLOW_CONTROL_BOUNDS;
+
+/**
+ * `flowControl` from its three inputs, checked against the contract's bounds (the API checks them
+ * again and names the same fields): undefined when all three are empty.
+ */
+export function flowControlOf(values: JobFormValues, errors: FormErrors): FlowControlSettings | undefined {
+  const key = values.flowKey.trim();
+  const rate = numberOf(values.flowRate);
+  const slots = numberOf(values.flowParallelism);
+  if (key === '' && rate === undefined && slots === undefined) return undefined;
+  const length = [...key].length;
+  if (length < keyLength.min || length > keyLength.max)
+    errors['flowControl.key'] =
+      length === 0 ? 'is needed to use flow control' : `must be ${keyLength.min} to ${keyLength.max} characters`;
+  if (rate !== undefined && !(rate >= ratePerSecond.min && rate <= ratePerSecond.max))
+    errors['flowControl.ratePerSecond'] = `must be a number from ${ratePerSecond.min} to ${ratePerSecond.max}`;
+  if (slots !== undefined && !(Number.isInteger(slots) && slots >= parallelism.min && slots <= parallelism.max))
+    errors['flowControl.parallelism'] = `must be a whole number from ${parallelism.min} to ${parallelism.max}`;
+  if (rate === undefined && slots === undefined)
+    errors['flowControl.key'] ??= 'needs a limit: a rate, a parallelism or both';
+  return defined({ key, ratePerSecond: rate, parallelism: slots });
+}
+
 /** POST /v1/jobs's body, or the problems that keep the form from sending it. */
 export function buildCreateJob(values: JobFormValues): { body?: CreateJobBody; errors: FormErrors } {
   const errors: FormErrors = {};
@@ -131,6 +158,9 @@ export function buildCreateJob(values: JobFormValues): { body?: CreateJobBody; e
     timeoutSeconds: numberOf(values.timeoutSeconds),
     slaSeconds: numberOf(values.slaSeconds),
     async: asyncOf(values),
+    // `normal` is the API's default: sent only when another lane is chosen.
+    priority: values.priority === 'normal' ? undefined : values.priority,
+    flowControl: flowControlOf(values, errors),
   });
   return Object.keys(errors).length === 0 ? { body, errors } : { errors };
 }
@@ -193,6 +223,10 @@ export function buildUpdateJob(
   if (values.onFailureUrl.trim() !== initial.onFailureUrl.trim()) {
     body.onFailure = values.onFailureUrl.trim() ? { url: values.onFailureUrl.trim() } : null;
   }
+  if (values.priority !== initial.priority) body.priority = values.priority;
+  const flowControl = flowControlOf(values, errors);
+  // All three emptied on a job that had flow control: null takes it away (as `onFailure`).
+  if (!same(flowControl, flowControlOf(initial, ignored))) body.flowControl = flowControl ?? null;
   if (Object.keys(errors).length > 0) return { errors };
   const sent = defined(body);
   return Object.keys(sent).length === 0 ? { errors, unchanged: true } : { body: sent, errors };

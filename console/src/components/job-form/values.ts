@@ -2,7 +2,7 @@
  * What the job form holds: text as typed (an input's value is a string), turned into a CreateJob
  * or UpdateJob by to-request.ts. Filled empty for a new job, or from a job for editing.
  */
-import type { CreateJob, Job } from '@chronos/client';
+import type { CreateJob, Job, Priority } from '@chronos/client';
 import { browserZone, instantToWallTime } from './zones.ts';
 
 export type Method = NonNullable<CreateJob['target']['method']>;
@@ -65,6 +65,12 @@ export interface JobFormValues {
   asyncHeartbeatTimeoutSeconds: string;
   asyncMaxDurationSeconds: string;
   asyncCancelGraceSeconds: string;
+  /** The runs' lane (issue #22); `normal` is the API's default. */
+  priority: Priority;
+  /** Flow control: all three empty sends none; each as typed. */
+  flowKey: string;
+  flowRate: string;
+  flowParallelism: string;
 }
 
 let nextRowKey = 1;
@@ -102,6 +108,10 @@ export function emptyValues(): JobFormValues {
     asyncHeartbeatTimeoutSeconds: '',
     asyncMaxDurationSeconds: '',
     asyncCancelGraceSeconds: '',
+    priority: 'normal',
+    flowKey: '',
+    flowRate: '',
+    flowParallelism: '',
   };
 }
 
@@ -164,5 +174,9 @@ export function valuesFromJob(job: Job): JobFormValues {
     asyncHeartbeatTimeoutSeconds: job.async ? String(job.async.heartbeatTimeoutSeconds) : '',
     asyncMaxDurationSeconds: job.async ? String(job.async.maxDurationSeconds) : '',
     asyncCancelGraceSeconds: job.async ? String(job.async.cancelGraceSeconds) : '',
+    priority: job.priority ?? 'normal',
+    flowKey: job.flowControl?.key ?? '',
+    flowRate: job.flowControl?.ratePerSecond === undefined ? '' : String(job.flowControl.ratePerSecond),
+    flowParallelism: job.flowControl?.parallelism === undefined ? '' : String(job.flowControl.parallelism),
   };
 }

@@ -2,9 +2,11 @@
  * What a workflow is: its schedule (in words, with its zone), its policies and version, and each
  * task's call, rule and input (secret header values only ever as `***`, as the API gives them).
  */
+import type { FlowControlSettings, Priority } from '@chronos/client';
 import type { ReactNode } from 'react';
 import type { Workflow } from '../../api/workflow-types.ts';
 import { retryText } from '../job-detail/JobDefinition.tsx';
+import { flowControlText, PriorityBadge } from '../Lanes.tsx';
 import { StatusBadge } from '../StatusBadge.tsx';
 import { Time } from '../Time.tsx';
 import { WorkflowSchedule } from './WorkflowsTable.tsx';
@@ -47,6 +49,9 @@ export function WorkflowDefinition({ workflow }: { workflow: Workflow }) {
   );
 }
 
+/** A task's issue #22 fields, until the regenerated client types have them on workflow tasks. */
+type TaskLanes = { priority?: Priority; flowControl?: FlowControlSettings | null };
+
 const HEAD = 'px-2 py-1.5 text-left text-xs font-semibold uppercase tracking-wide text-slate-600';
 const CELL = 'px-2 py-1.5 align-top';
 
@@ -58,16 +63,18 @@ export function TaskDefinitions({ workflow }: { workflow: Workflow }) {
         <caption className="sr-only">Tasks of version {workflow.version}</caption>
         <thead className="border-b border-slate-200 bg-slate-50">
           <tr>
-            {['Task', 'Depends on', 'Rule', 'Call', 'Retry', 'Timeout', 'Delivery'].map((title) => (
-              <th key={title} scope="col" className={HEAD}>
-                {title}
-              </th>
-            ))}
+            {['Task', 'Depends on', 'Rule', 'Call', 'Retry', 'Timeout', 'Delivery', 'Priority and flow'].map(
+              (title) => (
+                <th key={title} scope="col" className={HEAD}>
+                  {title}
+                </th>
+              ),
+            )}
           </tr>
         </thead>
         <tbody>
-          {workflow.tasks.map((task) => (
-            <tr key={task.key} className="border-b border-slate-100 last:border-0">
+          {workflow.tasks.map((task: (typeof workflow.tasks)[number] & TaskLanes) => (
+            <tr key={task.key} data-task-definition={task.key} className="border-b border-slate-100 last:border-0">
               <th scope="row" className={`${CELL} text-left font-mono text-xs font-semibold`}>
                 {task.key}
               </th>
@@ -89,6 +96,10 @@ export function TaskDefinitions({ workflow }: { workflow: Workflow }) {
               <td className={`${CELL} text-xs`}>
                 {task.delivery}
                 {task.async && <span className="block text-slate-600">async</span>}
+              </td>
+              <td className={`${CELL} text-xs`} data-testid="task-lanes">
+                <PriorityBadge priority={task.priority} />
+                {task.flowControl && <span className="mt-1 block font-mono">{flowControlText(task.flowControl)}</span>}
               </td>
             </tr>
           ))}
