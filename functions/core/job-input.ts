@@ -6,6 +6,7 @@
 import { parseAsyncSettings } from './async/async-settings.ts';
 import { checkBound, outOfBoundReason } from './bounds.ts';
 import { type FieldProblem, ValidationError } from './errors.ts';
+import { parseFlowControl } from './flow-control/flow-control-settings.ts';
 import { checkHeaders } from './header-rules.ts';
 import { DEFAULT_TIMEOUT_SECONDS } from './limits.ts';
 import { DEFAULT_POLICIES, type Delivery, type HttpMethod, type Job, type JobPolicies, type Target } from './model.ts';
@@ -34,6 +35,8 @@ export interface CreateJobInput {
   slaSeconds?: number;
   /** Calls answered 202 are taken as async work, reported back through callbacks (core/async/). */
   async?: unknown;
+  /** The key whose limits this job's runs share with every run of the tenant naming it (core/flow-control/). */
+  flowControl?: unknown;
 }
 
 /** What a create request decides about a job; the rest (ids, status, counters) the system sets. */
@@ -49,6 +52,7 @@ export type NewJobFields = Pick<
   | 'timeoutSeconds'
   | 'slaSeconds'
   | 'async'
+  | 'flowControl'
 >;
 
 /**
@@ -129,6 +133,8 @@ export function parseCreateJobRequest(
   checkBound('timeoutSeconds', input.timeoutSeconds, problems);
   checkBound('slaSeconds', input.slaSeconds, problems);
   const asyncSettings = input.async === undefined ? undefined : parseAsyncSettings(input.async, problems);
+  const flowControl = input.flowControl === undefined ? undefined : parseFlowControl(input.flowControl);
+  if (flowControl?.ok === false) problems.push(...flowControl.problems);
   if (problems.length > 0 || !schedule.ok) throw new ValidationError(problems);
   const fields: NewJobFields = {
     ...(input.name === undefined ? {} : { name: input.name }),
@@ -145,6 +151,7 @@ export function parseCreateJobRequest(
     // Absent means the default (DEFAULT_SLA_SECONDS), applied where the SLA is judged.
     ...(input.slaSeconds === undefined ? {} : { slaSeconds: input.slaSeconds }),
     ...(asyncSettings === undefined ? {} : { async: asyncSettings }),
+    ...(flowControl?.ok ? { flowControl: flowControl.settings } : {}),
   };
   return secretHeaders ? { fields, secretHeaders } : { fields };
 }

@@ -7,6 +7,7 @@
 import { type AsyncSettings, parseAsyncSettings } from './async/async-settings.ts';
 import { checkBound } from './bounds.ts';
 import { type FieldProblem, ValidationError } from './errors.ts';
+import { type FlowControlSettings, parseFlowControl } from './flow-control/flow-control-settings.ts';
 import { type CreateJobInput, parseOnFailureUrl, parseRetry, parseTarget } from './job-input.ts';
 import type { Delivery, JobPolicies, Schedule, Target } from './model.ts';
 import type { RetryPolicy } from './retry-policy.ts';
@@ -24,6 +25,8 @@ export type UpdateJobInput = Partial<
   onFailure?: CreateJobInput['onFailure'] | null;
   /** As at creation, or null: the job's calls are synchronous again. */
   async?: unknown;
+  /** As at creation, or null: the job's runs no longer share a key's limits. */
+  flowControl?: unknown;
 };
 
 /** The fields a PATCH replaces; absent ones keep their value. `target` and `retry` are replaced as a whole. */
@@ -42,6 +45,8 @@ export interface JobChange {
   slaSeconds?: number;
   /** New async settings (whole, defaults filled), or null: no longer async. */
   async?: AsyncSettings | null;
+  /** A new flow-control key and limits, or null: none. */
+  flowControl?: FlowControlSettings | null;
 }
 
 /** Validates and normalizes a PATCH body; throws ValidationError listing every problem. */
@@ -94,6 +99,12 @@ export function parseUpdateJobRequest(
   else if (input.async !== undefined) {
     const settings = parseAsyncSettings(input.async, problems);
     if (settings) change.async = settings;
+  }
+  if (input.flowControl === null) change.flowControl = null;
+  else if (input.flowControl !== undefined) {
+    const flowControl = parseFlowControl(input.flowControl);
+    if (flowControl.ok) change.flowControl = flowControl.settings;
+    else problems.push(...flowControl.problems);
   }
   if (problems.length > 0) throw new ValidationError(problems);
   if (Object.keys(change).length === 0) {

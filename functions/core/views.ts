@@ -56,6 +56,8 @@ export interface RunView {
   output: unknown;
   workflowRunId: string | null;
   taskKey: string | null;
+  flowControl?: Run['flowControl'];
+  waitedMs?: number;
 }
 
 /** A stored JSON text as JSON; null for none, or for text that no longer parses (old data must not break a read). */
@@ -131,6 +133,9 @@ export function runView(run: Run, slaSeconds: number = DEFAULT_SLA_SECONDS): Run
     // A workflow task's run (core/workflows/): its workflow run and task; null on a job's runs.
     workflowRunId: run.workflowRunId ?? null,
     taskKey: run.taskKey ?? null,
+    // The key the run's start was limited by, and how long it waited for it (present once it waited).
+    ...(run.flowControl === undefined ? {} : { flowControl: run.flowControl }),
+    ...(run.waitedMs === undefined ? {} : { waitedMs: run.waitedMs }),
   };
 }
 
@@ -191,6 +196,8 @@ export function jobView(job: StoredJob, latestRun?: Run, upcoming?: number[]) {
     // The settings of an async job (callbacks: core/async/), every field at its value; null for a synchronous job.
     async: asyncSettingsView(job),
     slaSeconds: job.slaSeconds ?? DEFAULT_SLA_SECONDS,
+    // The key whose limits the job's runs share (core/flow-control/); null when none.
+    flowControl: job.flowControl ?? null,
     nextFireAt: iso(job.nextFireAt),
     ...(job.pausedAt === undefined ? {} : { pausedAt: iso(job.pausedAt) }),
     // Out of the due-index: the scanner could not plan or advance it (a new schedule, or pause and resume, clears it).

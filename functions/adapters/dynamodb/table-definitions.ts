@@ -13,7 +13,7 @@ export const JOBS_TABLE = {
     partitionKey: 'dueShard',
     sortKey: 'nextFireAt',
     /** What the scanner needs to materialize occurrences without reading the job again. */
-    projectedAttributes: ['schedule', 'status', 'version', 'occurrenceCount', 'policies'],
+    projectedAttributes: ['schedule', 'status', 'version', 'occurrenceCount', 'policies', 'priority', 'flowControl'],
   },
 } as const;
 

@@ -89,9 +89,11 @@ export function applyChange(job: StoredJob, change: JobChange, shardCount: numbe
   const kept: StoredJob = { ...job };
   if (change.onFailureUrl === null) delete kept.onFailureUrl;
   if (change.async === null) delete kept.async;
+  if (change.flowControl === null) delete kept.flowControl;
   const next: StoredJob = {
     ...nextDefinitionOf(kept, now),
     ...(change.async ? { async: change.async } : {}),
+    ...(change.flowControl ? { flowControl: change.flowControl } : {}),
     ...(change.name === undefined ? {} : { name: change.name }),
     ...(change.target === undefined ? {} : { target: change.target }),
     ...(change.timeoutSeconds === undefined ? {} : { timeoutSeconds: change.timeoutSeconds }),
