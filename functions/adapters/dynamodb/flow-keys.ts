@@ -23,7 +23,8 @@ interface FlowKeyItem {
   parallelism?: number;
   updatedAt?: number;
   nextFreeAt?: number;
-  holders?: Record<string, number>;
+  /** Run id → lease end, or lease end and wait start for a slot handed to a waiting run. */
+  holders?: Record<string, number | { until: number; since: number }>;
   reserved?: FlowKeyState['reserved'];
   waiters?: FlowKeyState['waiters'];
   version?: number;
@@ -36,7 +37,9 @@ function stateOf(item: FlowKeyItem): FlowKeyState {
     ...(item.parallelism === undefined ? {} : { parallelism: item.parallelism }),
     ...(item.updatedAt === undefined ? {} : { updatedAt: item.updatedAt }),
     ...(item.nextFreeAt === undefined ? {} : { nextFreeAt: item.nextFreeAt }),
-    holders: Object.entries(item.holders ?? {}).map(([runId, until]) => ({ runId, until })),
+    holders: Object.entries(item.holders ?? {}).map(([runId, held]) =>
+      typeof held === 'number' ? { runId, until: held } : { runId, ...held },
+    ),
     reserved: item.reserved ?? {},
     waiters: item.waiters ?? {},
   };
@@ -142,7 +145,9 @@ export class DynamoFlowKeys implements FlowKeyStore {
       ...(state.parallelism === undefined ? {} : { parallelism: state.parallelism }),
       ...(state.updatedAt === undefined ? {} : { updatedAt: state.updatedAt }),
       ...(state.nextFreeAt === undefined ? {} : { nextFreeAt: state.nextFreeAt }),
-      holders: Object.fromEntries(state.holders.map((holder) => [holder.runId, holder.until])),
+      holders: Object.fromEntries(
+        state.holders.map(({ runId, until, since }) => [runId, since === undefined ? until : { until, since }]),
+      ),
       reserved: state.reserved,
       waiters: state.waiters,
     };

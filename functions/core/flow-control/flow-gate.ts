@@ -86,7 +86,8 @@ export function decideGate(
 ): Required<FlowKeyChange<GateDecision>> {
   const key = effective(state, settings, now);
   const held = key.reserved[run.runId];
-  const since = held?.since ?? key.waiters[run.runId]?.since ?? run.readyAt;
+  const handed = key.holders.find((holder) => holder.runId === run.runId)?.since;
+  const since = held?.since ?? key.waiters[run.runId]?.since ?? handed ?? run.readyAt;
   const reservation = held && held.at >= now - LATE_RESERVATION_MS ? held : undefined;
   const rate = key.ratePerSecond;
   const planned =
@@ -168,7 +169,7 @@ export function decideRelease(
     const [waiterId, waiter] = first;
     const next = {
       ...state,
-      holders: [...holders, { runId: waiterId, until: now + HANDOFF_MS }],
+      holders: [...holders, { runId: waiterId, until: now + HANDOFF_MS, since: waiter.since }],
       waiters: without(state.waiters, waiterId),
     };
     return { next, result: { wake: waiter.message } };

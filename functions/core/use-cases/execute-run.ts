@@ -228,8 +228,11 @@ async function pickUp(deps: ExecuteRunDeps, message: DispatchMessage) {
   const timeoutMs = (job?.timeoutSeconds ?? 0) * 1000;
   const leaseSpanMs = timeoutMs + deps.config.leaseMarginMs;
   // The key's gate comes first: a run that must wait takes no tenant slot and makes no claim.
+  // Only a QUEUED run passes it: a duplicate message of a run already under way or finished (a
+  // waiter's fallback message after its wake) goes on to the claim, which turns it away.
+  const gated = deps.flow && job?.flowControl && (await deps.runs.get(message))?.status === 'QUEUED';
   const gate =
-    deps.flow && job?.flowControl
+    gated && deps.flow && job?.flowControl
       ? await passFlowGate(deps.flow, { ...job, flowControl: job.flowControl }, message, deps.clock, leaseSpanMs)
       : undefined;
   if (gate?.kind === 'wait') return { kind: 'waiting' as const, until: gate.until, reason: gate.reason };
