@@ -137,4 +137,42 @@ describe('flow control: rate per key', () => {
     expect((await api('GET', '/v1/flow-control/never-named')).status).toBe(404);
     expect(other).toHaveLength(OTHER_RUNS);
   }, 120_000);
+
+  it("takes a key's limits from the latest job write naming it, and PATCH null removes a job's key", async () => {
+    const far = new Date(Date.now() + 3_600_000).toISOString();
+    const created = await api('POST', '/v1/jobs', {
+      target: { url: target.url('/later') },
+      schedule: { type: 'once', at: far },
+      flowControl: { key: 'tuned', ratePerSecond: 5 },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.flowControl).toEqual({ key: 'tuned', ratePerSecond: 5 });
+    expect((await api('GET', '/v1/flow-control/tuned')).body).toMatchObject({ ratePerSecond: 5, inFlight: 0 });
+
+    const jobId = created.body.jobId;
+    const etag = (await api('GET', `/v1/jobs/${jobId}`)).headers.get('etag') ?? '';
+    const tuned = await api(
+      'PATCH',
+      `/v1/jobs/${jobId}`,
+      { flowControl: { key: 'tuned', parallelism: 3 } },
+      { 'if-match': etag },
+    );
+    expect(tuned.status).toBe(200);
+    expect(tuned.body.flowControl).toEqual({ key: 'tuned', parallelism: 3 });
+    const key = (await api('GET', '/v1/flow-control/tuned')).body;
+    expect(key).toMatchObject({ key: 'tuned', parallelism: 3 });
+    expect(key.ratePerSecond).toBeUndefined();
+
+    const removed = await api(
+      'PATCH',
+      `/v1/jobs/${jobId}`,
+      { flowControl: null },
+      { 'if-match': tuned.headers.get('etag') ?? '' },
+    );
+    expect(removed.status).toBe(200);
+    expect(removed.body.flowControl).toBeNull();
+    expect((await api('GET', `/v1/jobs/${jobId}`)).body.flowControl).toBeNull();
+    // A key in the path is URL-encoded; one that no job named is not found.
+    expect((await api('GET', `/v1/flow-control/${encodeURIComponent('a key/with slash')}`)).status).toBe(404);
+  });
 });
