@@ -50,7 +50,7 @@ describe('flow-control keys in DynamoDB', () => {
     const instants = decisions.map((d) => (d.kind === 'go' ? d.startAt : d.until)).sort((a, b) => a - b);
     expect(new Set(instants).size).toBe(40);
     const spacing = (1000 + START_JITTER_MS) / 10;
-    instants.forEach((at, i) => expect(at).toBeCloseTo(T0 + i * spacing, 6));
+    for (const [i, at] of instants.entries()) expect(at).toBeCloseTo(T0 + i * spacing, 6);
   }, 60_000);
 
   it('never lets more concurrent runs hold slots than the limit; a dead holder’s slot comes back at its lease end', async () => {
