@@ -775,6 +775,7 @@ export interface components {
         timeoutSeconds?: components['schemas']['CreateJob']['timeoutSeconds'];
         delivery?: components['schemas']['CreateJob']['delivery'];
         async?: components['schemas']['CreateJob']['async'];
+        flowControl?: components['schemas']['CreateJob']['flowControl'];
         /** @description Keys of the tasks this one waits for, each once */
         dependsOn?: string[];
         /**
@@ -1973,6 +1974,7 @@ export interface components {
         timeoutSeconds: components['schemas']['Job']['timeoutSeconds'];
         delivery: components['schemas']['Job']['delivery'];
         async: components['schemas']['Job']['async'];
+        flowControl?: components['schemas']['Job']['flowControl'];
       }[];
     };
     /**

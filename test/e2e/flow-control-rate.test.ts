@@ -172,6 +172,16 @@ describe('flow control: rate per key', () => {
     expect(removed.status).toBe(200);
     expect(removed.body.flowControl).toBeNull();
     expect((await api('GET', `/v1/jobs/${jobId}`)).body.flowControl).toBeNull();
+    // A workflow task names a key as a job does; its create writes the key's limits too.
+    const workflow = await api('POST', '/v1/workflows', {
+      tasks: [{ key: 'only', target: { url: target.url('/task') }, flowControl: { key: 'wf key', parallelism: 2 } }],
+    });
+    expect(workflow.status).toBe(201);
+    expect(workflow.body.tasks[0].flowControl).toEqual({ key: 'wf key', parallelism: 2 });
+    expect((await api('GET', `/v1/flow-control/${encodeURIComponent('wf key')}`)).body).toMatchObject({
+      key: 'wf key',
+      parallelism: 2,
+    });
     // A key in the path is URL-encoded; one that no job named is not found.
     expect((await api('GET', `/v1/flow-control/${encodeURIComponent('a key/with slash')}`)).status).toBe(404);
   });

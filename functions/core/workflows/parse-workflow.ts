@@ -7,9 +7,11 @@
  * validate-workflow.ts (keys, dependencies, cycles). Every problem is reported, a task's named
  * `tasks.<index>.<its job field>` (e.g. `tasks.2.target.url`), so a client sees all of them at once.
  */
+
 import { type AsyncSettings, parseAsyncSettings } from '../async/async-settings.ts';
 import { checkBound } from '../bounds.ts';
 import { type FieldProblem, ValidationError } from '../errors.ts';
+import { type FlowControlSettings, parseFlowControl } from '../flow-control/flow-control-settings.ts';
 import { type CreateJobInput, parseOnFailureUrl, parseRetry, parseTarget } from '../job-input.ts';
 import { DEFAULT_TIMEOUT_SECONDS } from '../limits.ts';
 import { DEFAULT_POLICIES, type Delivery, type JobPolicies, type Schedule, type Target } from '../model.ts';
@@ -29,6 +31,8 @@ export interface WorkflowTaskRequest {
   timeoutSeconds?: number;
   delivery?: Delivery;
   async?: unknown;
+  /** As a job's: the key whose limits the task's runs share (core/flow-control/). */
+  flowControl?: unknown;
   dependsOn?: string[];
   when?: TriggerRule;
   input?: TaskInputMode;
@@ -65,6 +69,7 @@ export interface ParsedTask {
   timeoutSeconds: number;
   delivery: Delivery;
   async?: AsyncSettings;
+  flowControl?: FlowControlSettings;
   /** Plaintext, kept apart so that they only reach storage sealed (the handler seals them). */
   secretHeaders?: Record<string, string>;
 }
@@ -177,7 +182,10 @@ export function parseTasks(tasks: unknown, rules: OutboundRules, problems: Field
   });
 }
 
-type TaskFields = Pick<ParsedTask, 'target' | 'retry' | 'timeoutSeconds' | 'delivery' | 'async' | 'secretHeaders'>;
+type TaskFields = Pick<
+  ParsedTask,
+  'target' | 'retry' | 'timeoutSeconds' | 'delivery' | 'async' | 'flowControl' | 'secretHeaders'
+>;
 
 /** One task's job fields, read by the job parsers; their problems pushed under `prefix`. */
 function parseTaskFields(
@@ -197,6 +205,8 @@ function parseTaskFields(
   const retry = parseRetry(input.retry, own);
   checkBound('timeoutSeconds', input.timeoutSeconds, own);
   const asyncSettings = input.async === undefined ? undefined : parseAsyncSettings(input.async, own);
+  const flowControl = input.flowControl === undefined ? undefined : parseFlowControl(input.flowControl);
+  if (flowControl?.ok === false) own.push(...flowControl.problems);
   problems.push(...own.map(({ field, reason }) => ({ field: `${prefix}.${field}`, reason })));
   if (!parsedTarget) return undefined;
   return {
@@ -205,6 +215,7 @@ function parseTaskFields(
     timeoutSeconds: input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
     delivery: input.delivery ?? 'at-least-once',
     ...(asyncSettings === undefined ? {} : { async: asyncSettings }),
+    ...(flowControl?.ok ? { flowControl: flowControl.settings } : {}),
     ...(secretHeaders === undefined ? {} : { secretHeaders }),
   };
 }

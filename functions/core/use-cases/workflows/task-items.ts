@@ -45,6 +45,7 @@ export function taskItemsOf(
       delivery: task.delivery,
       timeoutSeconds: task.timeoutSeconds,
       ...(task.async === undefined ? {} : { async: task.async }),
+      ...(task.flowControl === undefined ? {} : { flowControl: task.flowControl }),
       status: 'ACTIVE',
       version: 1,
       definitionVersion: 1,
