@@ -79,7 +79,7 @@ const EDGES: Record<string, fc.Arbitrary<unknown>> = {
     { maxKeys: 3 },
   ),
   'target.body': fc.oneof(fc.jsonValue({ maxDepth: 2 }), unicodeText),
-  'flowControl.ratePerSecond': numberNear(0.01, 10_000),
+  'flowControl.ratePerSecond': fc.oneof(numberNear(0, 10_000), fc.constantFrom(0.01, 0.009, 10_000.5)),
   'flowControl.parallelism': numberNear(1, 10_000),
   'target.url': fc.constantFrom(
     'http://169.254.169.254/latest',
