@@ -13,9 +13,9 @@ import fc from 'fast-check';
  * them it no longer reached a 2xx from POST /v1/runs/{runId}/retry. Generators that change shift
  * what a seed draws: re-check this when they do. Seed 1 stopped reaching "another tenant's job is
  * a 404" once the job bodies could name a flow-control key and GET /v1/flow-control/{key} joined
- * the commands (issue #22); seed 5 reaches every premise.
+ * the commands (issue #22); seed 13 reaches every premise (and schedule-preview.test.ts's).
  */
-const PINNED_SEED = 5;
+const PINNED_SEED = 13;
 
 export function fuzzSeed(): number {
   const given = process.env.FUZZ_SEED;
