@@ -2,11 +2,15 @@
  * Flow control per key, parallelism (issue #22): 100 runs of one key with `parallelism: 2` against
  * a target that takes 1 s are never more than 2 in flight at the target, and all are called; a
  * waiting run is woken by the run whose slot it takes (no polling), so the key is busy all along.
- * Measured: the SQS messages per waiting run (counted at the SQS client).
+ * Measured: the SQS messages per waiting run (counted at the SQS client). A slot held by a holder
+ * that died (planted in the key: its lease simply ends, never released) is free at its lease end,
+ * and the run waiting for it is called then, brought back by its own delayed message.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoFlowKeys } from '#adapters/dynamodb/flow-keys';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { type HttpTarget, type RecordedCall, startHttpTarget } from '../support/http-target.ts';
+import { localDocuments } from '../support/local-documents.ts';
 import { countDispatchSends, type DispatchSends } from './support/dispatch-sends.ts';
 import { type Api, apiAs } from './support/tenant-api.ts';
 
@@ -18,6 +22,7 @@ let chronos: LocalChronos;
 let target: HttpTarget;
 let sends: DispatchSends;
 let api: Api;
+let tenantId: string;
 
 beforeAll(async () => {
   sends = countDispatchSends();
@@ -25,6 +30,7 @@ beforeAll(async () => {
   chronos = await startLocalChronos({ port: 0, scannerIntervalMs: 1_000, log: () => undefined });
   const tenant = await chronos.tenants.create('flow-slots', { maxConcurrentRuns: 1_000 });
   api = apiAs(chronos.apiUrl, tenant.token.token);
+  tenantId = tenant.tenant.tenantId;
 }, 60_000);
 afterAll(async () => {
   sends?.stop();
@@ -111,4 +117,44 @@ describe('flow control: parallelism per key', () => {
     const idle = await api('GET', '/v1/flow-control/warehouse');
     expect(idle.body).toMatchObject({ inFlight: 0, waiting: 0 });
   }, 170_000);
+
+  it("gives a dead holder's slot back at its lease end: the waiting run is called then, by its own delayed message", async () => {
+    // An executor died holding the key's only slot (its run's lease ends in 8 s): nobody will give it back.
+    const keys = new DynamoFlowKeys(localDocuments(chronos.endpoints.dynamodb), chronos.tables.tenants);
+    await keys.writeLimits(tenantId, { key: 'crashed', parallelism: 1 }, Date.now());
+    const leaseEnd = Date.now() + 8_000;
+    await keys.change(tenantId, 'crashed', (state) => ({
+      result: undefined,
+      next: { ...(state as NonNullable<typeof state>), holders: [{ runId: 'DEAD_1_1', until: leaseEnd }] },
+    }));
+
+    const job = await api('POST', '/v1/jobs', {
+      target: { url: target.url('/after-crash') },
+      schedule: { type: 'once' },
+      timeoutSeconds: 5,
+      flowControl: { key: 'crashed', parallelism: 1 },
+    });
+    expect(job.status).toBe(201);
+    const waiting = await (async () => {
+      for (let i = 0; i < 20; i++) {
+        const key = (await api('GET', '/v1/flow-control/crashed')).body;
+        if (key.waiting === 1) return key;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      return (await api('GET', '/v1/flow-control/crashed')).body;
+    })();
+    expect(waiting).toMatchObject({ inFlight: 1, waiting: 1 });
+
+    const [call] = await target.waitForCalls('/after-crash', 1, 20_000);
+    expect(call?.at).toBeGreaterThanOrEqual(leaseEnd);
+    expect((call?.at as number) - leaseEnd).toBeLessThan(3_000);
+    let run: { status?: string; waitedMs?: number } | undefined;
+    for (let i = 0; i < 30 && run?.status !== 'SUCCEEDED'; i++) {
+      [run] = (await api('GET', `/v1/jobs/${job.body.jobId}/runs`)).body.items;
+      if (run?.status !== 'SUCCEEDED') await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(run).toMatchObject({ status: 'SUCCEEDED' });
+    expect(run?.waitedMs).toBeGreaterThanOrEqual(6_000);
+    expect((await api('GET', '/v1/flow-control/crashed')).body).toMatchObject({ inFlight: 0, waiting: 0 });
+  }, 60_000);
 });
