@@ -436,6 +436,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/flow-control/{key}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A flow-control key's limits, runs in flight and runs waiting */
+    get: operations['getFlowControlKey'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/monitoring/stats': {
     parameters: {
       query?: never;
@@ -669,6 +686,15 @@ export interface components {
         url: string;
       };
       timeoutSeconds?: number;
+      /** @description Flow control per key: at least one limit; the limits of a key are the ones most recently written by a job or workflow naming it */
+      flowControl?: {
+        /** @description The tenant's name for what the limits protect: every run of the tenant naming it shares them */
+        key: string;
+        /** @description At most this many calls started per second */
+        ratePerSecond?: number;
+        /** @description At most this many calls in flight */
+        parallelism?: number;
+      };
       /** @description Start-lag target: a run whose call starts more than this after its due time missed its SLA (default 5) */
       slaSeconds?: number;
       async?: components['schemas']['AsyncSettings'];
@@ -755,6 +781,7 @@ export interface components {
         delivery?: components['schemas']['CreateJob']['delivery'];
         async?: components['schemas']['CreateJob']['async'];
         priority?: components['schemas']['CreateJob']['priority'];
+        flowControl?: components['schemas']['CreateJob']['flowControl'];
         /** @description Keys of the tasks this one waits for, each once */
         dependsOn?: string[];
         /**
@@ -942,6 +969,15 @@ export interface components {
       timeoutSeconds: number;
       /** @description An async job's settings (the target takes each call with 202 and reports back through callbacks), every field at its value; null for a synchronous job */
       async: null | components['schemas']['AsyncSettings'];
+      /** @description The flow-control key whose limits the job's runs share; null when none */
+      flowControl?: null | {
+        /** @description The tenant's name for what the limits protect: every run of the tenant naming it shares them */
+        key: string;
+        /** @description At most this many calls started per second */
+        ratePerSecond?: number;
+        /** @description At most this many calls in flight */
+        parallelism?: number;
+      };
       slaSeconds: number;
       /**
        * @description The lane of the job's runs (normal unless set)
@@ -1626,6 +1662,14 @@ export interface components {
       output: unknown;
       /** @description A workflow task's run: its workflow run (GET /v1/workflow-runs/{workflowRunId}); null on a job's runs */
       workflowRunId: string | null;
+      /** @description The flow-control key whose limits the run's start shared (its job's when the run was made) */
+      flowControl?: {
+        key: string;
+        ratePerSecond?: number;
+        parallelism?: number;
+      };
+      /** @description How long the run waited for its flow-control key before its call; present once it waited */
+      waitedMs?: number;
       /** @description A workflow task's run: the task's key; null on a job's runs */
       taskKey: string | null;
       /**
@@ -1748,6 +1792,15 @@ export interface components {
       timeoutSeconds?: number;
       /** @description Start-lag target: a run whose call starts more than this after its due time missed its SLA (default 5) */
       slaSeconds?: number;
+      /** @description As at creation, or null: the job's runs no longer share a key's limits */
+      flowControl?: {
+        /** @description The tenant's name for what the limits protect: every run of the tenant naming it shares them */
+        key: string;
+        /** @description At most this many calls started per second */
+        ratePerSecond?: number;
+        /** @description At most this many calls in flight */
+        parallelism?: number;
+      } | null;
       /** @description As at creation (the whole settings, absent fields at their defaults), or null: the job's calls are synchronous again. Runs already called keep the settings they were called with. */
       async?: components['schemas']['AsyncSettings'] | null;
       /**
@@ -1837,6 +1890,34 @@ export interface components {
         /** @description Why the task ended without a call */
         skippedReason: string | null;
       }[];
+    };
+    /**
+     * FlowControlKey
+     * @description A flow-control key of the tenant: the limits most recently written by a job or workflow naming it, and its runs now (functions/core/flow-control/).
+     * @example {
+     *       "key": "billing-api",
+     *       "ratePerSecond": 10,
+     *       "parallelism": 2,
+     *       "inFlight": 2,
+     *       "waiting": 14,
+     *       "updatedAt": "2026-11-25T07:00:00.000Z"
+     *     }
+     */
+    FlowControlKey: {
+      key: string;
+      /** @description At most this many calls started per second */
+      ratePerSecond?: number;
+      /** @description At most this many calls in flight */
+      parallelism?: number;
+      /** @description Calls holding one of the key's slots now */
+      inFlight: number;
+      /** @description Runs waiting for the key: for their reserved start instant, or for a slot */
+      waiting: number;
+      /**
+       * Format: date-time
+       * @description When the limits were last written
+       */
+      updatedAt: string;
     };
     /**
      * WorkflowRunPage
@@ -1999,6 +2080,7 @@ export interface components {
         delivery: components['schemas']['Job']['delivery'];
         async: components['schemas']['Job']['async'];
         priority: components['schemas']['Job']['priority'];
+        flowControl?: components['schemas']['Job']['flowControl'];
       }[];
     };
     /**
@@ -3373,6 +3455,36 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      default: components['responses']['Error'];
+    };
+  };
+  getFlowControlKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description A flow-control key of the tenant (URL-encoded; 1 to 128 characters once decoded)
+         * @example partner-api
+         */
+        key: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The key */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowControlKey'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       default: components['responses']['Error'];
     };
   };

@@ -6,6 +6,7 @@
 import { parseAsyncSettings } from './async/async-settings.ts';
 import { checkBound, outOfBoundReason } from './bounds.ts';
 import { type FieldProblem, ValidationError } from './errors.ts';
+import { parseFlowControl } from './flow-control/flow-control-settings.ts';
 import { checkHeaders } from './header-rules.ts';
 import { DEFAULT_TIMEOUT_SECONDS } from './limits.ts';
 import { DEFAULT_POLICIES, type Delivery, type HttpMethod, type Job, type JobPolicies, type Target } from './model.ts';
@@ -37,6 +38,8 @@ export interface CreateJobInput {
   async?: unknown;
   /** The runs' lane (core/priority.ts): `high`, `normal` (default) or `low`. */
   priority?: unknown;
+  /** The key whose limits this job's runs share with every run of the tenant naming it (core/flow-control/). */
+  flowControl?: unknown;
 }
 
 /** What a create request decides about a job; the rest (ids, status, counters) the system sets. */
@@ -53,6 +56,7 @@ export type NewJobFields = Pick<
   | 'slaSeconds'
   | 'async'
   | 'priority'
+  | 'flowControl'
 >;
 
 /**
@@ -151,6 +155,8 @@ export function parseCreateJobRequest(
   checkBound('slaSeconds', input.slaSeconds, problems);
   const asyncSettings = input.async === undefined ? undefined : parseAsyncSettings(input.async, problems);
   const priority = parsePriority(input.priority, 'priority', problems);
+  const flowControl = input.flowControl === undefined ? undefined : parseFlowControl(input.flowControl);
+  if (flowControl?.ok === false) problems.push(...flowControl.problems);
   if (problems.length > 0 || !schedule.ok) throw new ValidationError(problems);
   const fields: NewJobFields = {
     ...(input.name === undefined ? {} : { name: input.name }),
@@ -168,6 +174,7 @@ export function parseCreateJobRequest(
     ...(input.slaSeconds === undefined ? {} : { slaSeconds: input.slaSeconds }),
     ...(asyncSettings === undefined ? {} : { async: asyncSettings }),
     ...storedPriority(priority),
+    ...(flowControl?.ok ? { flowControl: flowControl.settings } : {}),
   };
   return secretHeaders ? { fields, secretHeaders } : { fields };
 }

@@ -167,6 +167,8 @@ export interface Lease {
   takeOverExpired: boolean;
   /** An async job's settings, copied onto the run by the claim: what its callbacks are decided on. */
   async?: AsyncSettings;
+  /** The time the run spent waiting for its flow-control key, recorded by the claim. */
+  waitedMs?: number;
 }
 
 export type ClaimResult =

@@ -7,6 +7,7 @@
 import { type AsyncSettings, parseAsyncSettings } from './async/async-settings.ts';
 import { checkBound } from './bounds.ts';
 import { type FieldProblem, ValidationError } from './errors.ts';
+import { type FlowControlSettings, parseFlowControl } from './flow-control/flow-control-settings.ts';
 import { type CreateJobInput, parseOnFailureUrl, parsePriority, parseRetry, parseTarget } from './job-input.ts';
 import type { Delivery, JobPolicies, Schedule, Target } from './model.ts';
 import type { Priority } from './priority.ts';
@@ -34,6 +35,8 @@ export type UpdateJobInput = Partial<
   onFailure?: CreateJobInput['onFailure'] | null;
   /** As at creation, or null: the job's calls are synchronous again. */
   async?: unknown;
+  /** As at creation, or null: the job's runs no longer share a key's limits. */
+  flowControl?: unknown;
 };
 
 /** The fields a PATCH replaces; absent ones keep their value. `target` and `retry` are replaced as a whole. */
@@ -54,6 +57,8 @@ export interface JobChange {
   async?: AsyncSettings | null;
   /** A new lane, for the runs made from now on (runs already made keep theirs). */
   priority?: Priority;
+  /** A new flow-control key and limits, or null: none. */
+  flowControl?: FlowControlSettings | null;
 }
 
 /** Validates and normalizes a PATCH body; throws ValidationError listing every problem. */
@@ -109,6 +114,12 @@ export function parseUpdateJobRequest(
   }
   const priority = parsePriority(input.priority, 'priority', problems);
   if (priority !== undefined) change.priority = priority;
+  if (input.flowControl === null) change.flowControl = null;
+  else if (input.flowControl !== undefined) {
+    const flowControl = parseFlowControl(input.flowControl);
+    if (flowControl.ok) change.flowControl = flowControl.settings;
+    else problems.push(...flowControl.problems);
+  }
   if (problems.length > 0) throw new ValidationError(problems);
   if (Object.keys(change).length === 0) {
     throw new ValidationError([{ field: 'body', reason: 'must change at least one field' }]);

@@ -59,6 +59,8 @@ export interface RunView {
   taskKey: string | null;
   /** The lane the run was made in (its job's priority then; a PATCH later does not move it). */
   priority: Priority;
+  flowControl?: Run['flowControl'];
+  waitedMs?: number;
 }
 
 /** A stored JSON text as JSON; null for none, or for text that no longer parses (old data must not break a read). */
@@ -135,6 +137,9 @@ export function runView(run: Run, slaSeconds: number = DEFAULT_SLA_SECONDS): Run
     workflowRunId: run.workflowRunId ?? null,
     taskKey: run.taskKey ?? null,
     priority: laneOf(run),
+    // The key the run's start was limited by, and how long it waited for it (present once it waited).
+    ...(run.flowControl === undefined ? {} : { flowControl: run.flowControl }),
+    ...(run.waitedMs === undefined ? {} : { waitedMs: run.waitedMs }),
   };
 }
 
@@ -197,6 +202,8 @@ export function jobView(job: StoredJob, latestRun?: Run, upcoming?: number[]) {
     slaSeconds: job.slaSeconds ?? DEFAULT_SLA_SECONDS,
     // Always shown: `normal` is stored as no lane.
     priority: laneOf(job),
+    // The key whose limits the job's runs share (core/flow-control/); null when none.
+    flowControl: job.flowControl ?? null,
     nextFireAt: iso(job.nextFireAt),
     ...(job.pausedAt === undefined ? {} : { pausedAt: iso(job.pausedAt) }),
     // Out of the due-index: the scanner could not plan or advance it (a new schedule, or pause and resume, clears it).

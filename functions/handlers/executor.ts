@@ -23,9 +23,11 @@ import {
   callbackKeys,
   executorJobRepository,
   executorMaxCallsInFlight,
+  flowKeys,
   httpInvoker,
   leaseMarginMs,
   leaseVisibilityOf,
+  runDispatcher,
   runRepository,
   runSlots,
   schedulingConfig,
@@ -63,6 +65,7 @@ function sharedDeps(): Omit<ExecuteRunDeps, 'config' | 'redelivery'> {
       shardCount: schedulingConfig().shardCount,
     },
     workflows: workflowRunDeps(),
+    flow: { keys: flowKeys(), dispatcher: runDispatcher() },
   };
   return shared;
 }
@@ -106,6 +109,15 @@ function recordHandlerFor(owner: string, visibility: BatchLeaseVisibility) {
         // send fail, the message itself comes back as shortly.
         await sendBackLater(message).catch(comeBackSoon);
         logger.debug('run deferred: tenant at its in-flight cap', keys);
+        return;
+      }
+      if (result.kind === 'waiting') {
+        // Waiting for its flow-control key: a fresh message delayed to when the key lets it go, not
+        // a batch-item failure (no receive counted, no retry used; the run stays QUEUED).
+        await runDispatcher()
+          .dispatch([{ message, releaseAt: result.until }])
+          .catch(comeBackSoon);
+        logger.debug('run waiting for its flow-control key', { ...keys, reason: result.reason, until: result.until });
         return;
       }
       if (result.kind === 'accepted') {

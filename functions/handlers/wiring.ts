@@ -13,6 +13,7 @@ import { CoalescedJobReads, withCoalescedGets } from '#adapters/dynamodb/coalesc
 import { DynamoCreateKeyRepository } from '#adapters/dynamodb/create-key-repository';
 import { DynamoCreateRateLimiter } from '#adapters/dynamodb/create-rate-limiter';
 import { DynamoDispatchIntents } from '#adapters/dynamodb/dispatch-intent-store';
+import { DynamoFlowKeys } from '#adapters/dynamodb/flow-keys';
 import { DynamoJobRepository } from '#adapters/dynamodb/job-repository';
 import { DynamoJobStatusCounts } from '#adapters/dynamodb/job-status-counts';
 import { DynamoRunAggregates } from '#adapters/dynamodb/run-aggregates';
@@ -305,6 +306,8 @@ export const triggerRateLimiter = once(() => new DynamoTriggerRateLimiter(docume
 export const executorMaxCallsInFlight = once(() => intEnv(ENV.executorMaxCallsInFlight, Number.POSITIVE_INFINITY));
 /** Per-tenant in-flight slots (executor). */
 export const runSlots = once(() => new DynamoRunSlots(documentClient(), tenantsTable()));
+/** Flow-control keys (core/flow-control/): written by job and workflow writes, passed by the executor. */
+export const flowKeys = once(() => new DynamoFlowKeys(documentClient(), tenantsTable()));
 /** Seals (create, update) and opens (executor) secret target headers. */
 export const secretCipher = once(secretCipherFromEnv);
 /** Tenants' sealed signing secrets (tenants table). */

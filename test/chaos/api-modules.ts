@@ -10,6 +10,7 @@ export const API_MODULES: Record<string, () => Promise<{ handler: unknown }>> = 
   'cancel-job': () => import('#handlers/api/cancel-job'),
   'cancel-run': () => import('#handlers/api/cancel-run'),
   'cancel-workflow-run': () => import('#handlers/api/cancel-workflow-run'),
+  'get-flow-control-key': () => import('#handlers/api/get-flow-control-key'),
   'get-job': () => import('#handlers/api/get-job'),
   'get-openapi': () => import('#handlers/api/get-openapi'),
   'get-run': () => import('#handlers/api/get-run'),

@@ -79,6 +79,8 @@ const EDGES: Record<string, fc.Arbitrary<unknown>> = {
     { maxKeys: 3 },
   ),
   'target.body': fc.oneof(fc.jsonValue({ maxDepth: 2 }), unicodeText),
+  'flowControl.ratePerSecond': fc.oneof(numberNear(0, 10_000), fc.constantFrom(0.01, 0.009, 10_000.5)),
+  'flowControl.parallelism': numberNear(1, 10_000),
   'target.url': fc.constantFrom(
     'http://169.254.169.254/latest',
     'http://[::ffff:127.0.0.1]/',
@@ -87,6 +89,9 @@ const EDGES: Record<string, fc.Arbitrary<unknown>> = {
     'ftp://x/',
   ),
 };
+/** The flow-control keys the fuzzed jobs name. */
+export const FUZZ_FLOW_KEYS = ['fuzz-a', 'fuzz b/é'] as const;
+
 const FIELDS_OF: Record<ScheduleType, string[]> = {
   once: ['schedule.at'],
   interval: ['schedule.startAt', 'schedule.endAt', 'schedule.everySeconds', 'schedule.maxRuns'],
@@ -107,6 +112,8 @@ const options = fc.record(
     delivery: fc.constantFrom('at-least-once', 'at-most-once'),
     timeoutSeconds: fc.integer({ min: 1, max: 300 }),
     slaSeconds: fc.integer({ min: 1, max: 3600 }),
+    // Two keys of the tenant (GET /v1/flow-control/{key} finds them); limits loose enough to never hold a run up.
+    flowControl: fc.record({ key: fc.constantFrom(...FUZZ_FLOW_KEYS), ratePerSecond: fc.constantFrom(1000, 10_000) }),
   },
   { requiredKeys: [] },
 );

@@ -6,7 +6,7 @@
  * run a replayed Idempotency-Key must return, a 404 for another tenant, nothing written for a 4xx.
  */
 import fc from 'fast-check';
-import { createBody, patchBody } from './fuzz-bodies.ts';
+import { createBody, FUZZ_FLOW_KEYS, patchBody } from './fuzz-bodies.ts';
 import {
   decodeCursor,
   encodeKey,
@@ -736,6 +736,24 @@ class Monitoring implements Command {
   toString = () => `monitoring ${this.query}`;
 }
 
+/** A flow-control key: a key some created job named (200, its own name back), or one none did (404). */
+class FlowControlKey implements Command {
+  constructor(readonly key: string) {}
+  check = () => true;
+  async run(world: World) {
+    // A lone surrogate has no UTF-8 form to encode: sent as it is (the gateway must still answer a 4xx).
+    const path = this.key.isWellFormed() ? encodeURIComponent(this.key) : this.key;
+    const answer = await world.call('GET', `/v1/flow-control/${path}`, {
+      route: '/v1/flow-control/{key}',
+    });
+    if (answer.status === 200) {
+      expectThat(answer.body.key === this.key, 'a flow-control key answered with another key', answer);
+      expectThat(answer.body.inFlight >= 0 && answer.body.waiting >= 0, 'negative flow-control counts', answer);
+    } else expectThat([400, 404].includes(answer.status), 'flow-control key', answer);
+  }
+  toString = () => `flow-control key ${JSON.stringify(this.key)}`;
+}
+
 /** Another tenant, holding this tenant's real ids and cursors: every job route is a 404, every cursor a 400. */
 class OtherTenant implements Command {
   constructor(
@@ -901,6 +919,7 @@ export function commandsFor(baseUrl: string) {
     fc
       .constantFrom('', '?window=5m', '?window=24h', '?window=7d', '?tenantId=other', '?deep=true', '?window=%E2%82%AC')
       .map((q) => new Monitoring(q)),
+    fc.oneof(fc.constantFrom(...FUZZ_FLOW_KEYS), unicodeText).map((key) => new FlowControlKey(key)),
     fc.tuple(fc.nat(), fc.nat(), patches).map(([pick, route, body]) => new OtherTenant(pick, route, body)),
     fc.constant(new Scan()),
     ...workflowCommands(baseUrl),

@@ -11,9 +11,11 @@ import fc from 'fast-check';
  * test/unit/adapters/cursor-key-bytes.test.ts and fuzz-checks.test.ts), until POST
  * /v1/schedules/preview and GET /v1/openapi.json joined the route table and the commands: with
  * them it no longer reached a 2xx from POST /v1/runs/{runId}/retry. Generators that change shift
- * what a seed draws: re-check this when they do.
+ * what a seed draws: re-check this when they do. Seed 1 stopped reaching "another tenant's job is
+ * a 404" once the job bodies could name a flow-control key and GET /v1/flow-control/{key} joined
+ * the commands (issue #22); seed 13 reaches every premise (and schedule-preview.test.ts's).
  */
-const PINNED_SEED = 1;
+const PINNED_SEED = 13;
 
 export function fuzzSeed(): number {
   const given = process.env.FUZZ_SEED;

@@ -50,6 +50,16 @@ const schedule = {
   ],
 };
 
+/** A flow-control key and its limits (at least one), within create-job.json's bounds. */
+const FLOW_CONTROL = closed(
+  {
+    key: { type: 'string', minLength: 1, maxLength: 128 },
+    ratePerSecond: { type: 'number', minimum: 0.01, maximum: 10_000 },
+    parallelism: { type: 'integer', minimum: 1, maximum: 10_000 },
+  },
+  ['ratePerSecond', 'parallelism'],
+);
+
 export const JOB_SCHEMA = closed(
   {
     jobId: ULID,
@@ -93,6 +103,7 @@ export const JOB_SCHEMA = closed(
         }),
       ],
     },
+    flowControl: { oneOf: [{ type: 'null' }, FLOW_CONTROL] },
     nextFireAt: instantOrNull,
     pausedAt: instant,
     quarantine: closed({ reason: { type: 'string' }, at: instant }),
@@ -158,8 +169,11 @@ export const RUN_SCHEMA = closed(
     priority: PRIORITY,
     // Only GET /v1/runs/{runId} shows the checkpoint itself.
     checkpoint: {},
+    // A run of a job naming a flow-control key; waitedMs once it waited for the key.
+    flowControl: FLOW_CONTROL,
+    waitedMs: { type: 'integer', minimum: 0 },
   },
-  ['outcomeReduced', 'checkpoint'],
+  ['outcomeReduced', 'checkpoint', 'flowControl', 'waitedMs'],
 );
 
 const page = (item: unknown) =>

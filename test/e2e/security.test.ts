@@ -102,6 +102,8 @@ describe('tenant isolation of every route', () => {
     const job = await victim.api('POST', '/v1/jobs', {
       target: { url: target.url('/victim') },
       schedule: { type: 'interval', everySeconds: 3600, startAt: new Date(Date.now() + 3_600_000).toISOString() },
+      // A flow-control key of the victim's, for GET /v1/flow-control/{key}.
+      flowControl: { key: 'victim-key', parallelism: 1 },
     });
     const triggered = await victim.api('POST', `/v1/jobs/${job.body.jobId}/trigger`);
     expect(triggered.status).toBe(202);
@@ -130,6 +132,7 @@ describe('tenant isolation of every route', () => {
       runs: { id: triggered.body.runId, kind: 'run' },
       workflows: { id: workflow.body.workflowId, kind: 'workflow' },
       'workflow-runs': { id: workflowRun.body.workflowRunId, kind: 'workflow run' },
+      'flow-control': { id: 'victim-key', kind: 'flow-control key' },
     };
     const filled = (route: (typeof ROUTES)[number]) => {
       const used: Array<{ id: string; kind: string }> = [];

@@ -111,7 +111,13 @@ export class DynamoRunRepository implements RunRepository {
       names['#async'] = 'async';
       values[':async'] = lease.async;
     }
-    const setLease = `SET #status = :running, #owner = :owner, #lease = :lease, #claimedAt = :now${setAsync} REMOVE #sweepShard, #sweepAt`;
+    // The time spent waiting for a flow-control key (core/flow-control/) too.
+    const setWaited = lease.waitedMs === undefined ? '' : ', #waitedMs = :waitedMs';
+    if (lease.waitedMs !== undefined) {
+      names['#waitedMs'] = 'waitedMs';
+      values[':waitedMs'] = lease.waitedMs;
+    }
+    const setLease = `SET #status = :running, #owner = :owner, #lease = :lease, #claimedAt = :now${setAsync}${setWaited} REMOVE #sweepShard, #sweepAt`;
     const fresh = await this.update(key, {
       UpdateExpression: setLease,
       ConditionExpression: '#status = :queued',

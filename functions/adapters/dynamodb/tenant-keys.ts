@@ -18,6 +18,8 @@ export const tenantKeys = {
   createBucket: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'BUCKET#create' }),
   triggerBucket: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'BUCKET#trigger' }),
   runSlots: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'SLOTS#runs' }),
+  /** A flow-control key's limits, slots and waiting runs (flow-keys.ts). */
+  flowKey: (tenantId: string, key: string) => ({ pk: `TENANT#${tenantId}`, sk: `FLOW#${key}` }),
   /** A POST /v1/jobs Idempotency-Key → the job it created (create-key-repository.ts). */
   createKey: (tenantId: string, key: string) => ({ pk: `TENANT#${tenantId}`, sk: `CREATEKEY#${key}` }),
 } as const;

@@ -10,6 +10,8 @@ export interface SlotHolder {
   runId: string;
   /** Epoch ms: the holder's lease end; after it the slot is free. */
   until: number;
+  /** A slot handed to a waiting run: since when it waited (its waitedMs counts from there). */
+  since?: number;
 }
 
 export type SlotDecision =

@@ -41,6 +41,7 @@ import type { RunSlots } from '../tenants/ports.ts';
 import { isWorkflowHead, isWorkflowTaskJob, type WorkflowHead, type WorkflowTaskJob } from '../workflows/stored.ts';
 import { type AcceptResult, acceptAsyncRun } from './async/accept-async-run.ts';
 import { ACCEPTED_STATUS, type AsyncCallDeps, asyncCallHeaders } from './async/async-call.ts';
+import { type FlowGateDeps, passFlowGate, releaseFlowSlot } from './flow-gate.ts';
 import { recordOutcome, withRetries } from './record-outcome.ts';
 import { outcomeOf } from './target-outcome.ts';
 import { startScheduledWorkflowRun } from './workflows/start-workflow-run.ts';
@@ -77,6 +78,8 @@ export interface ExecuteRunDeps {
   async?: AsyncCallDeps;
   /** The workflow runs a scheduled workflow's starter runs start (use-cases/workflows/). */
   workflows?: WorkflowRunDeps;
+  /** Flow control per key (core/flow-control/): without it, `flowControl` is not enforced. */
+  flow?: FlowGateDeps;
 }
 
 export type ExecuteRunResult =
@@ -93,6 +96,8 @@ export type ExecuteRunResult =
   | { kind: 'missing' }
   /** The tenant is at its in-flight cap: send the message back with a short delay. */
   | { kind: 'throttled' }
+  /** The run's flow-control key says not yet: send the message again, delayed to `until` (the run stays QUEUED). */
+  | { kind: 'waiting'; until: number; reason: 'rate' | 'parallelism' }
   /** Another executor holds a live lease: the message must come back later. */
   | { kind: 'leased-elsewhere'; leaseExpiresAt?: number };
 
@@ -172,14 +177,39 @@ export async function executeRun(
   delivery?: DeliveryTiming,
 ): Promise<ExecuteRunResult> {
   const picked = await beforeCall(() => pickUp(deps, message));
-  if (picked.kind === 'throttled') return picked;
-  const { job, lease, slot } = picked;
+  if (picked.kind === 'throttled' || picked.kind === 'waiting') return picked;
+  const { job, lease, slot, flow } = picked;
+  let result: ExecuteRunResult | undefined;
   try {
-    return await claimAndCall(deps, message, job, lease, delivery);
+    result = await claimAndCall(deps, message, job, lease, delivery, flow);
+    return result;
   } finally {
     // Best effort: a slot expires with the lease, and a failed release must not hide how the run ended.
     await slot?.slots.release(message.tenantId, message.runId).catch(() => undefined);
+    // A run under another executor's lease shares its key slot (same run id): that one gives it back.
+    if (result?.kind !== 'leased-elsewhere') await giveFlowSlotBack(deps, job, message, flow);
   }
+}
+
+/** What the run's flow-control key allowed: the call's instant, the time spent waiting, whether it holds a slot. */
+interface FlowPass {
+  startAt: number;
+  waitedMs?: number;
+  holdsSlot: boolean;
+  /** Under a rate: the call may not start after this (flow-gate.ts). */
+  startBy?: number;
+}
+
+async function giveFlowSlotBack(
+  deps: ExecuteRunDeps,
+  job: Job | undefined,
+  message: DispatchMessage,
+  flow: FlowPass | undefined,
+): Promise<void> {
+  if (!deps.flow || !job?.flowControl || !flow?.holdsSlot) return;
+  await releaseFlowSlot(deps.flow, message.tenantId, job.flowControl.key, message.runId, deps.clock.now()).catch(
+    () => undefined,
+  );
 }
 
 /** Reads what the claim decides on and takes the tenant's slot, if it is capped. */
@@ -196,9 +226,20 @@ async function pickUp(deps: ExecuteRunDeps, message: DispatchMessage) {
   const job = await deps.jobs.get(message.tenantId, message.jobId);
   const now = deps.clock.now();
   const timeoutMs = (job?.timeoutSeconds ?? 0) * 1000;
+  const leaseSpanMs = timeoutMs + deps.config.leaseMarginMs;
+  // The key's gate comes first: a run that must wait takes no tenant slot and makes no claim.
+  // Only a QUEUED run passes it: a duplicate message of a run already under way or finished (a
+  // waiter's fallback message after its wake) goes on to the claim, which turns it away.
+  const gated = deps.flow && job?.flowControl && (await deps.runs.get(message))?.status === 'QUEUED';
+  const gate =
+    gated && deps.flow && job?.flowControl
+      ? await passFlowGate(deps.flow, { ...job, flowControl: job.flowControl }, message, deps.clock, leaseSpanMs)
+      : undefined;
+  if (gate?.kind === 'wait') return { kind: 'waiting' as const, until: gate.until, reason: gate.reason };
+  const flow: FlowPass | undefined = gate;
   const lease = {
     owner: deps.config.owner,
-    expiresAt: Math.max(now, message.scheduledFor) + timeoutMs + deps.config.leaseMarginMs,
+    expiresAt: Math.max(now, message.scheduledFor, flow?.startAt ?? 0) + leaseSpanMs,
     now,
     takeOverExpired: job?.delivery !== 'at-most-once',
     ...(job?.async ? { async: job.async } : {}),
@@ -206,9 +247,10 @@ async function pickUp(deps: ExecuteRunDeps, message: DispatchMessage) {
   // The slot expires with the lease: an executor that dies holding it frees it by then.
   const slot = job ? capped : undefined;
   if (slot && !(await slot.slots.acquire(message.tenantId, message.runId, slot.cap, lease.expiresAt, now))) {
+    await giveFlowSlotBack(deps, job, message, flow);
     return { kind: 'throttled' as const };
   }
-  return { kind: 'picked' as const, job, lease, slot };
+  return { kind: 'picked' as const, job, lease, slot, flow };
 }
 
 /** Runs a step that comes before any call: its failure is a FailedBeforeCallError. */
@@ -226,14 +268,17 @@ async function claimAndCall(
   job: Job | undefined,
   pickedUp: Lease,
   delivery: DeliveryTiming | undefined,
+  flow?: FlowPass,
 ): Promise<ExecuteRunResult> {
   // The lease starts now, not when the message was picked up: a slot wait or a slow read before
-  // the claim must not eat into the time the call is allowed.
+  // the claim must not eat into the time the call is allowed. A key's start instant delays the call.
   const now = deps.clock.now();
+  const notBefore = Math.max(message.scheduledFor, flow?.startAt ?? 0);
   const lease = {
     ...pickedUp,
     now,
-    expiresAt: Math.max(now, message.scheduledFor) + (job?.timeoutSeconds ?? 0) * 1000 + deps.config.leaseMarginMs,
+    expiresAt: Math.max(now, notBefore) + (job?.timeoutSeconds ?? 0) * 1000 + deps.config.leaseMarginMs,
+    ...(flow?.waitedMs === undefined ? {} : { waitedMs: flow.waitedMs }),
   };
   // Told before the claim is written, not after: an executor that dies once its claim is durable
   // but before the message is hidden would leave the run to the queue's half-hour timeout. A claim
@@ -264,12 +309,17 @@ async function claimAndCall(
   }
   let prepared: Prepared;
   try {
-    prepared = await prepareCall(deps, message, job, claim.run, lease);
+    prepared = await prepareCall(deps, message, job, claim.run, lease, notBefore, flow?.startBy);
   } catch (error) {
     // Nothing was called: give the claim back, so the message that comes back within seconds can
     // claim the run at once. Should that fail too, the lease runs out and the run is taken over.
     await deps.runs.release(message, lease.owner, lease.expiresAt).catch(() => undefined);
     throw new FailedBeforeCallError(error);
+  }
+  if (prepared.kind === 'waiting') {
+    // Too late for its key's instant: the claim is given back and the run passes the gate again.
+    await deps.runs.release(message, lease.owner, lease.expiresAt).catch(() => undefined);
+    return prepared;
   }
   if (prepared.kind !== 'call') return prepared;
   const { job: ready, request, holdsInFlight } = prepared;
@@ -317,6 +367,8 @@ async function prepareCall(
   job: Job | undefined,
   run: Run,
   lease: { owner: string; expiresAt: number },
+  notBefore: number,
+  startBy?: number,
 ): Promise<Prepared> {
   const end = async (outcome: Omit<RunOutcome, 'completedAt'>) => {
     await recordOutcome(deps, message, lease.owner, { ...outcome, completedAt: deps.clock.now() });
@@ -339,7 +391,7 @@ async function prepareCall(
       : undefined;
   const asyncHeaders = job.async ? await asyncCallHeaders(requireAsync(deps), message) : undefined;
 
-  const callAt = Math.max(message.scheduledFor, run.availableAt ?? 0);
+  const callAt = Math.max(notBefore, run.availableAt ?? 0);
   if (callAt - deps.clock.now() > RECHECK_AFTER_WAIT_MS) {
     // Released early (a burst spread over the seconds before it, core/release-spread.ts): the job
     // read at the claim may be seconds old by the due time, so it is read again shortly before it,
@@ -355,6 +407,10 @@ async function prepareCall(
     ...asyncHeaders,
   });
   await deps.clock.sleepUntil(callAt);
+  if (startBy !== undefined && deps.clock.now() > startBy) {
+    // Held up past its key's instant (a busy host): started now, it would crowd the instants after it.
+    return { kind: 'waiting', until: deps.clock.now(), reason: 'rate' };
+  }
   if (deps.clock.now() + job.timeoutSeconds * 1000 > lease.expiresAt) {
     // Stalled between claim and call (an overloaded host): the lease could run out mid-call and
     // another executor take the run over, calling it twice. Not calling keeps the one-call

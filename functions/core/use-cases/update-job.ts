@@ -92,10 +92,12 @@ export function applyChange(job: StoredJob, change: JobChange, shardCount: numbe
   if (change.async === null) delete kept.async;
   // A new lane for the runs made from now on; `normal` is stored as no lane (runs already made keep theirs).
   if (change.priority !== undefined) delete kept.priority;
+  if (change.flowControl === null) delete kept.flowControl;
   const next: StoredJob = {
     ...nextDefinitionOf(kept, now),
     ...(change.async ? { async: change.async } : {}),
     ...storedPriority(change.priority),
+    ...(change.flowControl ? { flowControl: change.flowControl } : {}),
     ...(change.name === undefined ? {} : { name: change.name }),
     ...(change.target === undefined ? {} : { target: change.target }),
     ...(change.timeoutSeconds === undefined ? {} : { timeoutSeconds: change.timeoutSeconds }),

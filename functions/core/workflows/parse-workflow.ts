@@ -7,9 +7,11 @@
  * validate-workflow.ts (keys, dependencies, cycles). Every problem is reported, a task's named
  * `tasks.<index>.<its job field>` (e.g. `tasks.2.target.url`), so a client sees all of them at once.
  */
+
 import { type AsyncSettings, parseAsyncSettings } from '../async/async-settings.ts';
 import { checkBound } from '../bounds.ts';
 import { type FieldProblem, ValidationError } from '../errors.ts';
+import { type FlowControlSettings, parseFlowControl } from '../flow-control/flow-control-settings.ts';
 import {
   type CreateJobInput,
   parseOnFailureUrl,
@@ -39,6 +41,8 @@ export interface WorkflowTaskRequest {
   async?: unknown;
   /** The task's runs' lane (core/priority.ts), default `normal`. */
   priority?: unknown;
+  /** As a job's: the key whose limits the task's runs share (core/flow-control/). */
+  flowControl?: unknown;
   dependsOn?: string[];
   when?: TriggerRule;
   input?: TaskInputMode;
@@ -77,6 +81,7 @@ export interface ParsedTask {
   async?: AsyncSettings;
   /** The lane of the task's runs; absent is `normal`. */
   priority?: Priority;
+  flowControl?: FlowControlSettings;
   /** Plaintext, kept apart so that they only reach storage sealed (the handler seals them). */
   secretHeaders?: Record<string, string>;
 }
@@ -191,7 +196,7 @@ export function parseTasks(tasks: unknown, rules: OutboundRules, problems: Field
 
 type TaskFields = Pick<
   ParsedTask,
-  'target' | 'retry' | 'timeoutSeconds' | 'delivery' | 'async' | 'priority' | 'secretHeaders'
+  'target' | 'retry' | 'timeoutSeconds' | 'delivery' | 'async' | 'priority' | 'flowControl' | 'secretHeaders'
 >;
 
 /** One task's job fields, read by the job parsers; their problems pushed under `prefix`. */
@@ -213,6 +218,8 @@ function parseTaskFields(
   checkBound('timeoutSeconds', input.timeoutSeconds, own);
   const asyncSettings = input.async === undefined ? undefined : parseAsyncSettings(input.async, own);
   const priority = parsePriority(input.priority, 'priority', own);
+  const flowControl = input.flowControl === undefined ? undefined : parseFlowControl(input.flowControl);
+  if (flowControl?.ok === false) own.push(...flowControl.problems);
   problems.push(...own.map(({ field, reason }) => ({ field: `${prefix}.${field}`, reason })));
   if (!parsedTarget) return undefined;
   return {
@@ -222,6 +229,7 @@ function parseTaskFields(
     delivery: input.delivery ?? 'at-least-once',
     ...(asyncSettings === undefined ? {} : { async: asyncSettings }),
     ...storedPriority(priority),
+    ...(flowControl?.ok ? { flowControl: flowControl.settings } : {}),
     ...(secretHeaders === undefined ? {} : { secretHeaders }),
   };
 }

@@ -53,6 +53,7 @@ export function workflowView(head: WorkflowHead, items: readonly WorkflowTaskJob
               timeoutSeconds: item.timeoutSeconds,
               delivery: item.delivery,
               async: asyncSettingsView(item),
+              flowControl: item.flowControl ?? null,
             }
           : {}),
       };

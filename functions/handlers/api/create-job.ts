@@ -20,6 +20,7 @@ import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
 import { createKeyRepository, jobRepository, materializeDeps, outboundRules } from '../wiring.ts';
 import { bodyLimit } from './body-limit.ts';
+import { writeFlowLimits } from './flow-control-limits.ts';
 import { httpErrors } from './http-errors.ts';
 import { idempotencyKeyOf } from './idempotency-key.ts';
 import { admittedCreate } from './job-admission.ts';
@@ -41,6 +42,8 @@ export async function createJob(event: APIGatewayProxyEvent): Promise<APIGateway
   const now = Date.now();
   const body = event.body as unknown as CreateJobInput;
   const parsed = parseCreateJobRequest(body, now, outboundRules());
+  // Written first, so the job's first run finds them; a create that fails after it leaves them written.
+  await writeFlowLimits(tenantId, [parsed.fields.flowControl], now);
   // Quotas first (nothing is written for a refused request), secret headers sealed.
   const create = (jobId?: string) =>
     admittedCreate(tenantId, parsed, now, (fields) =>

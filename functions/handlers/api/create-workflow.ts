@@ -26,6 +26,7 @@ import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
 import { createKeyRepository, materializeDeps, outboundRules, workflowRepository } from '../wiring.ts';
 import { bodyLimit } from './body-limit.ts';
+import { writeFlowLimits } from './flow-control-limits.ts';
 import { httpErrors } from './http-errors.ts';
 import { idempotencyKeyOf } from './idempotency-key.ts';
 import { etagOf } from './job-etag.ts';
@@ -66,6 +67,12 @@ export async function createWorkflow(event: APIGatewayProxyEvent): Promise<APIGa
   const now = Date.now();
   const body = event.body as unknown as CreateWorkflowInput;
   const fields = parseCreateWorkflow(body, now, outboundRules());
+  // Written first, as a job create does (create-job.ts): its tasks' first runs find them.
+  await writeFlowLimits(
+    tenantId,
+    fields.tasks.map((task) => task.flowControl),
+    now,
+  );
   const workflows = workflowRepository();
   const create = (workflowId: string) =>
     admittedWorkflowCreate(tenantId, fields, now, (definition) =>

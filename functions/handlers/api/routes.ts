@@ -622,6 +622,18 @@ export const ROUTES: readonly DocumentedRoute[] = [
     errors: [400],
     access: {},
   },
+  // A flow-control key's limits (the ones a job or workflow naming it last wrote) and its runs now.
+  {
+    method: 'GET',
+    path: '/v1/flow-control/{key}',
+    handler: 'get-flow-control-key',
+    authorized: true,
+    summary: "A flow-control key's limits, runs in flight and runs waiting",
+    tag: 'Jobs',
+    answers: [{ status: 200, schema: 'flow-control-key.json', description: 'The key' }],
+    errors: [404],
+    access: { tenants: 'read' },
+  },
   // Monitoring: tenant-scoped stats (the admin scope sees all), the system view for the admin scope.
   {
     method: 'GET',

@@ -22,6 +22,7 @@ import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
 import { materializeDeps, outboundRules } from '../wiring.ts';
 import { bodyLimit } from './body-limit.ts';
+import { writeFlowLimits } from './flow-control-limits.ts';
 import { httpErrors } from './http-errors.ts';
 import { admittedChange, runMeterOf } from './job-admission.ts';
 import { etagOf, ifMatchVersionOf } from './job-etag.ts';
@@ -58,6 +59,7 @@ export async function updateJob(event: APIGatewayProxyEvent): Promise<APIGateway
     now,
     runMeterOf(tenantId, now),
   );
+  await writeFlowLimits(tenantId, [change.flowControl], now);
   logger.info('job updated', { tenantId, jobId, version: definitionVersionOf(job), fields: Object.keys(change) });
   return json(200, jobView(job), { etag: etagOf(job) });
 }

@@ -22,6 +22,7 @@ import { logger } from '../logger.ts';
 import { instrumented } from '../observability.ts';
 import { materializeDeps, outboundRules, workflowRepository } from '../wiring.ts';
 import { bodyLimit } from './body-limit.ts';
+import { writeFlowLimits } from './flow-control-limits.ts';
 import { httpErrors } from './http-errors.ts';
 import { runMeterOf } from './job-admission.ts';
 import { etagOf, ifMatchVersionOf } from './job-etag.ts';
@@ -67,6 +68,11 @@ export async function updateWorkflow(event: APIGatewayProxyEvent): Promise<APIGa
     expectedVersion,
     now,
     runMeterOf(tenantId, now),
+  );
+  await writeFlowLimits(
+    tenantId,
+    (parsed.tasks ?? []).map((task) => task.flowControl),
+    now,
   );
   logger.info('workflow updated', {
     tenantId,

@@ -157,6 +157,7 @@ export class InMemoryRunRepository implements RunRepository {
       leaseExpiresAt: lease.expiresAt,
       claimedAt: lease.now,
       ...(lease.async ? { async: lease.async } : {}),
+      ...(lease.waitedMs === undefined ? {} : { waitedMs: lease.waitedMs }),
     });
     delete run.sweepAt;
     return { claimed: true, run: asRead(run) };

@@ -47,6 +47,7 @@ export function taskItemsOf(
       timeoutSeconds: task.timeoutSeconds,
       ...(task.async === undefined ? {} : { async: task.async }),
       ...(task.priority === undefined ? {} : { priority: task.priority }),
+      ...(task.flowControl === undefined ? {} : { flowControl: task.flowControl }),
       status: 'ACTIVE',
       version: 1,
       definitionVersion: 1,

@@ -20,6 +20,11 @@ const PATH_PARAMETERS: Record<string, Record<string, unknown>> = {
     schema: { type: 'string', pattern: '^[0-9A-Za-z]+_\\d{1,16}_\\d{1,3}$' },
     example: '01JD2Q8Z4W6X7Y8Z9A0B1C2D3E_1795507200000_1',
   },
+  key: {
+    description: 'A flow-control key of the tenant (URL-encoded; 1 to 128 characters once decoded)',
+    schema: { type: 'string', minLength: 1 },
+    example: 'partner-api',
+  },
   token: {
     description:
       "The callback token, the route's only credential: the last segment of the call's `Chronos-Callback-Url` (HMAC-bound to the tenant, job, occurrence and attempt)",

@@ -10,6 +10,7 @@ import callbackState from '#schemas/callback-state.json' with { type: 'json' };
 import createJob from '#schemas/create-job.json' with { type: 'json' };
 import createWorkflow from '#schemas/create-workflow.json' with { type: 'json' };
 import error from '#schemas/error.json' with { type: 'json' };
+import flowControlKey from '#schemas/flow-control-key.json' with { type: 'json' };
 import health from '#schemas/health.json' with { type: 'json' };
 import job from '#schemas/job.json' with { type: 'json' };
 import jobPage from '#schemas/job-page.json' with { type: 'json' };
@@ -59,6 +60,7 @@ export const SCHEMA_FILES: Readonly<Record<string, JsonSchema>> = {
   'signing-secret-list.json': signingSecretList,
   'update-job.json': updateJob,
   'workflow-run.json': workflowRun,
+  'flow-control-key.json': flowControlKey,
   'workflow-run-page.json': workflowRunPage,
   'workflow-run-summary.json': workflowRunSummary,
   'update-workflow.json': updateWorkflow,
