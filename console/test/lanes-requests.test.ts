@@ -94,7 +94,7 @@ describe('priority and flow control in the edit request', () => {
     expect(buildUpdateJob(initial, { ...initial, flowKey: '', flowParallelism: '' }).body).toEqual({
       flowControl: null,
     });
-    const bare = valuesFromJob({ ...job, priority: undefined, flowControl: undefined } as Job);
+    const bare = valuesFromJob({ ...job, priority: undefined, flowControl: undefined } as unknown as Job);
     expect(bare).toMatchObject({ priority: 'normal', flowKey: '', flowRate: '', flowParallelism: '' });
   });
 });
