@@ -9,6 +9,7 @@
  * sort keys cannot order) to the end of 2199 (far beyond any schedule anyone means, and every
  * instant in it is a 13-digit epoch-ms safe integer).
  */
+import { FLOW_CONTROL_BOUNDS } from './flow-control/flow-control-settings.ts';
 import { MAX_TIMEOUT_SECONDS } from './limits.ts';
 import { MAX_ATTEMPTS_LIMIT } from './retry-policy.ts';
 
@@ -70,6 +71,9 @@ export const JOB_NUMBER_BOUNDS = {
   'retry.retryOn': integerBetween(400, 499),
   timeoutSeconds: integerBetween(1, MAX_TIMEOUT_SECONDS),
   slaSeconds: integerBetween(1, 3600),
+  // Checked by parseFlowControl, which names them the same way; listed here so the schema keeps them equal.
+  'flowControl.ratePerSecond': { ...FLOW_CONTROL_BOUNDS.ratePerSecond, integer: false },
+  'flowControl.parallelism': { ...FLOW_CONTROL_BOUNDS.parallelism, integer: true },
 } as const satisfies Record<string, NumberBound>;
 
 export type BoundedField = keyof typeof JOB_NUMBER_BOUNDS;

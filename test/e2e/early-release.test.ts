@@ -19,7 +19,9 @@ beforeAll(async () => {
     // A run that waits for its second holds its executor invocation (as on Lambda): runs released
     // one by one, as these creates release them, need an invocation each, so the poller may scale to 40.
     sqsConcurrency: 40,
-    quotas: { maxConcurrentRuns: 400 },
+    // Above the fleet's calls in flight (every lane's pollers × 10 records), so the cap can never
+    // bind: a capped tenant's runs wait for their second before the claim (execute-run.ts).
+    quotas: { maxConcurrentRuns: 1_000 },
     // Every run released 3 s early (besides SQS's whole-second rounding), a burst spread at 10 a second.
     releaseSpread: { baseLeadMs: 3_000, readyPerSecond: 10, maxLeadMs: 6_000 },
     log: () => undefined,

@@ -32,6 +32,8 @@ vi.mock('#handlers/wiring', () => ({
   callbackBaseUrl: () => 'https://api.test',
   // No job here is a workflow: read only at a workflow's occurrence.
   workflowRunDeps: () => ({}),
+  // No job here has flow control: the key store is built, never used.
+  flowKeys: () => ({}),
   schedulingConfig: () => ({ shardCount: 4 }),
   executorJobRepository: () => fakes.jobs,
   runRepository: () => fakes.runs,
