@@ -10,7 +10,6 @@
  * from the real API. The tests that need the cancel route and `async` on POST /v1/jobs run once
  * those are in the route table and create-job.json (they are built on another branch).
  */
-import { writeFileSync } from 'node:fs';
 import type { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +28,6 @@ import { createJob, eventually, signIn, tenantApi } from './support/runs-api.ts'
 const CANCEL_ROUTE_MERGED = ROUTES.some((route) => route.method === 'POST' && route.path === '/v1/runs/{runId}/cancel');
 const CREATE_TAKES_ASYNC = 'async' in createJobSchema.properties;
 const SETTINGS = { heartbeatTimeoutSeconds: 120, maxDurationSeconds: 7_200, cancelGraceSeconds: 45 };
-const SCREEN = '/work/screens/async-progress.png';
 
 let local: ConsoleChronos;
 let browser: Browser;
@@ -135,7 +133,6 @@ describe('async runs on the job page', () => {
       );
       expect(await seriousViolations(page)).toEqual([]);
       await row(page, running.runId).scrollIntoViewIfNeeded();
-      writeFileSync(SCREEN, await page.screenshot({ fullPage: true }));
       await screenshot(page, 'async-progress');
       expect(errors).toEqual([]);
     } finally {

@@ -8,6 +8,7 @@ import type { Run } from '@chronos/client';
 import type { ReactNode } from 'react';
 import { formatMs } from '../format.ts';
 import { PriorityBadge, WaitedText } from '../Lanes.tsx';
+import { ScrollRegion } from '../ScrollRegion.tsx';
 import { StatusBadge } from '../StatusBadge.tsx';
 import { Time } from '../Time.tsx';
 import { AsyncProgress } from './AsyncProgress.tsx';
@@ -72,7 +73,7 @@ export function RunTable({
   actions?: (run: Run) => ReactNode;
 }) {
   return (
-    <div className="overflow-x-auto">
+    <ScrollRegion label={caption}>
       <table className="w-full text-left text-sm">
         <caption className="sr-only">{caption}</caption>
         <thead className="border-b border-slate-200 text-xs text-slate-600">
@@ -127,6 +128,6 @@ export function RunTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }
