@@ -10,6 +10,7 @@ import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk
 import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
+import { runInInvocationScope } from '#local/invoke-store';
 import { invokeLambda } from '#local/lambda-context';
 import { scheduledEvent } from '#local/scanner-timer';
 import { toSqsRecord } from '#local/sqs-event';
@@ -53,8 +54,11 @@ beforeAll(async () => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'false';
   process.env.METRICS_TENANT_DIMENSION = 'true';
   vi.resetModules(); // fresh handler modules, whose Metrics read the variables above
-  executor = ((await import('#handlers/executor')) as { handler: Handler<SQSEvent> }).handler;
-  scanner = ((await import('#handlers/scanner')) as { handler: Handler<ScheduledEvent> }).handler;
+  // Each loaded in an invocation scope of its own, as the local runtime loads handlers (Lambda's init).
+  const load = (name: string) =>
+    runInInvocationScope(`init-${name}`, () => import(/* @vite-ignore */ `#handlers/${name}`));
+  executor = ((await load('executor')) as { handler: Handler<SQSEvent> }).handler;
+  scanner = ((await load('scanner')) as { handler: Handler<ScheduledEvent> }).handler;
 });
 afterAll(async () => {
   delete process.env.POWERTOOLS_METRICS_DISABLED;
