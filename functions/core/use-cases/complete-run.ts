@@ -62,6 +62,7 @@ export type CompletedRun = Pick<
   | 'startedAt'
   | 'workflowRunId'
   | 'taskKey'
+  | 'cancelRequestedAt'
 > & { status: TerminalRunStatus };
 
 export type CompletionChange =
@@ -106,12 +107,14 @@ export async function completeRun(deps: CompleteRunDeps, run: CompletedRun, now:
     return 'retry-scheduled';
   }
   if (run.status === 'CANCELLED') {
-    // The tenant cancelled a one-time job's only occurrence (POST /v1/runs/{runId}/cancel): the job
-    // ends with it. A run that ended CANCELLED because its job was cancelled or is gone finds no
-    // ACTIVE job at that occurrence: the conditional finish writes nothing. A PAUSED job is left to
-    // its resume, which fires the occurrence again (one-time-occurrence.ts).
-    const oneTime = run.scheduleType === 'once' && !run.triggered;
-    if (oneTime && (await finishOneTimeJob(deps, run, 'CANCELLED', now))) return 'job-cancelled';
+    // The tenant cancelled a one-time job's only occurrence (POST /v1/runs/{runId}/cancel, or an
+    // async worker stopping as asked: both record `cancelRequestedAt`): the job ends with it. A run
+    // the executor ended CANCELLED because its job was cancelled or gone decides nothing: by the
+    // time its record comes here, a create retried with the same Idempotency-Key may have written
+    // the job, ACTIVE at that very occurrence, and fired it again. A PAUSED job is left to its
+    // resume, which fires the occurrence again (one-time-occurrence.ts).
+    const cancelledByTenant = run.scheduleType === 'once' && !run.triggered && run.cancelRequestedAt !== undefined;
+    if (cancelledByTenant && (await finishOneTimeJob(deps, run, 'CANCELLED', now))) return 'job-cancelled';
     return 'unchanged';
   }
   const failed = FAILED_STATUSES.includes(run.status);

@@ -68,7 +68,7 @@ describe('completing a one-time job', () => {
 
   it('cancels it when its tenant cancelled its only occurrence; a run of a cancelled or paused job changes nothing', async () => {
     const { jobs, deps } = await setup();
-    const cancelled = finished(oneTime, { status: 'CANCELLED', errorType: 'cancelled' });
+    const cancelled = finished(oneTime, { status: 'CANCELLED', errorType: 'cancelled', cancelRequestedAt: DUE + 5 });
     expect(await completeRun(deps, cancelled, DUE + 20)).toBe('job-cancelled');
     expect((await jobs.get('t', 'J1'))?.status).toBe('CANCELLED');
     // Redelivered: the job is no longer ACTIVE, nothing more happens.
@@ -82,6 +82,16 @@ describe('completing a one-time job', () => {
     const recurringRun = finished(every, { status: 'CANCELLED', errorType: 'cancelled' });
     expect(await completeRun(recurring.deps, recurringRun, DUE + 20)).toBe('unchanged');
     expect((await recurring.jobs.get('t', 'J1'))?.status).toBe('ACTIVE');
+  });
+
+  it('leaves it ACTIVE when the executor ended the run because the job was gone, and a retried create wrote it since', async () => {
+    // The chaos run's case: the API died after putting the run, the sweep sent it, the executor
+    // found no job and ended it CANCELLED; the create, retried with its Idempotency-Key, then wrote
+    // the job (ACTIVE, at that occurrence) and fired it again before this record came.
+    const { jobs, deps } = await setup();
+    const jobGone = finished(oneTime, { status: 'CANCELLED', errorType: 'cancelled', error: 'job no longer exists' });
+    expect(await completeRun(deps, jobGone, DUE + 20)).toBe('unchanged');
+    expect((await jobs.get('t', 'J1'))?.status).toBe('ACTIVE');
   });
 
   it('fails it when its only occurrence was skipped for overlap: it will never run', async () => {
