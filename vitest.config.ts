@@ -1,8 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Files that judge timing against the wall clock (a start lag, calls per second at a target):
+ * they run after the rest, one at a time, so that another file's load on the two cores does not
+ * decide them. Everything else runs two files at a time.
+ */
+const TIMING = ['test/e2e/flow-control-rate.test.ts', 'test/e2e/priority-lanes.test.ts', 'test/e2e/early-release.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'console/test/**/*.test.ts'],
     // Local IAM reads the synthesized templates: synthesized once here, cached for every file.
     // The browser tests serve console/dist: built once here when its sources changed.
     globalSetup: ['test/support/warm-synth-cache.ts', 'test/support/build-console.ts'],
@@ -14,5 +20,19 @@ export default defineConfig({
     env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
     // Every local Chronos a test starts checks its API's answers against the OpenAPI document.
     setupFiles: ['test/support/openapi-conformance-setup.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'suite',
+          include: ['test/**/*.test.ts', 'console/test/**/*.test.ts'],
+          exclude: TIMING,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'timing', include: TIMING, fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

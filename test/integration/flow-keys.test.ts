@@ -47,7 +47,7 @@ describe('flow-control keys in DynamoDB', () => {
         ),
       ),
     );
-    const instants = decisions.map((d) => (d.kind === 'go' ? d.startAt : d.until)).sort((a, b) => a - b);
+    const instants = decisions.map((d) => d.startAt as number).sort((a, b) => a - b);
     expect(new Set(instants).size).toBe(40);
     const spacing = (1000 + START_JITTER_MS) / 10;
     for (const [i, at] of instants.entries()) expect(at).toBeCloseTo(T0 + i * spacing, 6);
@@ -96,6 +96,67 @@ describe('flow-control keys in DynamoDB', () => {
     expect(released.wake).toEqual(second.message);
     const woken = await store.change('tenant-b', 'handoff', (s) => decideGate(s, settings, second, T0 + 1_100));
     expect(woken).toMatchObject({ kind: 'go', waitedMs: 1_100 }); // since it was ready (T0)
+  });
+
+  it('passes a key with one write when its process wrote it last, and decides right when another wrote since', async () => {
+    const sent: string[] = [];
+    const counted = new DynamoFlowKeys(
+      {
+        send: (command: { constructor: { name: string } }) => (
+          sent.push(command.constructor.name), aws.documents.send(command as never)
+        ),
+      } as never,
+      aws.resources.tables.tenants,
+    );
+    const settings = { key: 'one-write', parallelism: 2 };
+    await counted.change('tenant-f', 'one-write', (s) => decideGate(s, settings, runOf('tenant-f', 1), T0));
+    sent.length = 0;
+    await counted.change('tenant-f', 'one-write', (s) => decideGate(s, settings, runOf('tenant-f', 2), T0));
+    expect(sent).toEqual(['PutCommand']);
+    // Another process takes the last slot: this one's memory is stale, its write refused, and it
+    // decides again on the item the refusal brought back (no slot left: the run waits).
+    await (stores[1] as DynamoFlowKeys).change('tenant-f', 'one-write', (s) =>
+      decideRelease(s, runOf('tenant-f', 1).runId, T0 + 1),
+    );
+    await (stores[1] as DynamoFlowKeys).change('tenant-f', 'one-write', (s) =>
+      decideGate(s, settings, runOf('tenant-f', 3), T0 + 2),
+    );
+    sent.length = 0;
+    const fourth = await counted.change('tenant-f', 'one-write', (s) =>
+      decideGate(s, settings, runOf('tenant-f', 4), T0 + 3),
+    );
+    expect(fourth).toMatchObject({ kind: 'wait', reason: 'parallelism' });
+    expect(sent).toEqual(['PutCommand', 'PutCommand']);
+    const key = await counted.read('tenant-f', 'one-write');
+    expect(key?.holders.map((h) => h.runId).sort()).toEqual(
+      [runOf('tenant-f', 2).runId, runOf('tenant-f', 3).runId].sort(),
+    );
+    expect(Object.keys(key?.waiters ?? {})).toEqual([runOf('tenant-f', 4).runId]);
+  });
+
+  it("writes a burst of one process's changes of a key together, each decided on what the ones before it left", async () => {
+    const sent: string[] = [];
+    const counted = new DynamoFlowKeys(
+      {
+        send: (command: { constructor: { name: string } }) => (
+          sent.push(command.constructor.name), aws.documents.send(command as never)
+        ),
+      } as never,
+      aws.resources.tables.tenants,
+    );
+    const settings = { key: 'burst', ratePerSecond: 10 };
+    const decisions = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        counted.change('tenant-g', 'burst', (s) => decideGate(s, settings, runOf('tenant-g', i), T0)),
+      ),
+    );
+    const spacing = (1000 + START_JITTER_MS) / 10;
+    expect(decisions.map((d) => d.startAt)).toEqual(decisions.map((_, i) => T0 + i * spacing));
+    // The first change alone (a read and a write), then the 29 that came meanwhile in one write.
+    expect(sent).toEqual(['GetCommand', 'PutCommand', 'PutCommand']);
+    expect(Object.keys((await counted.read('tenant-g', 'burst'))?.reserved ?? {})).toHaveLength(
+      decisions.filter((d) => d.kind === 'wait').length,
+    );
   });
 
   it('replaces the limits on a write and keeps the key per tenant', async () => {

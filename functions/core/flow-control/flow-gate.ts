@@ -8,9 +8,11 @@
  *   slot is idle only for a message's trip; the waiter's own message comes back at the earliest
  *   lease end anyway, in case the giver died (a dead holder's slot is free then too);
  * - an instant more than IN_PROCESS_WAIT_MS away: the run keeps its reservation in the key and its
- *   message is sent again, delayed to the instant — one delayed message per waiting run;
- * - otherwise it goes: it waits out the rest in process (SQS delays are whole seconds, so a
- *   shorter wait could not be a delay anyway) and calls at its instant.
+ *   message is sent again, delayed to WAIT_LEAD_MS before the instant — one delayed message per
+ *   waiting run, back early enough that a busy fleet does not miss the instant;
+ * - otherwise (or, for a run back with its reservation, within HELD_IN_PROCESS_WAIT_MS) it goes: it
+ *   waits out the rest in process (SQS delays are whole seconds, so a shorter wait could not be a
+ *   delay anyway) and calls at its instant.
  */
 import type { DispatchMessage } from '../model.ts';
 import { PRIORITIES, type Priority } from '../priority.ts';
@@ -19,21 +21,36 @@ import { liveHolders, releaseSlot, takeSlot } from './parallel-slots.ts';
 import type { FlowKeyChange, FlowKeyState, SlotWaiter } from './ports.ts';
 import { reserveStart } from './rate-reservation.ts';
 
-/** A start instant at most this far away is waited for in process rather than with a delayed message. */
+/** A new run whose instant is at most this far away waits for it in process rather than with a delayed message. */
 export const IN_PROCESS_WAIT_MS = 1000;
 /**
- * How late a call may start after its instant (the claim and the reads between the gate and the
- * call, a busy host) with the key still never making more than `ratePerSecond` calls in any
- * second: the instants are spaced (1000 + this) / ratePerSecond ms apart, not 1000 / ratePerSecond.
+ * A run waiting for a farther instant has its message delayed to this long before it, so that it
+ * is back, claimed and ready while a busy executor fleet still has time to spare: a message back
+ * after its instant makes its run take a new one at the end of the line.
  */
-export const START_JITTER_MS = 50;
+export const WAIT_LEAD_MS = 1000;
 /**
- * A call not started this long after its instant is not made then (its run takes a new instant):
- * less than START_JITTER_MS, so that the rest covers the trip to the target.
+ * A run back with its reservation waits in process for an instant at most this far away: its
+ * lead, the second SQS's whole-second delays may release it early, and some slack.
  */
-export const LATE_START_MS = 20;
-/** A run back later than this after its reserved instant takes a new one: started late, it could crowd the next ones. */
-export const LATE_RESERVATION_MS = 10;
+export const HELD_IN_PROCESS_WAIT_MS = WAIT_LEAD_MS + 1500;
+/**
+ * How late a call may reach its target after its instant (the claim and the reads between the
+ * gate and the call, a busy host, the trip) with the key still never making more than
+ * `ratePerSecond` calls in any second: the instants are spaced (1000 + this) / ratePerSecond ms
+ * apart, not 1000 / ratePerSecond.
+ */
+export const START_JITTER_MS = 100;
+/**
+ * A call not started this long after its reserved instant is not made then (its run takes a new
+ * instant): less than START_JITTER_MS, so that the rest covers the trip to the target.
+ */
+export const LATE_START_MS = 40;
+/**
+ * A run back later than this after its reserved instant takes a new one: started late, it could
+ * crowd the next ones. Less than LATE_START_MS, so that a run back just in time can still start.
+ */
+export const LATE_RESERVATION_MS = 30;
 /** A slot handed to a waiter is kept for it this long: its message is sent right away, and normally takes seconds. */
 export const HANDOFF_MS = 60_000;
 /** Runs a key keeps track of in each line (reservations, slot waiters): bounds the key's item. */
@@ -55,8 +72,11 @@ export type GateDecision =
    * rate, a call that could not start by `startBy` must not start at all: it would crowd the next instants.
    */
   | { kind: 'go'; startAt: number; holdsSlot: boolean; waitedMs?: number; startBy?: number }
-  /** Not now: the run's message must come back at `until`. */
-  | { kind: 'wait'; until: number; reason: 'rate' | 'parallelism' };
+  /**
+   * Not now: the run's message must come back at `until`; under a rate, `startAt` is the instant
+   * it holds (`until` is WAIT_LEAD_MS before it).
+   */
+  | { kind: 'wait'; until: number; reason: 'rate' | 'parallelism'; startAt?: number };
 
 /** The key's state as a run finds it: the limits most recently written, or the run's own when none were. */
 function effective(state: FlowKeyState | undefined, settings: FlowControlSettings, now: number): FlowKeyState {
@@ -120,14 +140,14 @@ export function decideGate(
   const rest = { ...key, holders, waiters: without(key.waiters, run.runId) };
   const nextFreeAt = 'nextFreeAt' in planned ? planned.nextFreeAt : key.nextFreeAt;
   const withInstant = nextFreeAt === undefined ? rest : { ...rest, nextFreeAt };
-  if (startAt - now > IN_PROCESS_WAIT_MS) {
+  if (startAt - now > (reservation ? HELD_IN_PROCESS_WAIT_MS : IN_PROCESS_WAIT_MS)) {
     const tracked = held !== undefined || Object.keys(key.reserved).length < MAX_TRACKED_WAITERS;
     if (!tracked) {
       // The line is full: this run reserves nothing and looks again when the line's last instant comes.
       return { next: rest, result: { kind: 'wait', until: key.nextFreeAt ?? startAt, reason: 'rate' } };
     }
     const next = { ...withInstant, reserved: { ...key.reserved, [run.runId]: { at: startAt, since } } };
-    return { next, result: { kind: 'wait', until: startAt, reason: 'rate' } };
+    return { next, result: { kind: 'wait', until: startAt - WAIT_LEAD_MS, reason: 'rate', startAt } };
   }
   const waitedMs = Math.round(startAt - since);
   const next = { ...withInstant, reserved: without(key.reserved, run.runId) };
@@ -138,7 +158,8 @@ export function decideGate(
       startAt,
       holdsSlot: key.parallelism !== undefined,
       ...(waitedMs > 0 ? { waitedMs } : {}),
-      ...(rate === undefined ? {} : { startBy: startAt + LATE_START_MS }),
+      // Counted from the instant reserved, not from now: a run back a little late has less time left.
+      ...(rate === undefined ? {} : { startBy: planned.at + LATE_START_MS }),
     },
   };
 }

@@ -16,6 +16,7 @@ import {
   type GateRun,
   IN_PROCESS_WAIT_MS,
   START_JITTER_MS,
+  WAIT_LEAD_MS,
 } from '#core/flow-control/flow-gate';
 import type { FlowKeyState } from '#core/flow-control/ports';
 import type { Priority } from '#core/priority';
@@ -55,8 +56,10 @@ describe('the gate under a rate', () => {
     const runs = Array.from({ length: 30 }, (_, i) => runOf(i));
     const { state, decisions } = passAll(runs, { key: 'k', ratePerSecond: 10 }, T0);
     const spacing = (1000 + START_JITTER_MS) / 10;
-    const instants = decisions.map((d) => (d.kind === 'go' ? d.startAt : d.until));
+    const instants = decisions.map((d) => d.startAt);
     expect(instants).toEqual(runs.map((_, i) => T0 + i * spacing));
+    // A waiting run's message comes back WAIT_LEAD_MS before its instant.
+    for (const d of decisions) if (d.kind === 'wait') expect(d.until).toBe((d.startAt as number) - WAIT_LEAD_MS);
     const goes = decisions.filter((d) => d.kind === 'go');
     expect(goes.every((d) => d.kind === 'go' && d.startAt - T0 <= IN_PROCESS_WAIT_MS)).toBe(true);
     expect(goes.length).toBe(Math.floor(IN_PROCESS_WAIT_MS / spacing) + 1);
@@ -66,20 +69,22 @@ describe('the gate under a rate', () => {
   });
 
   it('keeps a waiting run its instant when its message comes back, and counts its wait', () => {
-    const runs = Array.from({ length: 20 }, (_, i) => runOf(i));
+    const runs = Array.from({ length: 40 }, (_, i) => runOf(i));
     const { state, decisions } = passAll(runs, { key: 'k', ratePerSecond: 10 }, T0);
-    const last = decisions[19] as Extract<GateDecision, { kind: 'wait' }>;
+    const last = decisions[39] as Extract<GateDecision, { kind: 'wait' }>;
     expect(last.kind).toBe('wait');
-    // Back 800 ms early (whole-second delays): it goes at its own instant, not a new one.
-    const back = decideGate(state, { key: 'k', ratePerSecond: 10 }, runOf(19), last.until - 800);
-    expect(back.result).toMatchObject({ kind: 'go', startAt: last.until, waitedMs: last.until - T0 });
+    const instant = last.startAt as number;
+    // Back 800 ms before its release (whole-second delays): it goes at its own instant, not a new one.
+    const back = decideGate(state, { key: 'k', ratePerSecond: 10 }, runOf(39), last.until - 800);
+    expect(back.result).toMatchObject({ kind: 'go', startAt: instant, waitedMs: instant - T0 });
     expect(back.next.nextFreeAt).toBe(state.nextFreeAt);
-    expect(back.next.reserved[runs[19]?.runId as string]).toBeUndefined();
-    // Back late: a new instant, at the end of the line (started late, it would crowd the next ones).
-    const late = decideGate(state, { key: 'k', ratePerSecond: 10 }, runOf(19), last.until + 500);
-    expect(late.result.kind === 'go' ? late.result.startAt : late.result.until).toBeGreaterThanOrEqual(
-      state.nextFreeAt as number,
-    );
+    expect(back.next.reserved[runs[39]?.runId as string]).toBeUndefined();
+    // Back by a busy fleet, up to the lead late: still its own instant.
+    const busy = decideGate(state, { key: 'k', ratePerSecond: 10 }, runOf(39), instant - 10);
+    expect(busy.result).toMatchObject({ kind: 'go', startAt: instant });
+    // Back after its instant: a new instant, at the end of the line (started late, it would crowd the next ones).
+    const late = decideGate(state, { key: 'k', ratePerSecond: 10 }, runOf(39), instant + 500);
+    expect(late.result.startAt).toBeGreaterThanOrEqual(state.nextFreeAt as number);
   });
 
   it('never starts more than the rate in any second (property)', () => {
@@ -91,7 +96,7 @@ describe('the gate under a rate', () => {
           const runs = offsets.map((offset, i) => runOf(i, T0 + offset));
           const { decisions } = passAll(runs, { key: 'k', ratePerSecond: rate }, T0);
           // Each call may start up to LATE_START_MS after its instant (< START_JITTER_MS).
-          const starts = decisions.map((d) => (d.kind === 'go' ? d.startAt : d.until)).sort((a, b) => a - b);
+          const starts = decisions.map((d) => d.startAt as number).sort((a, b) => a - b);
           for (let i = 0; i < starts.length; i++) {
             const inWindow = starts.filter(
               (s) => s >= (starts[i] as number) - START_JITTER_MS && s < (starts[i] as number) + 1000,

@@ -6,6 +6,7 @@
  * held up past its instant is not made (its claim is given back, the run waits again).
  */
 import { describe, expect, it } from 'vitest';
+import { START_JITTER_MS, WAIT_LEAD_MS } from '#core/flow-control/flow-gate';
 import type { FlowKeyChange, FlowKeyState, FlowKeyStore } from '#core/flow-control/ports';
 import type { Job } from '#core/model';
 import { fixedSigningKeys, newSigningSecret } from '#core/signing';
@@ -70,28 +71,30 @@ async function setup(flowControl: NonNullable<Job['flowControl']>, count: number
 
 describe('the executor under a flow-control key', () => {
   it('leaves a run over the rate QUEUED, unclaimed and uncalled, waiting for its own instant', async () => {
+    // One call every 550 ms ((1000 + START_JITTER_MS) / 2): the second instant is waited for in
+    // process, the third is farther than IN_PROCESS_WAIT_MS.
+    const spacing = (1000 + START_JITTER_MS) / 2;
     const { deps, messages, runs, invoker, clock } = await setup({ key: 'k', ratePerSecond: 2 }, 3);
     // Three runs arriving at their due time together (the clock set back for each).
     expect((await executeRun(deps, messages[0] as never)).kind).toBe('called');
     clock.current = DUE;
-    // 525 ms away ((1000 + 50) / 2): waited for in process, called at its instant.
     expect((await executeRun(deps, messages[1] as never)).kind).toBe('called');
-    expect(invoker.requests.map((request) => request.at)).toEqual([DUE, DUE + 525]);
-    expect(await runs.get(messages[1] as never)).toMatchObject({ status: 'SUCCEEDED', waitedMs: 525 });
+    expect(invoker.requests.map((request) => request.at)).toEqual([DUE, DUE + spacing]);
+    expect(await runs.get(messages[1] as never)).toMatchObject({ status: 'SUCCEEDED', waitedMs: spacing });
     clock.current = DUE;
     expect(await executeRun(deps, messages[2] as never)).toEqual({
       kind: 'waiting',
-      until: DUE + 1_050,
+      until: DUE + 2 * spacing - WAIT_LEAD_MS,
       reason: 'rate',
     });
     expect(await runs.get(messages[2] as never)).toMatchObject({ status: 'QUEUED' });
     expect(invoker.requests).toHaveLength(2);
 
     // Back early (SQS delays are whole seconds): called at its own instant, all its wait counted.
-    clock.current = DUE + 500;
+    clock.current = DUE + 2 * spacing - WAIT_LEAD_MS - 800;
     expect((await executeRun(deps, messages[2] as never)).kind).toBe('called');
-    expect(invoker.requests[2]?.at).toBe(DUE + 1_050);
-    expect(await runs.get(messages[2] as never)).toMatchObject({ status: 'SUCCEEDED', waitedMs: 1_050 });
+    expect(invoker.requests[2]?.at).toBe(DUE + 2 * spacing);
+    expect(await runs.get(messages[2] as never)).toMatchObject({ status: 'SUCCEEDED', waitedMs: 2 * spacing });
   });
 
   it('gives a slot back after the call and sends the first waiter its message', async () => {
@@ -120,6 +123,6 @@ describe('the executor under a flow-control key', () => {
     expect(result).toMatchObject({ kind: 'waiting', reason: 'rate' });
     expect(invoker.requests).toHaveLength(0);
     expect(await runs.get(messages[0] as never)).toMatchObject({ status: 'QUEUED' });
-    expect(keys.state?.nextFreeAt).toBe(DUE + 1_050);
+    expect(keys.state?.nextFreeAt).toBe(DUE + 1000 + START_JITTER_MS);
   });
 });
