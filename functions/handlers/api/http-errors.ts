@@ -52,13 +52,57 @@ export function responseForError(error: unknown): APIGatewayProxyResult {
   return errorResponse(500, 'INTERNAL', 'Internal error');
 }
 
+/** The keys the JSON body parser refuses (prototype poisoning): valid JSON, but never a field of Chronos. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);
+
+/**
+ * A body the JSON parser refused for a forbidden key (`__proto__`, or `constructor` holding a
+ * `prototype`) is valid JSON: the 400 names where the key is (`flowControl.__proto__`), as for any
+ * field that is not Chronos's, rather than calling the body malformed.
+ */
+function forbiddenKeyResponse(error: unknown, body: unknown): APIGatewayProxyResult | undefined {
+  const httpError = error as MiddyHttpError;
+  if (httpError?.cause?.package !== '@middy/http-json-body-parser' || httpError.statusCode !== 422) return undefined;
+  if (typeof body !== 'string') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const field = forbiddenKeyPath(parsed, []);
+  if (field === undefined) return undefined;
+  return errorResponse(400, 'VALIDATION_FAILED', 'The request is invalid', [
+    { field: field.join('.'), reason: 'is not a field Chronos accepts' },
+  ]);
+}
+
+/** The path of the first forbidden key in `value`, depth first; found without recursion limits of its own (the body is bounded). */
+function forbiddenKeyPath(value: unknown, path: string[]): string[] | undefined {
+  const pending: Array<[unknown, string[]]> = [[value, path]];
+  while (pending.length > 0) {
+    const [node, at] = pending.pop() as [unknown, string[]];
+    if (node === null || typeof node !== 'object') continue;
+    for (const [key, child] of Object.entries(node)) {
+      const here = [...at, key];
+      if (
+        FORBIDDEN_KEYS.has(key) &&
+        (key === '__proto__' || (child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')))
+      )
+        return here;
+      pending.push([child, here]);
+    }
+  }
+  return undefined;
+}
+
 /** Every answer leaves through here, mapped or not: it also carries the CORS headers (cors.ts). */
 export function httpErrors(): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   const cors = corsHeaders();
   return {
     after: cors.after,
     onError: async (request) => {
-      request.response = responseForError(request.error);
+      request.response = forbiddenKeyResponse(request.error, request.event?.body) ?? responseForError(request.error);
       await cors.onError?.(request);
     },
   };

@@ -70,6 +70,21 @@ describe('POST /v1/jobs validation', () => {
     });
   });
 
+  it('names a key the JSON parser refuses (prototype poisoning) where it is, not the body as malformed', async () => {
+    const proto = await send(
+      '{"target":{"url":"https://example.com/hook","headers":{"__proto__":{"x":1}}},"schedule":{"type":"once"}}',
+    );
+    expect(proto.status).toBe(400);
+    expect(proto.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'target.headers.__proto__', reason: 'is not a field Chronos accepts' }],
+    });
+    const constructor = await send('{"name":"x","constructor":{"prototype":{}},"schedule":{"type":"once"}}');
+    expect(constructor.body.error.details).toEqual([
+      { field: 'constructor', reason: 'is not a field Chronos accepts' },
+    ]);
+  });
+
   it('answers a missing body with 400', async () => {
     const { status, body } = await send(null);
     expect(status).toBe(400);

@@ -82,7 +82,8 @@ describe('the flowControl field at the edge', () => {
           );
         },
       ),
-      { numRuns: 150 },
+      // Found by this property: a key the JSON parser refuses (prototype poisoning) is named too.
+      { numRuns: 150, examples: [[JSON.parse('{"__proto__":0}'), 'POST']] },
     );
   });
 });
