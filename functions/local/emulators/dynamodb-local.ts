@@ -11,10 +11,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { freePort } from './free-port.ts';
 import { ensureJava } from './java.ts';
+import { loopbackLauncher } from './loopback-launcher.ts';
 
 export interface RunningEmulator {
   endpoint: string;
@@ -22,8 +22,6 @@ export interface RunningEmulator {
 }
 
 const STARTUP_TIMEOUT_MS = 30_000;
-/** Java source run by the single-file launcher: DynamoDB Local bound to 127.0.0.1. */
-const LOOPBACK_LAUNCHER = fileURLToPath(new URL('./DynamoDbLocalOnLoopback.java', import.meta.url));
 
 function emulatorDirectory(): string {
   const require = createRequire(import.meta.url);
@@ -53,15 +51,23 @@ class PortTakenError extends Error {}
 
 async function startOnPort(port: number, dataDir: string | undefined): Promise<RunningEmulator> {
   const dir = emulatorDirectory();
+  const classpath = [join(dir, 'DynamoDBLocal.jar'), join(dir, 'DynamoDBLocal_lib', '*')].join(delimiter);
+  const launcher = loopbackLauncher(classpath);
   const child = spawn(
     'java',
     [
+      // The client compiler alone, and the serial collector: on two cores C2's compiling competes
+      // with the requests, and DynamoDB Local starts in less than half the CPU and serves more
+      // requests a second over a test's or the bench's life (measured: 3 s instead of 9 s of CPU
+      // to start; 1,070 instead of 850 PutItem/s after 9,000 puts).
+      '-XX:TieredStopAtLevel=1',
+      '-XX:+UseSerialGC',
       `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
       '-Xmx1g',
       '-cp',
-      [join(dir, 'DynamoDBLocal.jar'), join(dir, 'DynamoDBLocal_lib', '*')].join(delimiter),
+      [...launcher.classpath, classpath].join(delimiter),
       // Loopback only: DynamoDB Local answers anyone who can reach it, with any credentials.
-      LOOPBACK_LAUNCHER,
+      launcher.main,
       // -sharedDb: one database file (shared-local-instance.db) whatever the credentials or region.
       // The JVM runs in the emulator's folder: a relative folder is resolved from ours first.
       ...(dataDir === undefined ? ['-inMemory'] : ['-dbPath', resolve(dataDir)]),
