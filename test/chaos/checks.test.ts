@@ -186,7 +186,7 @@ describe('chaos checks', () => {
         history({
           runs: [
             run(1, { status: 'FAILED', completedAt: T + 100, nextAttemptAt }),
-            run(2, { availableAt: nextAttemptAt, completedAt: callAt + 100 }),
+            run(2, { availableAt: nextAttemptAt, createdAt: T + 500, completedAt: callAt + 100 }),
           ],
           calls: [call(1, T), call(2, callAt)],
           kills,
@@ -204,6 +204,12 @@ describe('chaos checks', () => {
     expect(retryAt(T + 600, T + 600 + 35_001, killed).failures[0]).toContain('allowed 35000 ms, 1 kills');
     // What the old allowance (60 s + 10 s per kill) let through.
     expect(retryAt(T + 600, T + 600 + 59_000).ok).toBe(false);
+    // The completion handler killed while the failure waited for its retry to be made: one more
+    // allowance; killed before the failure or after the retry was made, none.
+    const completionKill = (at: number) => kill(at, ['other'], { role: 'completion', reason: 'mid-batch' });
+    expect(retryAt(T + 600, T + 600 + 35_000, [completionKill(T + 300)]).failures).toEqual([]);
+    expect(retryAt(T + 600, T + 600 + 35_000, [completionKill(T + 50)]).failures[0]).toContain('0 kills');
+    expect(retryAt(T + 600, T + 600 + 35_000, [completionKill(T + 700)]).failures[0]).toContain('0 kills');
   });
 
   it('derive the retry lateness bound from the design numbers, not from a measured run', () => {

@@ -199,7 +199,9 @@ export function checkDuplicatesExplained(evidence: Evidence, index: Index = inde
  * late by the runs stream and the completion handler).
  * Each kill of an executor recorded holding it adds one more return of its message: at most one
  * visibility timeout after it was received, when the killed claim's lease (timeout + margin) has
- * ended too, so the next claim takes it over.
+ * ended too, so the next claim takes it over. Each kill of the completion handler while the failed
+ * attempt waited in the runs stream for its retry to be made adds as much: the handler starts
+ * again and reads the stream from its last checkpoint.
  */
 export function retryLatenessBound(evidence: Evidence): { baseMs: number; perKillMs: number } {
   const { design, visibilityTimeoutMs, sqsOutage } = evidence;
@@ -254,7 +256,15 @@ export function checkBackoff(evidence: Evidence, index: Index = indexEvidence(ev
       const call = index.callsByRun.get(next.runId)?.[0];
       if (!call) continue;
       const late = call.at - failed.nextAttemptAt;
-      const kills = (index.killsHolding.get(next.runId) ?? []).filter((at) => at <= call.at).length;
+      // An executor killed holding the retry returns its message once; a completion handler killed
+      // while the failure waited in the runs stream for it restarts and reads the stream again.
+      const completionKills = evidence.kills.filter(
+        (kill) =>
+          kill.role === 'completion' &&
+          kill.at >= (failed.completedAt as number) &&
+          kill.at <= (next.createdAt ?? call.at),
+      ).length;
+      const kills = (index.killsHolding.get(next.runId) ?? []).filter((at) => at <= call.at).length + completionKills;
       const allowed = bound.baseMs + kills * bound.perKillMs;
       if (kills === 0) lateness.push(late);
       if (late < -EARLY_TOLERANCE_MS)

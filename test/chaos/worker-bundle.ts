@@ -22,6 +22,10 @@ export async function bundleWorker(): Promise<string> {
     format: 'esm',
     target: 'node24',
     packages: 'external',
+    // Synthesis (aws-cdk-lib, cdk-nag) is imported only when the templates' cache misses, which it
+    // never does in a worker: the coordinator synthesized them. Bundled, esbuild would hoist its
+    // packages to static imports, and every restarted worker would load aws-cdk-lib (seconds).
+    external: ['*/lib/app.ts'],
     logLevel: 'error',
   });
   return outfile;
