@@ -1,11 +1,18 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files that judge timing against the wall clock (a start lag, calls per second at a target):
+ * Files that judge timing against the wall clock (a start lag, calls per second at a target, a
+ * retry's lateness), and the chaos run, whose dozen processes would starve whatever ran beside it:
  * they run after the rest, one at a time, so that another file's load on the two cores does not
  * decide them. Everything else runs two files at a time.
  */
-const TIMING = ['test/e2e/flow-control-rate.test.ts', 'test/e2e/priority-lanes.test.ts', 'test/e2e/early-release.test.ts'];
+const TIMING = [
+  'test/e2e/flow-control-rate.test.ts',
+  'test/e2e/priority-lanes.test.ts',
+  'test/e2e/early-release.test.ts',
+  'test/e2e/recurring-jobs.test.ts',
+  'test/chaos/chaos.test.ts',
+];
 
 export default defineConfig({
   test: {
