@@ -102,9 +102,10 @@ describe('flow-control keys in DynamoDB', () => {
     const sent: string[] = [];
     const counted = new DynamoFlowKeys(
       {
-        send: (command: { constructor: { name: string } }) => (
-          sent.push(command.constructor.name), aws.documents.send(command as never)
-        ),
+        send: (command: { constructor: { name: string } }) => {
+          sent.push(command.constructor.name);
+          return aws.documents.send(command as never);
+        },
       } as never,
       aws.resources.tables.tenants,
     );
@@ -138,9 +139,10 @@ describe('flow-control keys in DynamoDB', () => {
     const sent: string[] = [];
     const counted = new DynamoFlowKeys(
       {
-        send: (command: { constructor: { name: string } }) => (
-          sent.push(command.constructor.name), aws.documents.send(command as never)
-        ),
+        send: (command: { constructor: { name: string } }) => {
+          sent.push(command.constructor.name);
+          return aws.documents.send(command as never);
+        },
       } as never,
       aws.resources.tables.tenants,
     );

@@ -39,7 +39,8 @@ export async function startProcessTarget(): Promise<ProcessTarget> {
       for (;;) {
         const calls = await callsTo(path);
         if (calls.length >= count) return calls;
-        if (Date.now() > deadline) throw new Error(`${calls.length} of ${count} calls to ${path} within ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`${calls.length} of ${count} calls to ${path} within ${timeoutMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },

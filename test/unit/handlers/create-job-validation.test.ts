@@ -79,8 +79,8 @@ describe('POST /v1/jobs validation', () => {
       code: 'VALIDATION_FAILED',
       details: [{ field: 'target.headers.__proto__', reason: 'is not a field Chronos accepts' }],
     });
-    const constructor = await send('{"name":"x","constructor":{"prototype":{}},"schedule":{"type":"once"}}');
-    expect(constructor.body.error.details).toEqual([
+    const prototypeKey = await send('{"name":"x","constructor":{"prototype":{}},"schedule":{"type":"once"}}');
+    expect(prototypeKey.body.error.details).toEqual([
       { field: 'constructor', reason: 'is not a field Chronos accepts' },
     ]);
   });
