@@ -82,6 +82,12 @@ export interface LocalChronosOptions {
   releaseSpread?: ReleaseSpreadOptions;
   /** Wait between empty stream reads (default 150 ms). */
   streamPollIntervalMs?: number;
+  /**
+   * The completion mapping's batching window, ms: 0 (the default) delivers each poll's records at
+   * once — locally latency matters more than invocations — while the bench passes the deployed
+   * window (COMPLETION_BATCHING_WINDOW_SECONDS), so the costs it measures are AWS's.
+   */
+  completionBatchingWindowMs?: number;
   /** DUE_SHARD_COUNT (default 16). */
   dueShardCount?: number;
   /** SCAN_HORIZON_SECONDS (default 90). */
@@ -438,9 +444,9 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           functionName: 'completion',
           timeoutSeconds: COMPLETION_TIMEOUT_SECONDS,
           pollIntervalMs: options.streamPollIntervalMs ?? 150,
-          // As the deployed mapping (lib/constructs/completion-handler.ts), minus its 1 s batching window:
-          // locally latency matters more than invocation count.
+          // As the deployed mapping (lib/constructs/completion-handler.ts); its batching window only when asked.
           batchSize: COMPLETION_BATCH_SIZE,
+          batchingWindowMs: options.completionBatchingWindowMs ?? 0,
           maxRetries: 5,
           bisectBatchOnError: true,
           ...(options.completionCheckpoints

@@ -19,7 +19,10 @@ export function decideCancel(state: AsyncRunState, context: DecisionContext): As
     // The request is recorded with the end: it is what tells completion that the tenant cancelled
     // the occurrence, not an executor finding its job gone (complete-run.ts).
     const write = endWrite(state, end, context);
-    return { write: { ...write, set: { ...write.set, cancelRequestedAt: context.now } }, answer: { kind: 'cancelled' } };
+    return {
+      write: { ...write, set: { ...write.set, cancelRequestedAt: context.now } },
+      answer: { kind: 'cancelled' },
+    };
   }
   const end = passedDeadline(state, context.now);
   if (end) return { write: endWrite(state, end, context), answer: { kind: 'refused', code: 'RUN_ENDED' } };
