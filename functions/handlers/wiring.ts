@@ -313,10 +313,29 @@ export const secretCipher = once(secretCipherFromEnv);
 /** Tenants' sealed signing secrets (tenants table). */
 export const signingSecretRepository = once(() => new DynamoSigningSecretRepository(documentClient(), tenantsTable()));
 
-/** A tenant's quotas: the stage defaults with the tenant's own overrides. */
+/**
+ * How long a process uses a tenant's quotas before reading them again. They are set when the
+ * tenant is made (`npm run admin`); reading them on every create, PATCH and trigger cost a read unit
+ * each, for a value that does not change.
+ */
+const QUOTAS_CACHE_MS = 60_000;
+const quotasRead = new Map<string, { quotas: Promise<TenantQuotas>; until: number }>();
+
+/** A tenant's quotas: the stage defaults with the tenant's own overrides (read at most once a minute per process). */
 export async function quotasOf(tenantId: string): Promise<TenantQuotas> {
-  const tenant = await tenantRepository().getTenant(tenantId);
-  return effectiveQuotas(defaultQuotas(), tenant?.quotas);
+  const now = Date.now();
+  const cached = quotasRead.get(tenantId);
+  if (cached && cached.until > now) return cached.quotas;
+  const quotas = tenantRepository()
+    .getTenant(tenantId)
+    .then((tenant) => effectiveQuotas(defaultQuotas(), tenant?.quotas));
+  // A failed read is not kept: the next request reads again.
+  quotas.catch(() => {
+    if (quotasRead.get(tenantId)?.quotas === quotas) quotasRead.delete(tenantId);
+  });
+  if (quotasRead.size >= 10_000) quotasRead.clear();
+  quotasRead.set(tenantId, { quotas, until: now + QUOTAS_CACHE_MS });
+  return quotas;
 }
 
 // Async runs (core/async/): their run items, the callback token keys, and what the callbacks, a

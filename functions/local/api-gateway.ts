@@ -15,6 +15,7 @@ import type {
 import { ROUTES, type Route } from '#handlers/api/routes';
 import { type ApiStage, buildAuthorizerEvent, buildProxyEvent, type IncomingApiRequest } from './api-gateway-events.ts';
 import { policyAllows } from './authorizer-policy.ts';
+import type { AuthorizerCache } from './aws-fidelity/authorizer-cache.ts';
 import { isConsolePath, serveConsole } from './console-site.ts';
 import { gatewayResponseCorsHeaders, preflightHeaders } from './cors-preflight.ts';
 import type { GatewayRefusal, GatewayRequestValidator } from './gateway-validation.ts';
@@ -50,6 +51,8 @@ export interface ApiGatewayOptions {
   consoleDir?: string;
   /** Sees every answer as the client gets it (the e2e tests check each against the OpenAPI document). */
   onResponse?: (exchange: GatewayExchange) => void;
+  /** API Gateway's cache of the authorizer's answers, as the template declares it (aws-fidelity/authorizer-cache.ts). */
+  authorizerCache?: AuthorizerCache;
 }
 
 /** One request's method and path (no query string) and the answer the gateway gave it. */
@@ -150,12 +153,16 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Runni
     let authorizerContext: Record<string, unknown> | undefined;
     if (match.route.authorized && options.authorizer) {
       const authEvent = buildAuthorizerEvent(request, match, stage);
+      const cacheKey = options.authorizerCache?.keyOf(req.headers);
+      const cached = cacheKey === undefined ? undefined : options.authorizerCache?.get(cacheKey, Date.now());
       let result: APIGatewayAuthorizerResult;
       try {
-        result = await invokeLambda(options.authorizer, authEvent, {
-          functionName: 'authorizer',
-          timeoutSeconds,
-        });
+        result =
+          cached ??
+          (await invokeLambda(options.authorizer, authEvent, {
+            functionName: 'authorizer',
+            timeoutSeconds,
+          }));
       } catch (error) {
         // API Gateway's convention: an authorizer that fails with exactly "Unauthorized" means 401.
         if (error instanceof Error && error.message === 'Unauthorized') {
@@ -168,6 +175,8 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Runni
         log(`authorizer returned an invalid result for ${method} ${request.path}`, result);
         return sendError(res, 500, 'INTERNAL', 'Authorizer returned an invalid policy', requestId);
       }
+      // Its policy is judged again for each method, as API Gateway judges a cached policy.
+      if (!cached && cacheKey !== undefined) options.authorizerCache?.put(cacheKey, result, Date.now());
       if (!policyAllows(result, authEvent.methodArn)) {
         return sendError(res, 403, 'FORBIDDEN', 'User is not authorized to access this resource', requestId);
       }

@@ -18,6 +18,7 @@ import { DEFAULT_QUOTAS, type TenantQuotas } from '#core/tenants/quotas';
 import { ROUTES } from '#handlers/api/routes';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
 import { type GatewayExchange, type RunningApiGateway, startApiGateway } from './api-gateway.ts';
+import { AuthorizerCache, authorizerCacheOf } from './aws-fidelity/authorizer-cache.ts';
 import { gatewayRequestChecks } from './aws-fidelity/gateway-models.ts';
 import { installIamHook } from './aws-fidelity/iam-enforcement.ts';
 import { type LocalIamOptions, startLocalIam } from './aws-fidelity/local-iam.ts';
@@ -81,6 +82,12 @@ export interface LocalChronosOptions {
   releaseSpread?: ReleaseSpreadOptions;
   /** Wait between empty stream reads (default 150 ms). */
   streamPollIntervalMs?: number;
+  /**
+   * The completion mapping's batching window, ms: 0 (the default) delivers each poll's records at
+   * once — locally latency matters more than invocations — while the bench passes the deployed
+   * window (COMPLETION_BATCHING_WINDOW_SECONDS), so the costs it measures are AWS's.
+   */
+  completionBatchingWindowMs?: number;
   /** DUE_SHARD_COUNT (default 16). */
   dueShardCount?: number;
   /** SCAN_HORIZON_SECONDS (default 90). */
@@ -140,6 +147,12 @@ export interface LocalChronosOptions {
    * (default on): what API Gateway refuses, the local gateway refuses before any function runs.
    */
   gatewayValidation?: boolean;
+  /**
+   * API Gateway's cache of authorizer answers. Default: the synthesized authorizer's TTL (30 s),
+   * so a revoked token keeps working until its cached answer ends, as on AWS; a number of seconds
+   * instead (a test that revokes a token and waits for it); `false`: every request authorized anew.
+   */
+  authorizerCacheSeconds?: number | false;
   log?: (message: string, error?: unknown) => void;
   /** The built console to serve at the API's origin outside `/v1` (console-build.ts builds it). */
   consoleDir?: string;
@@ -319,8 +332,10 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     // Before the handlers build their clients: the hook puts the IAM check on each of them.
     installIamHook();
     const validatesRequests = runs('api') && options.gatewayValidation !== false;
-    // Read once: both the IAM policies and the gateway's models come from the same templates.
-    const stacks = options.iam !== false || validatesRequests ? await synthesizedStacks() : undefined;
+    const cachesAuthorizer = runs('api') && options.authorizerCacheSeconds !== false;
+    // Read once: the IAM policies, the gateway's models and its authorizer cache come from the same templates.
+    const stacks =
+      options.iam !== false || validatesRequests || cachesAuthorizer ? await synthesizedStacks() : undefined;
     if (stacks && options.iam !== false) {
       const iam = startLocalIam(
         stacks,
@@ -333,6 +348,14 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
     const handlers = await loadHandlers(ROUTES, effectiveHandlers);
     const validateRequest =
       stacks && validatesRequests ? gatewayRequestValidator(gatewayRequestChecks(stacks.stateless)) : undefined;
+    const cacheSettings = stacks && cachesAuthorizer ? authorizerCacheOf(stacks.stateless) : undefined;
+    const authorizerCache =
+      cacheSettings &&
+      new AuthorizerCache(
+        typeof options.authorizerCacheSeconds === 'number'
+          ? { ...cacheSettings, ttlSeconds: options.authorizerCacheSeconds }
+          : cacheSettings,
+      );
 
     // Before any poller or scan: the runs kept on disk get their messages back first.
     const restoredRuns =
@@ -357,6 +380,7 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           corsAllowOrigins: cors,
           log,
           ...(validateRequest ? { validateRequest } : {}),
+          ...(authorizerCache ? { authorizerCache } : {}),
           ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
           ...(options.onApiResponse ? { onResponse: options.onApiResponse } : {}),
         })
@@ -420,9 +444,9 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
           functionName: 'completion',
           timeoutSeconds: COMPLETION_TIMEOUT_SECONDS,
           pollIntervalMs: options.streamPollIntervalMs ?? 150,
-          // As the deployed mapping (lib/constructs/completion-handler.ts), minus its 1 s batching window:
-          // locally latency matters more than invocation count.
+          // As the deployed mapping (lib/constructs/completion-handler.ts); its batching window only when asked.
           batchSize: COMPLETION_BATCH_SIZE,
+          batchingWindowMs: options.completionBatchingWindowMs ?? 0,
           maxRetries: 5,
           bisectBatchOnError: true,
           ...(options.completionCheckpoints

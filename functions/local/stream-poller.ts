@@ -46,6 +46,12 @@ export interface StreamPollerOptions {
   batchSize?: number;
   /** Wait between empty GetRecords calls. */
   pollIntervalMs?: number;
+  /**
+   * The mapping's MaximumBatchingWindowInSeconds, in ms (default 0): records that pass the filter
+   * are gathered until the batch is full or this long after the first of them, then delivered
+   * together.
+   */
+  batchingWindowMs?: number;
   /** How often to look for new shards. */
   shardDiscoveryIntervalMs?: number;
   /** Retries after the first failed invocation of a batch (default 3). */
@@ -145,21 +151,29 @@ export function startStreamPoller(options: StreamPollerOptions): RunningStreamPo
     let lastSequenceNumber = options.checkpoints?.get(shardId);
     let iterator: string | undefined;
     let trimmedInARow = 0;
+    const batchSize = options.batchSize ?? 100;
+    /** Records read that passed the filter, not yet delivered (the batching window)... */
+    let gathered: DynamoDBRecord[] = [];
+    /** ...when the first of them was read, and the last sequence number read with them. */
+    let gatheringSince = 0;
+    let gatheredUpTo: string | undefined;
     while (!stopped) {
       let records: _Record[];
       try {
         iterator ??= await iteratorFor(shardId, lastSequenceNumber);
         if (!iterator) return;
-        const page = await options.streams.send(
-          new GetRecordsCommand({ ShardIterator: iterator, Limit: options.batchSize ?? 100 }),
-          { abortSignal: abort.signal },
-        );
+        const page = await options.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: batchSize }), {
+          abortSignal: abort.signal,
+        });
         records = page.Records ?? [];
         iterator = page.NextShardIterator;
         trimmedInARow = 0;
       } catch (error) {
         if (stopped) return;
         iterator = undefined;
+        // Read again from the last delivered record.
+        gathered = [];
+        gatheredUpTo = undefined;
         if (error instanceof TrimmedDataAccessException) {
           // DynamoDB Local sometimes raises this transiently for a live position; only when it
           // persists has our position really left the retention window, and then, like Lambda,
@@ -173,15 +187,25 @@ export function startStreamPoller(options: StreamPollerOptions): RunningStreamPo
       }
       if (records.length > 0) {
         const converted = records.map((record) => toDynamoDbRecord(record, options.streamArn, region));
-        const batch = converted.filter((record) => matchesAnyPattern(record, options.filterPatterns ?? []));
-        if (batch.length > 0) await deliver(shardId, batch);
+        const passed = converted.filter((record) => matchesAnyPattern(record, options.filterPatterns ?? []));
+        if (gathered.length === 0 && passed.length > 0) gatheringSince = Date.now();
+        gathered = [...gathered, ...passed];
+        gatheredUpTo = records[records.length - 1]?.dynamodb?.SequenceNumber ?? gatheredUpTo;
+      }
+      const closed = iterator === undefined || iterator === null;
+      const windowLeft = gatheringSince + (options.batchingWindowMs ?? 0) - Date.now();
+      // Lambda's batching window: a batch short of its size waits for more, up to the window.
+      const waitForMore = !closed && gathered.length > 0 && gathered.length < batchSize && windowLeft > 0;
+      if (!waitForMore && gatheredUpTo !== undefined) {
+        while (gathered.length > 0 && !stopped) await deliver(shardId, gathered.splice(0, batchSize));
         // Stopped during the delivery: the batch may not be handled; the next start reads it again.
         if (stopped) return;
-        lastSequenceNumber = records[records.length - 1]?.dynamodb?.SequenceNumber ?? lastSequenceNumber;
-        if (lastSequenceNumber !== undefined) options.checkpoints?.set(shardId, lastSequenceNumber);
+        lastSequenceNumber = gatheredUpTo;
+        gatheredUpTo = undefined;
+        options.checkpoints?.set(shardId, lastSequenceNumber);
       }
-      if (iterator === undefined || iterator === null) return; // the shard is closed and drained
-      if (records.length === 0) await sleep(pollIntervalMs);
+      if (closed && gathered.length === 0) return; // the shard is closed and drained
+      if (records.length === 0) await sleep(waitForMore ? Math.min(pollIntervalMs, windowLeft) : pollIntervalMs);
     }
   }
 

@@ -6,7 +6,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
-import { COMPLETION_BATCH_SIZE } from '#core/limits';
+import { COMPLETION_BATCH_SIZE, COMPLETION_BATCHING_WINDOW_SECONDS } from '#core/limits';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
 import type { DispatchLanes } from '../dispatch-lanes.ts';
 import { COMPLETION_TIMEOUT } from '../timeouts.ts';
@@ -65,7 +65,7 @@ export class CompletionHandler extends Construct {
     this.eventSource = new DynamoEventSource(props.runsTable, {
       startingPosition: lambda.StartingPosition.TRIM_HORIZON,
       batchSize: COMPLETION_BATCH_SIZE,
-      maxBatchingWindow: Duration.seconds(1),
+      maxBatchingWindow: Duration.seconds(COMPLETION_BATCHING_WINDOW_SECONDS),
       reportBatchItemFailures: true,
       bisectBatchOnError: true,
       retryAttempts: 5,

@@ -7,7 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { registerClientMiddleware } from '#adapters/aws-clients';
-import { EXECUTOR_BATCH_SIZE } from '#core/limits';
+import { COMPLETION_BATCHING_WINDOW_SECONDS, EXECUTOR_BATCH_SIZE } from '#core/limits';
 import type { ReleaseSpreadOptions } from '#core/release-spread';
 import { ROUTES } from '#handlers/api/routes';
 import type { ApiHandler, AuthorizerHandler } from '#local/api-gateway';
@@ -99,6 +99,9 @@ export async function startHarness(config: HarnessConfig): Promise<Harness> {
       // writes and deferrals) is reported apart: CAPACITY.md, and docs/tenants.md (Quotas).
       quotas: { maxConcurrentRuns: fleetWorkers(config) * EXECUTOR_BATCH_SIZE },
       dueShardCount: config.dueShardCount ?? 16,
+      // The deployed completion mapping gathers a second of records per invocation: so does the
+      // bench, so that what it counts per execution (invocations, the aggregates' writes) is AWS's.
+      completionBatchingWindowMs: COMPLETION_BATCHING_WINDOW_SECONDS * 1000,
       log: (message, error) => logged.push(`${message}${error ? ` ${String(error)}` : ''}`),
       handlers: {
         api,

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Route } from '#handlers/api/routes';
 import { type ApiHandler, type AuthorizerHandler, type RunningApiGateway, startApiGateway } from '#local/api-gateway';
+import { AuthorizerCache } from '#local/aws-fidelity/authorizer-cache';
 
 const routes: Route[] = [
   { method: 'POST', path: '/v1/jobs', handler: 'create', authorized: true, access: {} },
@@ -175,5 +176,51 @@ describe('startApiGateway', () => {
     expect(response.status).toBe(413);
     expect(await errorCode(response)).toBe('PAYLOAD_TOO_LARGE');
     expect(seen.authorizerEvents).toHaveLength(0);
+  });
+});
+
+describe('startApiGateway with the authorizer cache', () => {
+  const invoked: string[] = [];
+  let gateway: RunningApiGateway;
+  const handler: ApiHandler = async () => ({ statusCode: 200, body: '{}' });
+
+  beforeAll(async () => {
+    gateway = await startApiGateway({
+      routes,
+      // As the fake above: a policy that names only the method it was asked about.
+      authorizer: async (event) => {
+        const token = String(event.headers?.Authorization ?? event.headers?.authorization);
+        invoked.push(token);
+        if (token !== 'Bearer good') throw new Error('Unauthorized');
+        return {
+          principalId: 'tenant-1',
+          policyDocument: {
+            Version: '2012-10-17',
+            Statement: [{ Effect: 'Allow', Action: 'execute-api:Invoke', Resource: event.methodArn }],
+          },
+          context: { tenantId: 'tenant-1' },
+        };
+      },
+      authorizerCache: new AuthorizerCache({ ttlSeconds: 30, identityHeaders: ['authorization'] }),
+      handlers: { create: handler, get: handler, runs: handler, health: handler },
+      port: 0,
+      log: () => {},
+    });
+  });
+  afterAll(() => gateway?.stop());
+
+  it('invokes the authorizer once per token, judges its cached policy for each method, and never caches a 401', async () => {
+    const get = (path: string, token: string) => fetch(`${gateway.url}${path}`, { headers: { Authorization: token } });
+    expect((await get('/v1/jobs/a', 'Bearer good')).status).toBe(200);
+    expect((await get('/v1/jobs/a', 'Bearer good')).status).toBe(200);
+    expect(invoked).toEqual(['Bearer good']);
+    // The cached policy names the first request's method ARN only: any other resource is denied,
+    // as API Gateway denies it (why the real authorizer allows the whole stage: authorizer.ts).
+    expect((await get('/v1/jobs/b', 'Bearer good')).status).toBe(403);
+    expect((await get('/v1/jobs/a/runs', 'Bearer good')).status).toBe(403);
+    expect(invoked).toEqual(['Bearer good']);
+    expect((await get('/v1/jobs/a', 'Bearer bad')).status).toBe(401);
+    expect((await get('/v1/jobs/a', 'Bearer bad')).status).toBe(401);
+    expect(invoked).toEqual(['Bearer good', 'Bearer bad', 'Bearer bad']);
   });
 });

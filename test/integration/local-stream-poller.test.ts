@@ -275,4 +275,32 @@ describe('startStreamPoller', () => {
     });
     await expect.poll(() => second.flat().map(describeRecord), { timeout: 5000 }).toEqual(['INSERT c ->QUEUED']);
   });
+
+  it('gathers records for its batching window and delivers them in one invocation, as the deployed mapping does', async () => {
+    const { table, streamArn } = await newRunsTable();
+    const delivered: DynamoDBRecord[][] = [];
+    const deliveredAt: number[] = [];
+    const record = recorder(delivered);
+    poller = startStreamPoller({
+      streams: clients.streams,
+      streamArn,
+      handler: async (event, context) => {
+        deliveredAt.push(Date.now());
+        return record(event, context);
+      },
+      pollIntervalMs: 50,
+      batchingWindowMs: 1_500,
+    });
+    const firstPut = Date.now();
+    // Records trickling in 200 ms apart, well within the window: one invocation for all five.
+    for (const sk of ['a', 'b', 'c', 'd', 'e']) {
+      await putRun(table, sk, 'QUEUED');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await expect.poll(() => delivered.flat().length, { timeout: 5000 }).toBe(5);
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]?.map(describeRecord)).toEqual(['a', 'b', 'c', 'd', 'e'].map((sk) => `INSERT ${sk} ->QUEUED`));
+    // Not before the window ran out after the first record came.
+    expect((deliveredAt[0] as number) - firstPut).toBeGreaterThanOrEqual(1_400);
+  });
 });
