@@ -228,9 +228,11 @@ async function pickUp(deps: ExecuteRunDeps, message: DispatchMessage) {
   const timeoutMs = (job?.timeoutSeconds ?? 0) * 1000;
   const leaseSpanMs = timeoutMs + deps.config.leaseMarginMs;
   // The key's gate comes first: a run that must wait takes no tenant slot and makes no claim.
-  // Only a QUEUED run passes it: a duplicate message of a run already under way or finished (a
-  // waiter's fallback message after its wake) goes on to the claim, which turns it away.
-  const gated = deps.flow && job?.flowControl && (await deps.runs.get(message))?.status === 'QUEUED';
+  // Only a run that may be claimed passes it — QUEUED, or RUNNING under a lease that ran out (its
+  // executor died: taken over, it calls again, so it needs a slot as any call does). A duplicate
+  // message of a run under way or finished (a waiter's fallback message after its wake) goes on to
+  // the claim, which turns it away.
+  const gated = deps.flow && job?.flowControl && claimable(await deps.runs.get(message), now, job);
   const gate =
     gated && deps.flow && job?.flowControl
       ? await passFlowGate(deps.flow, { ...job, flowControl: job.flowControl }, message, deps.clock, leaseSpanMs)
@@ -251,6 +253,13 @@ async function pickUp(deps: ExecuteRunDeps, message: DispatchMessage) {
     return { kind: 'throttled' as const };
   }
   return { kind: 'picked' as const, job, lease, slot, flow };
+}
+
+/** Whether a claim could take `run` now: QUEUED, or RUNNING under an expired lease of an at-least-once job. */
+function claimable(run: Run | undefined, now: number, job: Job): boolean {
+  if (run?.status === 'QUEUED') return true;
+  const expired = run?.status === 'RUNNING' && (run.leaseExpiresAt ?? Number.POSITIVE_INFINITY) < now;
+  return expired && job.delivery !== 'at-most-once';
 }
 
 /** Runs a step that comes before any call: its failure is a FailedBeforeCallError. */

@@ -111,6 +111,22 @@ describe('the executor under a flow-control key', () => {
     expect(keys.state?.holders).toEqual([]);
   });
 
+  it('puts a run taken over after its executor died through the gate: it waits while another holds the slot', async () => {
+    const { deps, messages, runs, invoker, clock } = await setup({ key: 'k', parallelism: 1 }, 2);
+    // Run 0 was claimed by an executor that died; its lease ran out at DUE + 1 s.
+    await runs.claim(messages[0] as never, { owner: 'dead', expiresAt: DUE + 1_000, now: DUE, takeOverExpired: true });
+    // Run 1 holds the key's only slot now, its call under way.
+    clock.current = DUE + 2_000;
+    const holder = executeRun(deps, messages[1] as never);
+    const takeover = await executeRun(deps, messages[0] as never);
+    expect(takeover).toMatchObject({ kind: 'waiting', reason: 'parallelism' });
+    expect((await holder).kind).toBe('called');
+    expect(invoker.requests).toHaveLength(1);
+    // Once the slot is free, the taken-over run is called (a recovery).
+    expect((await executeRun(deps, messages[0] as never)).kind).toBe('called');
+    expect(await runs.get(messages[0] as never)).toMatchObject({ status: 'SUCCEEDED', recoveries: 1 });
+  });
+
   it('does not call a run held up past its instant: its claim is given back and it waits again', async () => {
     const { deps, messages, runs, invoker, clock, keys } = await setup({ key: 'k', ratePerSecond: 1 }, 1);
     // Between the gate and the call, the host stalls 100 ms past the run's instant.
