@@ -34,8 +34,12 @@ import { eventually, type HttpTarget, startHttpTarget } from '../support/http-ta
 const SHARDS = 4;
 const GRACE_SECONDS = 2;
 const HORIZON_MS = 10_000;
-/** Release + grace, then a scan (every 500 ms) and an executor poll, with room for a loaded machine. */
-const FOUND_WITHIN_MS = GRACE_SECONDS * 1000 + 8_000;
+/**
+ * Release + grace, then a scan (every 500 ms) and an executor poll, with room for a loaded machine
+ * (what is judged here is that the runs are found at all, not how fast: a catch-up's dozens of runs
+ * took more than 8 s of room on a two-core machine running another file beside this one).
+ */
+const FOUND_WITHIN_MS = GRACE_SECONDS * 1000 + 20_000;
 
 let dynamodb: RunningEmulator;
 let fauxqs: FauxqsServer;
@@ -244,7 +248,7 @@ describe('a run put but never sent is found by the sweep and called', () => {
       FOUND_WITHIN_MS,
     );
     expect((await api('DELETE', `/v1/jobs/${jobId}`)).status).toBe(200);
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('a failed send is not the writer’s error', () => {
