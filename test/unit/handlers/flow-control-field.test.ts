@@ -72,7 +72,12 @@ describe('the flowControl field at the edge', () => {
     );
     await fc.assert(
       fc.asyncProperty(
-        values.filter((value) => value !== undefined && value !== null && !parseFlowControl(value).ok),
+        // Judged as the handler receives it: JSON turns NaN and ±Infinity into null, which PATCH
+        // reads as "remove flow control" — a valid request, so not a case for this property.
+        values.filter((value) => {
+          const onTheWire = JSON.parse(JSON.stringify({ value })).value;
+          return onTheWire !== undefined && onTheWire !== null && !parseFlowControl(onTheWire).ok;
+        }),
         fc.constantFrom('POST' as const, 'PATCH' as const),
         async (value, method) => {
           const { status, body } = await send(method, value);
