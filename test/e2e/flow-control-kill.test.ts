@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalSecretCipher } from '#adapters/secrets/local-cipher';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { eventually } from '../support/http-target.ts';
+import { mostOpenAtOnce } from '../support/overlap.ts';
 import type { ExecutorProcessSettings } from './support/executor-process.ts';
 import { type Api, apiAs } from './support/tenant-api.ts';
 
@@ -74,22 +75,6 @@ afterAll(async () => {
   await new Promise((resolve) => target?.close(resolve));
 });
 
-/** The most calls open at the target at one instant. */
-function mostOpen(): number {
-  const edges = calls.flatMap((call) => [
-    { at: call.at, step: 1 },
-    { at: call.endedAt ?? Number.POSITIVE_INFINITY, step: -1 },
-  ]);
-  edges.sort((x, y) => x.at - y.at || x.step - y.step);
-  let open = 0;
-  let most = 0;
-  for (const edge of edges) {
-    open += edge.step;
-    most = Math.max(most, open);
-  }
-  return most;
-}
-
 describe('flow control: an executor killed holding a slot', () => {
   it('loses no run, and the slot comes back at the lease end', async () => {
     const first = await startExecutor();
@@ -124,7 +109,7 @@ describe('flow control: an executor killed holding a slot', () => {
     );
 
     // Every run of the key called, one at a time, the killed one again after its lease.
-    expect(mostOpen()).toBe(1);
+    expect(mostOpenAtOnce(calls.map((call) => ({ at: call.at, answeredAt: call.endedAt })))).toBe(1);
     const killedPath = calls[0]?.path;
     expect(calls.filter((call) => call.path === killedPath)).toHaveLength(2);
     expect(calls).toHaveLength(4);

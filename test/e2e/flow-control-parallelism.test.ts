@@ -9,8 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoFlowKeys } from '#adapters/dynamodb/flow-keys';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
-import { type HttpTarget, type RecordedCall, startHttpTarget } from '../support/http-target.ts';
+import { type HttpTarget, startHttpTarget } from '../support/http-target.ts';
 import { localDocuments } from '../support/local-documents.ts';
+import { mostOpenAtOnce } from '../support/overlap.ts';
 import { countDispatchSends, type DispatchSends } from './support/dispatch-sends.ts';
 import { type Api, apiAs } from './support/tenant-api.ts';
 
@@ -37,22 +38,6 @@ afterAll(async () => {
   await chronos?.stop();
   await target?.close();
 });
-
-/** The most calls open at the target at one instant (one answered in the millisecond another starts does not overlap it). */
-function maxOverlap(calls: RecordedCall[]): number {
-  const edges = calls.flatMap((call) => [
-    { at: call.at, step: 1 },
-    { at: call.answeredAt ?? Number.POSITIVE_INFINITY, step: -1 },
-  ]);
-  edges.sort((x, y) => x.at - y.at || x.step - y.step);
-  let open = 0;
-  let most = 0;
-  for (const edge of edges) {
-    open += edge.step;
-    most = Math.max(most, open);
-  }
-  return most;
-}
 
 describe('flow control: parallelism per key', () => {
   it('keeps at most 2 calls of the key in flight, and calls all 100 runs', async () => {
@@ -86,7 +71,7 @@ describe('flow control: parallelism per key', () => {
     const calls = await target.waitForCalls('/slot', RUNS, 110_000);
     await new Promise((resolve) => setTimeout(resolve, CALL_MS + 500));
     expect(calls).toHaveLength(RUNS);
-    expect(maxOverlap(calls)).toBe(SLOTS);
+    expect(mostOpenAtOnce(calls)).toBe(SLOTS);
     // The key was kept busy: 100 calls of 1 s two at a time take 50 s, not much more.
     const span = Math.max(...calls.map((call) => call.answeredAt ?? 0)) - Math.min(...calls.map((call) => call.at));
     console.log(`parallelism: 100 calls in ${span} ms`);

@@ -20,7 +20,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
 import { createJobsDirectly } from '../bench/direct-create.ts';
-import { type HttpTarget, type RecordedCall, startHttpTarget } from '../support/http-target.ts';
+import { type HttpTarget, startHttpTarget } from '../support/http-target.ts';
+import { mostOpenAtOnce } from '../support/overlap.ts';
 import { type Api, apiAs } from './support/tenant-api.ts';
 
 const SLOW_MS = 2_000;
@@ -110,7 +111,7 @@ describe('priority lanes', () => {
     const lowStartedBefore = target.callsTo('/flood-low').filter((call) => call.at <= lastHighStart).length;
     expect(lowStartedBefore).toBeLessThan(LOW_FLOOD / 2);
     // …and its lane was busy: its pollers held many slow calls open at once.
-    expect(maxOverlap(target.callsTo('/flood-low'))).toBeGreaterThanOrEqual(10);
+    expect(mostOpenAtOnce(target.callsTo('/flood-low'))).toBeGreaterThanOrEqual(10);
 
     expect(Math.min(...lags), `start lags (ms): ${lags.join(', ')}`).toBeGreaterThanOrEqual(0);
     expect(Math.max(...lags), `start lags (ms): ${lags.join(', ')}`).toBeLessThanOrEqual(START_BOUND_MS);
@@ -131,25 +132,9 @@ describe('priority lanes', () => {
     const lastNormalStart = Math.max(...normal.dueTimes.map((at, i) => at + (lags[i] ?? 0)));
     const highStartedBefore = target.callsTo('/flood-high').filter((call) => call.at <= lastNormalStart).length;
     expect(highStartedBefore).toBeLessThan(HIGH_FLOOD);
-    expect(maxOverlap(target.callsTo('/flood-high'))).toBeGreaterThanOrEqual(10);
+    expect(mostOpenAtOnce(target.callsTo('/flood-high'))).toBeGreaterThanOrEqual(10);
 
     expect(Math.min(...lags), `start lags (ms): ${lags.join(', ')}`).toBeGreaterThanOrEqual(0);
     expect(Math.max(...lags), `start lags (ms): ${lags.join(', ')}`).toBeLessThanOrEqual(START_BOUND_MS);
   }, 80_000);
 });
-
-/** The most calls open at the target at one instant (a call not answered yet is still open). */
-function maxOverlap(calls: RecordedCall[]): number {
-  const edges = calls.flatMap((call) => [
-    { at: call.at, step: 1 },
-    { at: call.answeredAt ?? Number.POSITIVE_INFINITY, step: -1 },
-  ]);
-  edges.sort((a, b) => a.at - b.at || a.step - b.step);
-  let open = 0;
-  let most = 0;
-  for (const edge of edges) {
-    open += edge.step;
-    most = Math.max(most, open);
-  }
-  return most;
-}

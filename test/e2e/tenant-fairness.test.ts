@@ -8,7 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChronos, startLocalChronos } from '#local/chronos-local';
-import { type HttpTarget, type RecordedCall, startHttpTarget } from '../support/http-target.ts';
+import { type HttpTarget, startHttpTarget } from '../support/http-target.ts';
+import { mostOpenAtOnce } from '../support/overlap.ts';
 import { bystanderLags } from './support/bystander-lags.ts';
 import { apiAs } from './support/tenant-api.ts';
 
@@ -64,28 +65,9 @@ describe('fairness between tenants', () => {
     // reach the cap (so B's lags below are won against a tenant pushing at it, not an idle one).
     const flood = target.callsTo('/flood');
     expect(flood.filter((call) => call.answeredAt !== undefined).length).toBeGreaterThanOrEqual(2 * A_CAP);
-    expect(maxOverlap(flood)).toBe(A_CAP);
+    expect(mostOpenAtOnce(flood)).toBe(A_CAP);
 
     expect(Math.max(...lags)).toBeLessThanOrEqual(SLA_MS);
     expect(Math.min(...lags)).toBeGreaterThanOrEqual(0); // never early
   }, 120_000);
 });
-
-/**
- * The most calls open at the target at one instant (a call not answered yet is still open); a call
- * answered in the millisecond another starts does not overlap it.
- */
-function maxOverlap(calls: RecordedCall[]): number {
-  const edges = calls.flatMap((call) => [
-    { at: call.at, step: 1 },
-    { at: call.answeredAt ?? Number.POSITIVE_INFINITY, step: -1 },
-  ]);
-  edges.sort((x, y) => x.at - y.at || x.step - y.step); // ends before starts at the same millisecond
-  let open = 0;
-  let most = 0;
-  for (const edge of edges) {
-    open += edge.step;
-    most = Math.max(most, open);
-  }
-  return most;
-}

@@ -99,16 +99,7 @@ describe('flow-control keys in DynamoDB', () => {
   });
 
   it('passes a key with one write when its process wrote it last, and decides right when another wrote since', async () => {
-    const sent: string[] = [];
-    const counted = new DynamoFlowKeys(
-      {
-        send: (command: { constructor: { name: string } }) => {
-          sent.push(command.constructor.name);
-          return aws.documents.send(command as never);
-        },
-      } as never,
-      aws.resources.tables.tenants,
-    );
+    const { counted, sent } = countingFlowKeys();
     const settings = { key: 'one-write', parallelism: 2 };
     await counted.change('tenant-f', 'one-write', (s) => decideGate(s, settings, runOf('tenant-f', 1), T0));
     sent.length = 0;
@@ -136,16 +127,7 @@ describe('flow-control keys in DynamoDB', () => {
   });
 
   it("writes a burst of one process's changes of a key together, each decided on what the ones before it left", async () => {
-    const sent: string[] = [];
-    const counted = new DynamoFlowKeys(
-      {
-        send: (command: { constructor: { name: string } }) => {
-          sent.push(command.constructor.name);
-          return aws.documents.send(command as never);
-        },
-      } as never,
-      aws.resources.tables.tenants,
-    );
+    const { counted, sent } = countingFlowKeys();
     const settings = { key: 'burst', ratePerSecond: 10 };
     const decisions = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
@@ -178,3 +160,18 @@ describe('flow-control keys in DynamoDB', () => {
     expect(await store.read('tenant-e', 'shared-name')).toBeUndefined();
   });
 });
+
+/** A store whose DynamoDB requests are named in `sent`, in order: the write counts these tests bound. */
+function countingFlowKeys(): { counted: DynamoFlowKeys; sent: string[] } {
+  const sent: string[] = [];
+  const counted = new DynamoFlowKeys(
+    {
+      send: (command: { constructor: { name: string } }) => {
+        sent.push(command.constructor.name);
+        return aws.documents.send(command as never);
+      },
+    } as never,
+    aws.resources.tables.tenants,
+  );
+  return { counted, sent };
+}

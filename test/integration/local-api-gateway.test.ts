@@ -1,4 +1,4 @@
-import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Route } from '#handlers/api/routes';
 import { type ApiHandler, type AuthorizerHandler, type RunningApiGateway, startApiGateway } from '#local/api-gateway';
@@ -34,16 +34,7 @@ describe('startApiGateway', () => {
   const authorizer: AuthorizerHandler = async (event) => {
     seen.authorizerEvents.push(event);
     const token = event.headers?.Authorization ?? event.headers?.authorization;
-    if (token === 'Bearer good') {
-      return {
-        principalId: 'tenant-1',
-        policyDocument: {
-          Version: '2012-10-17',
-          Statement: [{ Effect: 'Allow', Action: 'execute-api:Invoke', Resource: event.methodArn }],
-        },
-        context: { tenantId: 'tenant-1' },
-      };
-    }
+    if (token === 'Bearer good') return allowTenantOne(event.methodArn);
     if (token === 'Bearer denied') {
       return {
         principalId: 'tenant-2',
@@ -192,14 +183,7 @@ describe('startApiGateway with the authorizer cache', () => {
         const token = String(event.headers?.Authorization ?? event.headers?.authorization);
         invoked.push(token);
         if (token !== 'Bearer good') throw new Error('Unauthorized');
-        return {
-          principalId: 'tenant-1',
-          policyDocument: {
-            Version: '2012-10-17',
-            Statement: [{ Effect: 'Allow', Action: 'execute-api:Invoke', Resource: event.methodArn }],
-          },
-          context: { tenantId: 'tenant-1' },
-        };
+        return allowTenantOne(event.methodArn);
       },
       authorizerCache: new AuthorizerCache({ ttlSeconds: 30, identityHeaders: ['authorization'] }),
       handlers: { create: handler, get: handler, runs: handler, health: handler },
@@ -224,3 +208,15 @@ describe('startApiGateway with the authorizer cache', () => {
     expect(invoked).toEqual(['Bearer good', 'Bearer bad', 'Bearer bad']);
   });
 });
+
+/** What the fake authorizers answer for `Bearer good`: a policy that names only the method asked about. */
+function allowTenantOne(methodArn: string): APIGatewayAuthorizerResult {
+  return {
+    principalId: 'tenant-1',
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Effect: 'Allow', Action: 'execute-api:Invoke', Resource: methodArn }],
+    },
+    context: { tenantId: 'tenant-1' },
+  };
+}
