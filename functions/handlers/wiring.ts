@@ -5,15 +5,14 @@
  */
 
 import { createCloudWatchClient, createDocumentClient, createSqsClient } from '#adapters/aws-clients';
-import { DynamoActiveJobLimiter } from '#adapters/dynamodb/active-job-limiter';
 import { DynamoAsyncRunStore } from '#adapters/dynamodb/async-run-store';
 import { DynamoAsyncRunsInFlight } from '#adapters/dynamodb/async-runs-in-flight';
 import { StoredCallbackKeys } from '#adapters/dynamodb/callback-key-store';
 import { CoalescedJobReads, withCoalescedGets } from '#adapters/dynamodb/coalesced-job-reads';
 import { DynamoCreateKeyRepository } from '#adapters/dynamodb/create-key-repository';
-import { DynamoCreateRateLimiter } from '#adapters/dynamodb/create-rate-limiter';
 import { DynamoDispatchIntents } from '#adapters/dynamodb/dispatch-intent-store';
 import { DynamoFlowKeys } from '#adapters/dynamodb/flow-keys';
+import { DynamoJobAdmissions } from '#adapters/dynamodb/job-admissions';
 import { DynamoJobRepository } from '#adapters/dynamodb/job-repository';
 import { DynamoJobStatusCounts } from '#adapters/dynamodb/job-status-counts';
 import { DynamoRunAggregates } from '#adapters/dynamodb/run-aggregates';
@@ -291,11 +290,10 @@ const tenantsTable = () => requiredEnv(ENV.tenantsTable);
 export const tenantRepository = once(() => new DynamoTenantRepository(documentClient(), tenantsTable()));
 /** The stage's default quotas (QUOTA_* variables). */
 export const defaultQuotas = once(defaultQuotasFromEnv);
-/** The create bucket and the active-job quota (create-job). */
+/** The create bucket and the active-job quota, one write per create (create-job, create-workflow). */
 export const admissionDeps = once(
   (): AdmissionDeps => ({
-    rateLimiter: new DynamoCreateRateLimiter(documentClient(), tenantsTable()),
-    activeJobs: new DynamoActiveJobLimiter(documentClient(), tenantsTable(), requiredEnv(ENV.jobsTable)),
+    admissions: new DynamoJobAdmissions(documentClient(), tenantsTable(), requiredEnv(ENV.jobsTable)),
   }),
 );
 /** The Idempotency-Keys of POST /v1/jobs. */

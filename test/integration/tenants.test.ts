@@ -1,15 +1,15 @@
 /**
  * The tenant adapters against DynamoDB Local: tokens (hash lookup, listing, revocation), the
- * create bucket under concurrency, the active-job quota with its recount, and executor slots
+ * create bucket under concurrency and the active-job quota with its recount (one write per
+ * admitted create), and executor slots
  * with expiry; and `npm run admin` end to end.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoActiveJobLimiter } from '#adapters/dynamodb/active-job-limiter';
-import { DynamoCreateRateLimiter } from '#adapters/dynamodb/create-rate-limiter';
+import { DynamoJobAdmissions } from '#adapters/dynamodb/job-admissions';
 import { DynamoRunSlots } from '#adapters/dynamodb/run-slots';
 import { tenantKeys } from '#adapters/dynamodb/tenant-keys';
 import { DynamoTenantRepository } from '#adapters/dynamodb/tenant-repository';
@@ -65,25 +65,37 @@ describe('tenant repository', () => {
   });
 });
 
+/** The tenant item's active-job counter, as the admissions left it. */
+async function activeJobsOf(tenantId: string): Promise<number | undefined> {
+  const { Item } = await aws.documents.send(new GetCommand({ TableName: table, Key: tenantKeys.tenant(tenantId) }));
+  return Item?.activeJobs;
+}
+
+/** Plenty of room under the active-job quota: tests of the bucket alone. */
+const ROOMY = 1_000_000;
+
 describe('create bucket', () => {
   it('lets exactly `burst` of many concurrent requests through, and tells the others when to retry', async () => {
-    const limiter = new DynamoCreateRateLimiter(aws.documents, table);
+    const tenant = await createTenant(deps(), 'bucket', Date.now());
+    const admissions = new DynamoJobAdmissions(aws.documents, table, aws.resources.tables.jobs);
     const now = Date.now();
 
     const answers = await Promise.all(
-      Array.from({ length: 30 }, () => limiter.take('bucket-tenant', { perSecond: 1, burst: 10 }, now)),
+      Array.from({ length: 30 }, () => admissions.admit(tenant.tenantId, { perSecond: 1, burst: 10 }, ROOMY, now)),
     );
 
-    expect(answers.filter((a) => a.allowed)).toHaveLength(10);
-    const refused = answers.filter((a) => !a.allowed) as Array<{ retryAfterSeconds: number }>;
-    expect(refused.every((a) => a.retryAfterSeconds >= 1)).toBe(true);
-    expect((await limiter.take('bucket-tenant', { perSecond: 1, burst: 10 }, now + 1_000)).allowed).toBe(true);
+    expect(answers.filter((a) => a.admitted)).toHaveLength(10);
+    const refused = answers.filter((a) => !a.admitted);
+    expect(refused.every((a) => a.reason === 'rate' && a.retryAfterSeconds >= 1)).toBe(true);
+    expect((await admissions.admit(tenant.tenantId, { perSecond: 1, burst: 10 }, ROOMY, now + 1_000)).admitted).toBe(
+      true,
+    );
   });
 });
 
-describe('create bucket writes', () => {
-  /** The bucket's UpdateItems, and how many failed their condition (each a write unit on AWS). */
-  async function countingLimiter() {
+describe('admission writes', () => {
+  /** The admissions' UpdateItems, and how many failed their condition (each a write unit on AWS). */
+  async function countingAdmissions() {
     const counts = { updates: 0, failed: 0 };
     // A client of its own: a document client shares its middleware with the client it wraps.
     const base = new DynamoDBClient({
@@ -104,34 +116,43 @@ describe('create bucket writes', () => {
       },
       { step: 'initialize', name: 'countUpdates' },
     );
-    return { limiter: new DynamoCreateRateLimiter(client, table), counts };
+    return { admissions: new DynamoJobAdmissions(client, table, aws.resources.tables.jobs), counts };
   }
 
-  it('takes a token from a busy bucket with one write, not a failed one first', async () => {
-    const { limiter, counts } = await countingLimiter();
+  it('takes a token and a place with one write per create, a busy bucket too', async () => {
+    const tenant = await createTenant(deps(), 'busy', Date.now());
+    const { admissions, counts } = await countingAdmissions();
     const limits = { perSecond: 10, burst: 100 };
     const now = Date.now();
 
-    for (let i = 0; i < 20; i++) expect((await limiter.take('busy-tenant', limits, now + i)).allowed).toBe(true);
+    for (let i = 0; i < 20; i++)
+      expect((await admissions.admit(tenant.tenantId, limits, 50, now + i)).admitted).toBe(true);
 
     // The first finds the bucket idle; every later one, seen busy, goes straight to the busy update.
     expect(counts).toEqual({ updates: 20, failed: 0 });
+    expect(await activeJobsOf(tenant.tenantId)).toBe(20);
   });
 
-  it('refuses at the burst with one failed write, and takes the idle update once the bucket has drained', async () => {
-    const { limiter, counts } = await countingLimiter();
+  it('refuses at the burst with one failed write that takes no place, and takes the idle update once drained', async () => {
+    const tenant = await createTenant(deps(), 'drained', Date.now());
+    const { admissions, counts } = await countingAdmissions();
     const limits = { perSecond: 1, burst: 2 };
     const now = Date.now();
-    expect((await limiter.take('drained-tenant', limits, now)).allowed).toBe(true);
-    expect((await limiter.take('drained-tenant', limits, now)).allowed).toBe(true);
+    expect((await admissions.admit(tenant.tenantId, limits, ROOMY, now)).admitted).toBe(true);
+    expect((await admissions.admit(tenant.tenantId, limits, ROOMY, now)).admitted).toBe(true);
     counts.updates = 0;
     counts.failed = 0;
 
-    expect(await limiter.take('drained-tenant', limits, now)).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    expect(await admissions.admit(tenant.tenantId, limits, ROOMY, now)).toEqual({
+      admitted: false,
+      reason: 'rate',
+      retryAfterSeconds: 1,
+    });
     expect(counts).toEqual({ updates: 1, failed: 1 });
+    expect(await activeJobsOf(tenant.tenantId)).toBe(2);
 
-    // Ten seconds on, past the `tat` it last saw: the bucket is taken idle, with one write.
-    expect((await limiter.take('drained-tenant', limits, now + 10_000)).allowed).toBe(true);
+    // Ten seconds on, past the `createTat` it last saw: the bucket is taken idle, with one write.
+    expect((await admissions.admit(tenant.tenantId, limits, ROOMY, now + 10_000)).admitted).toBe(true);
     expect(counts).toEqual({ updates: 2, failed: 1 });
   });
 });
@@ -144,38 +165,61 @@ describe('active-job quota', () => {
         Item: { tenantId, jobId: `01J00000000000000000000${String(n).padStart(3, '0')}`, status },
       }),
     );
+  const roomyBucket = { perSecond: 1_000, burst: 1_000 };
 
   it('refuses beyond the quota, counting only jobs that can still fire once it is reached', async () => {
     const tenant = await createTenant(deps(), 'quota', Date.now());
-    const limiter = new DynamoActiveJobLimiter(aws.documents, table, aws.resources.tables.jobs);
+    const admissions = new DynamoJobAdmissions(aws.documents, table, aws.resources.tables.jobs);
+    const admit = async () => (await admissions.admit(tenant.tenantId, roomyBucket, 3, Date.now())).admitted;
     for (let n = 0; n < 3; n++) {
-      expect(await limiter.reserve(tenant.tenantId, 3, Date.now())).toBe(true);
+      expect(await admit()).toBe(true);
       await job(tenant.tenantId, n);
     }
 
-    const atQuota = await limiter.reserve(tenant.tenantId, 3, Date.now());
+    const atQuota = await admissions.admit(tenant.tenantId, roomyBucket, 3, Date.now());
     await job(tenant.tenantId, 0, 'CANCELLED'); // one job ends
     await new Promise((resolve) => setTimeout(resolve, 2_100)); // recounts are at least 2 s apart
-    const afterEnd = await limiter.reserve(tenant.tenantId, 3, Date.now());
-    const full = await limiter.reserve(tenant.tenantId, 3, Date.now());
+    const afterEnd = await admit();
+    const full = await admit();
 
-    expect([atQuota, afterEnd, full]).toEqual([false, true, false]);
+    expect(atQuota).toEqual({ admitted: false, reason: 'quota' });
+    expect([afterEnd, full]).toEqual([true, false]);
+  });
+
+  it('takes no token from a create refused at the quota', async () => {
+    const tenant = await createTenant(deps(), 'no-token', Date.now());
+    const admissions = new DynamoJobAdmissions(aws.documents, table, aws.resources.tables.jobs);
+    const bucket = { perSecond: 1, burst: 2 };
+    const now = Date.now();
+    await job(tenant.tenantId, 0);
+    expect((await admissions.admit(tenant.tenantId, bucket, 1, now)).admitted).toBe(true);
+    await job(tenant.tenantId, 1);
+
+    expect(await admissions.admit(tenant.tenantId, bucket, 1, now)).toEqual({ admitted: false, reason: 'quota' });
+    await admissions.release(tenant.tenantId); // a create that failed after admission gives its place back
+    await job(tenant.tenantId, 1, 'COMPLETED');
+    // The refused create left the bucket's second token: with room again, it is admitted at once.
+    expect((await admissions.admit(tenant.tenantId, bucket, 5, now)).admitted).toBe(true);
+    expect(await admissions.admit(tenant.tenantId, bucket, 5, now)).toMatchObject({ admitted: false, reason: 'rate' });
   });
 
   it('lets concurrent creates take the room left, overshooting at most by the creates in flight at a recount', async () => {
     const tenant = await createTenant(deps(), 'race', Date.now());
-    const limiter = new DynamoActiveJobLimiter(aws.documents, table, aws.resources.tables.jobs);
+    const admissions = new DynamoJobAdmissions(aws.documents, table, aws.resources.tables.jobs);
     for (let n = 0; n < 2; n++) await job(tenant.tenantId, n);
-    for (let n = 0; n < 2; n++) await limiter.reserve(tenant.tenantId, 5, Date.now());
+    for (let n = 0; n < 2; n++) await admissions.admit(tenant.tenantId, roomyBucket, 5, Date.now());
 
-    const reserved = await Promise.all(
-      Array.from({ length: 8 }, () => limiter.reserve(tenant.tenantId, 5, Date.now())),
+    const admitted = await Promise.all(
+      Array.from(
+        { length: 8 },
+        async () => (await admissions.admit(tenant.tenantId, roomyBucket, 5, Date.now())).admitted,
+      ),
     );
 
     // 3 places were left; the refused ones trigger one recount, which finds the 2 stored jobs and
-    // the 3 new reservations' jobs not yet written: the documented bound is max + creates in flight.
-    expect(reserved.filter(Boolean).length).toBeGreaterThanOrEqual(3);
-    expect(reserved.filter(Boolean).length).toBeLessThanOrEqual(3 + 3);
+    // the 3 new admissions' jobs not yet written: the documented bound is max + creates in flight.
+    expect(admitted.filter(Boolean).length).toBeGreaterThanOrEqual(3);
+    expect(admitted.filter(Boolean).length).toBeLessThanOrEqual(3 + 3);
   });
 });
 

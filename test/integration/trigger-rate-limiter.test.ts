@@ -2,8 +2,10 @@
  * The trigger bucket in DynamoDB Local: requests for several tokens at once (a resume catch-up)
  * take all or none under concurrency, and the trigger and create buckets of a tenant are apart.
  */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoCreateRateLimiter } from '#adapters/dynamodb/create-rate-limiter';
+import { DynamoJobAdmissions } from '#adapters/dynamodb/job-admissions';
+import { tenantKeys } from '#adapters/dynamodb/tenant-keys';
 import { DynamoTriggerRateLimiter } from '#adapters/dynamodb/trigger-rate-limiter';
 import { type EmulatedAws, startEmulatedAws } from '../support/emulated-aws.ts';
 
@@ -37,12 +39,15 @@ describe('trigger bucket', () => {
 
   it('keeps apart from the create bucket of the same tenant', async () => {
     const triggers = new DynamoTriggerRateLimiter(aws.documents, table);
-    const creates = new DynamoCreateRateLimiter(aws.documents, table);
+    const creates = new DynamoJobAdmissions(aws.documents, table, aws.resources.tables.jobs);
     const limits = { perSecond: 1, burst: 2 };
     const now = Date.now();
+    await aws.documents.send(
+      new PutCommand({ TableName: table, Item: { ...tenantKeys.tenant('apart'), kind: 'tenant' } }),
+    );
 
     expect((await triggers.take('apart', limits, now, 2)).allowed).toBe(true);
     expect((await triggers.take('apart', limits, now)).allowed).toBe(false);
-    expect((await creates.take('apart', limits, now)).allowed).toBe(true);
+    expect((await creates.admit('apart', limits, 10, now)).admitted).toBe(true);
   });
 });

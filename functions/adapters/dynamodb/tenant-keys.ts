@@ -15,7 +15,6 @@ export const tenantKeys = {
   /** One sealed signing secret of the tenant: Query `begins_with(sk, 'SIGNING#')`. */
   signingSecret: (tenantId: string, secretId: string) => ({ pk: `TENANT#${tenantId}`, sk: `SIGNING#${secretId}` }),
   signingSecretPrefix: 'SIGNING#',
-  createBucket: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'BUCKET#create' }),
   triggerBucket: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'BUCKET#trigger' }),
   runSlots: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'SLOTS#runs' }),
   /** A flow-control key's limits, slots and waiting runs (flow-keys.ts). */

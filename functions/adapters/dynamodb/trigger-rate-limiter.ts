@@ -5,7 +5,7 @@
  * do not eat into each other.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoBucketRateLimiter } from './create-rate-limiter.ts';
+import { DynamoBucketRateLimiter } from './bucket-rate-limiter.ts';
 import { tenantKeys } from './tenant-keys.ts';
 
 export class DynamoTriggerRateLimiter extends DynamoBucketRateLimiter {

@@ -1,18 +1,18 @@
 /**
  * Quotas at the door of job creation and change. Body checks come first (400, nothing written);
  * only a request that is valid takes a token from the tenant's create bucket (429 with
- * Retry-After when empty) and then a place under its active-job quota (429 QUOTA_EXCEEDED).
+ * Retry-After when empty) and a place under its active-job quota (429 QUOTA_EXCEEDED), in one
+ * write: both or neither.
  */
 import { type FieldProblem, ValidationError } from '../errors.ts';
 import type { Schedule, Target } from '../model.ts';
-import type { ActiveJobLimiter, RateLimiter } from './ports.ts';
+import type { JobAdmissions } from './ports.ts';
 import { checkMinInterval, checkPayloadSize } from './quota-checks.ts';
 import { QuotaExceededError, RateLimitedError } from './quota-errors.ts';
 import type { TenantQuotas } from './quotas.ts';
 
 export interface AdmissionDeps {
-  rateLimiter: RateLimiter;
-  activeJobs: ActiveJobLimiter;
+  admissions: JobAdmissions;
 }
 
 /** What a job (new or changed) would send and when: the parts quotas judge. */
@@ -33,8 +33,9 @@ export function checkBodyQuotas(subject: QuotaSubject, quotas: TenantQuotas): vo
 }
 
 /**
- * Admits one new job for `tenantId`: body quotas, then the create rate, then the active-job quota.
- * Returns a function that gives the active-job reservation back if the job is not created after all.
+ * Admits one new job for `tenantId`: body quotas, then the create rate and the active-job quota
+ * (a request refused by both is told the rate's retry delay). Returns a function that gives the
+ * place back if the job is not created after all.
  */
 export async function admitNewJob(
   deps: AdmissionDeps,
@@ -44,17 +45,18 @@ export async function admitNewJob(
   now: number,
 ): Promise<{ release: () => Promise<void> }> {
   checkBodyQuotas(subject, quotas);
-  const taken = await deps.rateLimiter.take(
+  const decision = await deps.admissions.admit(
     tenantId,
     { perSecond: quotas.createsPerSecond, burst: quotas.createBurst },
+    quotas.maxActiveJobs,
     now,
   );
-  if (!taken.allowed) throw new RateLimitedError(taken.retryAfterSeconds);
-  if (!(await deps.activeJobs.reserve(tenantId, quotas.maxActiveJobs, now))) {
+  if (!decision.admitted && decision.reason === 'rate') throw new RateLimitedError(decision.retryAfterSeconds);
+  if (!decision.admitted) {
     throw new QuotaExceededError(
       'maxActiveJobs',
       `this tenant has ${quotas.maxActiveJobs} active jobs, its quota; cancel or finish some first`,
     );
   }
-  return { release: () => deps.activeJobs.release(tenantId) };
+  return { release: () => deps.admissions.release(tenantId) };
 }

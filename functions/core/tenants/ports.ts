@@ -31,11 +31,17 @@ export interface RateLimiter {
   ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
 }
 
-/** Reservations of the tenant's active-job quota. */
-export interface ActiveJobLimiter {
-  /** Reserves room for one more job under `max`; false when the tenant is at its quota. */
-  reserve(tenantId: string, max: number, now: number): Promise<boolean>;
-  /** Gives a reservation back (the job was not created after all). */
+/** What admitting one new job decided: refused by the create bucket (when to retry) or the active-job quota. */
+export type AdmissionDecision =
+  | { admitted: true }
+  | { admitted: false; reason: 'rate'; retryAfterSeconds: number }
+  | { admitted: false; reason: 'quota' };
+
+/** The tenant's create bucket and active-job quota, judged together: a token and a place, or neither. */
+export interface JobAdmissions {
+  /** Takes one token of the create bucket and one place under `maxActiveJobs`, both or neither. */
+  admit(tenantId: string, limits: BucketLimits, maxActiveJobs: number, now: number): Promise<AdmissionDecision>;
+  /** Gives a place back (the job was not created after all). */
   release(tenantId: string): Promise<void>;
 }
 

@@ -4,23 +4,18 @@ import { admitNewJob } from '#core/tenants/admit-job';
 import { QuotaExceededError, RateLimitedError } from '#core/tenants/quota-errors';
 import { DEFAULT_QUOTAS } from '#core/tenants/quotas';
 
-function deps(options: { bucket?: boolean; room?: boolean } = {}) {
+function deps(options: { refuse?: 'rate' | 'quota' } = {}) {
   const calls: string[] = [];
   return {
     calls,
     deps: {
-      rateLimiter: {
-        take: async () => {
-          calls.push('take');
-          return options.bucket === false
-            ? { allowed: false as const, retryAfterSeconds: 3 }
-            : { allowed: true as const };
-        },
-      },
-      activeJobs: {
-        reserve: async () => {
-          calls.push('reserve');
-          return options.room !== false;
+      admissions: {
+        admit: async (_tenantId: string, limits: { perSecond: number; burst: number }, max: number) => {
+          calls.push(`admit ${limits.perSecond}/s burst ${limits.burst} max ${max}`);
+          if (options.refuse === 'rate')
+            return { admitted: false as const, reason: 'rate' as const, retryAfterSeconds: 3 };
+          if (options.refuse === 'quota') return { admitted: false as const, reason: 'quota' as const };
+          return { admitted: true as const };
         },
         release: async () => {
           calls.push('release');
@@ -29,6 +24,8 @@ function deps(options: { bucket?: boolean; room?: boolean } = {}) {
     },
   };
 }
+
+const ADMIT = `admit ${DEFAULT_QUOTAS.createsPerSecond}/s burst ${DEFAULT_QUOTAS.createBurst} max ${DEFAULT_QUOTAS.maxActiveJobs}`;
 
 const subject = {
   target: { url: 'https://x.example', method: 'POST' as const, headers: {} },
@@ -46,22 +43,22 @@ describe('admitting a new job', () => {
     expect(calls).toEqual([]);
   });
 
-  it('answers an empty bucket with its retry delay and reserves nothing', async () => {
-    const { deps: d, calls } = deps({ bucket: false });
+  it('answers an empty bucket with its retry delay, asking with the tenant’s quotas', async () => {
+    const { deps: d, calls } = deps({ refuse: 'rate' });
     const refusal = admitNewJob(d, 't', subject, DEFAULT_QUOTAS, 0);
 
     await expect(refusal).rejects.toBeInstanceOf(RateLimitedError);
     await expect(refusal).rejects.toMatchObject({ retryAfterSeconds: 3 });
-    expect(calls).toEqual(['take']);
+    expect(calls).toEqual([ADMIT]);
   });
 
   it('refuses a tenant at its active-job quota, and gives a reservation back on request', async () => {
-    const full = deps({ room: false });
+    const full = deps({ refuse: 'quota' });
     await expect(admitNewJob(full.deps, 't', subject, DEFAULT_QUOTAS, 0)).rejects.toBeInstanceOf(QuotaExceededError);
 
     const ok = deps();
     const admission = await admitNewJob(ok.deps, 't', subject, DEFAULT_QUOTAS, 0);
     await admission.release();
-    expect(ok.calls).toEqual(['take', 'reserve', 'release']);
+    expect(ok.calls).toEqual([ADMIT, 'release']);
   });
 });

@@ -3,14 +3,14 @@
  * holding `tat`. A request is one conditional update — `tat = :now + n·interval` while the bucket
  * is idle (`tat <= now`), else `tat = tat + n·interval` while `tat + (n − 1)·interval <= now +
  * tolerance` — so concurrent requests each move `tat` atomically and none is refused for losing a
- * race. A refused request writes nothing. The create bucket (POST /v1/jobs) is one such bucket;
- * the trigger bucket (trigger-rate-limiter.ts) another.
+ * race. A refused request writes nothing. The trigger bucket (trigger-rate-limiter.ts) is one; the
+ * create bucket is the same GCRA on the tenant item, written with the active-job counter
+ * (job-admissions.ts).
  */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateLimiter } from '#core/tenants/ports';
 import { type BucketLimits, gcraDecide, gcraParameters, tokensFor } from '#core/tenants/token-bucket';
 import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
-import { tenantKeys } from './tenant-keys.ts';
 
 /** Buckets whose last `tat` a process remembers, at most (a Lambda instance serves a few tenants). */
 const MAX_REMEMBERED = 10_000;
@@ -106,12 +106,5 @@ export class DynamoBucketRateLimiter implements RateLimiter {
       const tat = itemOfConditionFailure<{ tat?: number }>(error)?.tat;
       return tat === undefined ? { updated: false } : { updated: false, tat };
     }
-  }
-}
-
-/** The create bucket of POST /v1/jobs (quotas createsPerSecond, createBurst). */
-export class DynamoCreateRateLimiter extends DynamoBucketRateLimiter {
-  constructor(client: DynamoDBDocumentClient, tableName: string) {
-    super(client, tableName, tenantKeys.createBucket);
   }
 }
