@@ -220,7 +220,11 @@ export const runAggregates = once(() => new DynamoRunAggregates(documentClient()
 export const scannerHeartbeats = once(() => new DynamoScannerHeartbeats(documentClient(), metricsTable()));
 /** Read side of the job-status counters (the stats endpoint; all tenants: summed over the tenants' ids). */
 export const jobStatusCounts = once(
-  () => new DynamoJobStatusCounts(documentClient(), metricsTable(), () => tenantRepository().listTenantIds()),
+  () =>
+    new DynamoJobStatusCounts(documentClient(), metricsTable(), () => tenantRepository().listTenantIds(), {
+      of: (tenantId) => jobAdmissions().admittedJobsOf(tenantId),
+      all: () => jobAdmissions().allAdmittedJobs(),
+    }),
 );
 /**
  * Write side, for use cases that change a job's status: best effort, because the status change
@@ -290,12 +294,12 @@ const tenantsTable = () => requiredEnv(ENV.tenantsTable);
 export const tenantRepository = once(() => new DynamoTenantRepository(documentClient(), tenantsTable()));
 /** The stage's default quotas (QUOTA_* variables). */
 export const defaultQuotas = once(defaultQuotasFromEnv);
-/** The create bucket and the active-job quota, one write per create (create-job, create-workflow). */
-export const admissionDeps = once(
-  (): AdmissionDeps => ({
-    admissions: new DynamoJobAdmissions(documentClient(), tenantsTable(), requiredEnv(ENV.jobsTable)),
-  }),
-);
+/**
+ * The create bucket, the active-job quota and the new job's place in the job-status counters, one
+ * write per create (create-job, create-workflow).
+ */
+const jobAdmissions = once(() => new DynamoJobAdmissions(documentClient(), tenantsTable(), requiredEnv(ENV.jobsTable)));
+export const admissionDeps = once((): AdmissionDeps => ({ admissions: jobAdmissions() }));
 /** The Idempotency-Keys of POST /v1/jobs. */
 export const createKeyRepository = once(() => new DynamoCreateKeyRepository(documentClient(), tenantsTable()));
 /** The trigger bucket: runs created outside the schedule (trigger, PATCH, resume catch-up, re-drive). */

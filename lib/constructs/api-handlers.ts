@@ -6,6 +6,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CALLBACK_KEYS_CONTEXT } from '#adapters/dynamodb/callback-key-store';
 import { JOBS_TABLE, RUNS_TABLE, TENANTS_TABLE } from '#adapters/dynamodb/table-definitions';
+import { ADMITTED_JOBS_ATTRIBUTE } from '#adapters/dynamodb/tenant-keys';
 import { ENV } from '#adapters/environment';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import type { Route } from '#handlers/api/routes';
@@ -105,18 +106,21 @@ export class ApiHandlers extends Construct {
 }
 
 /**
- * dynamodb:Scan on the tenants table, allowed only for reads of its key attributes: the tenants'
- * ids without their token hashes, sealed secrets or quotas. `Select` must be sent and say
- * SPECIFIC_ATTRIBUTES (a Scan without it would read every attribute, and ForAllValues holds for
+ * dynamodb:Scan and Query on the tenants table, allowed only for reads of its key attributes and
+ * the admitted-job counts (job-admissions.ts): the tenants' ids and their share of the job-status
+ * counters, without their token hashes, sealed secrets or quotas. `Select` must be sent and say
+ * SPECIFIC_ATTRIBUTES (a read without it would read every attribute, and ForAllValues holds for
  * a request that names none).
  */
 export function grantTenantIdScan(fn: ChronosFunction, tenantsTable: dynamodb.ITable): void {
   fn.addToRolePolicy(
     new iam.PolicyStatement({
-      actions: ['dynamodb:Scan'],
+      actions: ['dynamodb:Scan', 'dynamodb:Query'],
       resources: [tenantsTable.tableArn],
       conditions: {
-        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TENANTS_TABLE.partitionKey, TENANTS_TABLE.sortKey] },
+        'ForAllValues:StringEquals': {
+          'dynamodb:Attributes': [TENANTS_TABLE.partitionKey, TENANTS_TABLE.sortKey, ADMITTED_JOBS_ATTRIBUTE],
+        },
         StringEquals: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
       },
     }),

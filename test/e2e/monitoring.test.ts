@@ -14,6 +14,8 @@
  */
 import type { DynamoDBDocument } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobCountsKey } from '#adapters/dynamodb/metrics-keys';
+import { tenantKeys } from '#adapters/dynamodb/tenant-keys';
 import { bucketOf, exactPercentile, upperBoundOf } from '#core/metrics/lag-histogram';
 import type { Run } from '#core/model';
 import { startableAtOf } from '#core/run-timing';
@@ -170,6 +172,18 @@ describe('stats after a mix of succeeding, failing and retried jobs', () => {
     const { body: stats } = await api('GET', '/v1/monitoring/stats?window=1h');
     expect(Object.fromEntries(Object.entries(stats.jobs.byStatus).filter(([, n]) => n !== 0))).toEqual(expected);
     expect(expected).toEqual({ COMPLETED: 4, FAILED: 2 });
+    // The six creates moved no counter of their own: their admissions counted them ACTIVE on the
+    // tenant item, and the counter item holds only what the completions moved since.
+    const { Item: tenant } = await documents.get({
+      TableName: chronos.tables.tenants,
+      Key: tenantKeys.tenant(chronos.tenantId),
+    });
+    expect(tenant?.admittedJobs).toBe(6);
+    const { Item: counters } = await documents.get({
+      TableName: chronos.tables.metrics,
+      Key: jobCountsKey(chronos.tenantId),
+    });
+    expect(counters).toMatchObject({ ACTIVE: -6, COMPLETED: 4, FAILED: 2 });
   });
 
   it('lets the admin scope see all tenants, and keeps tenants to their own scope', async () => {

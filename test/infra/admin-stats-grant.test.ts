@@ -23,16 +23,17 @@ function statementsWith(handler: string, action: string): Array<Record<string, u
 }
 
 describe('the admin all-tenant stats (GET /v1/monitoring/stats)', () => {
-  it('may Scan the tenants table for its key attributes only, with Select SPECIFIC_ATTRIBUTES required', () => {
+  it('may Scan and Query the tenants table for its keys and admitted-job counts only, with Select SPECIFIC_ATTRIBUTES required', () => {
     const tenantsArn = new RegExp(`${logicalIdOf(chronos.stateful.tenantsTable)}Arn`);
     const scans = statementsWith('monitoring-stats', 'dynamodb:Scan');
     expect(scans).toHaveLength(1);
     const [scan] = scans as [Record<string, unknown>];
+    expect(statementsWith('monitoring-stats', 'dynamodb:Query').filter((s) => s === scan)).toHaveLength(1);
     expect(scan.Effect).toBe('Allow');
-    expect(scan.Action).toBe('dynamodb:Scan');
+    expect(scan.Action).toEqual(['dynamodb:Query', 'dynamodb:Scan']);
     expect(JSON.stringify(scan.Resource)).toMatch(tenantsArn);
     expect(scan.Condition).toEqual({
-      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk'] },
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'admittedJobs'] },
       StringEquals: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
     });
   });
@@ -41,7 +42,7 @@ describe('the admin all-tenant stats (GET /v1/monitoring/stats)', () => {
     const tenantsArn = new RegExp(`${logicalIdOf(chronos.stateful.tenantsTable)}Arn`);
     const route = ROUTES.find((r) => r.handler === 'monitoring-stats');
     expect(route?.access.tenants).toBeUndefined();
-    for (const action of ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem']) {
+    for (const action of ['dynamodb:GetItem', 'dynamodb:BatchGetItem']) {
       const onTenants = statementsWith('monitoring-stats', action).filter((s) =>
         tenantsArn.test(JSON.stringify(s.Resource)),
       );

@@ -206,6 +206,21 @@ describe('job-status counters', () => {
     expect(await jobCounts.read('batch')).toEqual({ ACTIVE: 0, PAUSED: 0, COMPLETED: 2, FAILED: 1, CANCELLED: 0 });
   });
 
+  it('adds the jobs counted ACTIVE by their admission, of the tenant and of all', async () => {
+    const admitted = { of: async (tenantId: string) => (tenantId === 'adm' ? 5 : 0), all: async () => 7 };
+    const counts = new DynamoJobStatusCounts(
+      aws.documents,
+      aws.resources.tables.metrics,
+      async () => ['adm'],
+      admitted,
+    );
+    // Two of the five admitted jobs finished: the counter item's ACTIVE alone falls below zero.
+    await counts.add('adm', { ACTIVE: -2, COMPLETED: 2 });
+
+    expect(await counts.read('adm')).toEqual({ ACTIVE: 3, PAUSED: 0, COMPLETED: 2, FAILED: 0, CANCELLED: 0 });
+    expect(await counts.read(ALL_TENANTS)).toMatchObject({ ACTIVE: 5, COMPLETED: 2 });
+  });
+
   it('sums more tenants than one BatchGetItem holds', async () => {
     const many = Array.from({ length: 130 }, (_, i) => `many-${i}`);
     for (const tenant of many) await jobCounts.shift(tenant, undefined, 'COMPLETED');

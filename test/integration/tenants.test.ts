@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoJobAdmissions } from '#adapters/dynamodb/job-admissions';
 import { DynamoRunSlots } from '#adapters/dynamodb/run-slots';
@@ -131,6 +131,32 @@ describe('admission writes', () => {
     // The first finds the bucket idle; every later one, seen busy, goes straight to the busy update.
     expect(counts).toEqual({ updates: 20, failed: 0 });
     expect(await activeJobsOf(tenant.tenantId)).toBe(20);
+    // The same writes counted the 20 jobs ACTIVE for the job-status counters.
+    expect(await admissions.admittedJobsOf(tenant.tenantId)).toBe(20);
+  });
+
+  it('gives a place and a count back on release, the count even when a recount left no place to give', async () => {
+    const tenant = await createTenant(deps(), 'released', Date.now());
+    const admissions = new DynamoJobAdmissions(aws.documents, table, aws.resources.tables.jobs);
+    const limits = { perSecond: 100, burst: 100 };
+    for (let i = 0; i < 3; i++) await admissions.admit(tenant.tenantId, limits, 10, Date.now());
+    await admissions.release(tenant.tenantId);
+    expect([await activeJobsOf(tenant.tenantId), await admissions.admittedJobsOf(tenant.tenantId)]).toEqual([2, 2]);
+
+    // A recount found none of these jobs stored yet: the counter is 0, the counts are still owed back.
+    await aws.documents.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: tenantKeys.tenant(tenant.tenantId),
+        UpdateExpression: 'SET activeJobs = :zero',
+        ExpressionAttributeValues: { ':zero': 0 },
+      }),
+    );
+    await admissions.release(tenant.tenantId);
+    expect([await activeJobsOf(tenant.tenantId), await admissions.admittedJobsOf(tenant.tenantId)]).toEqual([0, 1]);
+    const before = await admissions.allAdmittedJobs();
+    await admissions.admit(tenant.tenantId, limits, 10, Date.now());
+    expect(await admissions.allAdmittedJobs()).toBe(before + 1);
   });
 
   it('refuses at the burst with one failed write that takes no place, and takes the idle update once drained', async () => {

@@ -10,13 +10,17 @@
  * the real number is counted once (a Query of the jobs that can still fire) and set, at most every
  * RECOUNT_AFTER_MS. A refused create writes nothing; a create that fails after admission gives its
  * place back (`release`), not its token (as the bucket never did).
+ *
+ * The same write counts the job among the tenant's `ACTIVE` jobs (`admittedJobs`, a share of the
+ * job-status counter read with it, job-status-counts.ts), so a create moves no counter of its own:
+ * one write unit less again. `release` takes that back too.
  */
-import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AdmissionDecision, JobAdmissions } from '#core/tenants/ports';
 import { type BucketLimits, gcraDecide, gcraParameters } from '#core/tenants/token-bucket';
 import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
 import { JOBS_TABLE } from './table-definitions.ts';
-import { tenantKeys } from './tenant-keys.ts';
+import { ADMITTED_JOBS_ATTRIBUTE, tenantKeys } from './tenant-keys.ts';
 
 /** A tenant found at its quota is recounted at most this often. */
 export const RECOUNT_AFTER_MS = 2_000;
@@ -78,19 +82,80 @@ export class DynamoJobAdmissions implements JobAdmissions {
   }
 
   async release(tenantId: string): Promise<void> {
-    await this.client
-      .send(
+    // The place only while the counter has one to give (a recount since may have set it lower);
+    // the job-status share always, as the admission always added it.
+    const released = await this.updateTenant(
+      tenantId,
+      'ADD activeJobs :minusOne, admittedJobs :minusOne',
+      'attribute_exists(pk) AND activeJobs > :zero',
+      { ':minusOne': -1, ':zero': 0 },
+    );
+    if (!released)
+      await this.updateTenant(tenantId, 'ADD admittedJobs :minusOne', 'attribute_exists(pk)', { ':minusOne': -1 });
+  }
+
+  /**
+   * The tenant's admitted-job share of its `ACTIVE` count (job-status-counts.ts): a Query of its
+   * own item that projects that attribute only, all its IAM grant allows (api-handlers.ts).
+   */
+  async admittedJobsOf(tenantId: string): Promise<number> {
+    const { pk, sk } = tenantKeys.tenant(tenantId);
+    const { Items = [] } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tenantsTable,
+        KeyConditionExpression: '#pk = :pk AND #sk = :sk',
+        Select: 'SPECIFIC_ATTRIBUTES',
+        ProjectionExpression: '#admitted',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#admitted': ADMITTED_JOBS_ATTRIBUTE },
+        ExpressionAttributeValues: { ':pk': pk, ':sk': sk },
+        ConsistentRead: true,
+      }),
+    );
+    return shareOf(Items[0]);
+  }
+
+  /** Every tenant's admitted-job share, summed: a Scan of the keys and that attribute only. */
+  async allAdmittedJobs(): Promise<number> {
+    let total = 0;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new ScanCommand({
+          TableName: this.tenantsTable,
+          Select: 'SPECIFIC_ATTRIBUTES',
+          ProjectionExpression: '#pk, #sk, #admitted',
+          ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#admitted': ADMITTED_JOBS_ATTRIBUTE },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of page.Items ?? []) if (item.sk === tenantKeys.tenant('').sk) total += shareOf(item);
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return total;
+  }
+
+  /** One conditional update of the tenant item; false when its condition failed. */
+  private async updateTenant(
+    tenantId: string,
+    update: string,
+    condition: string,
+    values: Record<string, unknown>,
+  ): Promise<boolean> {
+    try {
+      await this.client.send(
         new UpdateCommand({
           TableName: this.tenantsTable,
           Key: tenantKeys.tenant(tenantId),
-          UpdateExpression: 'ADD activeJobs :minusOne',
-          ConditionExpression: 'attribute_exists(pk) AND activeJobs > :zero',
-          ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+          UpdateExpression: update,
+          ConditionExpression: condition,
+          ExpressionAttributeValues: values,
         }),
-      )
-      .catch((error) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   private async write(
@@ -118,7 +183,7 @@ export class DynamoJobAdmissions implements JobAdmissions {
         new UpdateCommand({
           TableName: this.tenantsTable,
           Key: tenantKeys.tenant(tenantId),
-          UpdateExpression: `SET ${bucket.set} ADD activeJobs :one`,
+          UpdateExpression: `SET ${bucket.set} ADD activeJobs :one, admittedJobs :one`,
           ConditionExpression: `attribute_exists(pk) AND ${bucket.condition} AND ${HAS_ROOM}`,
           ExpressionAttributeValues: { ...bucket.values, ':one': 1, ':max': max },
           ReturnValues: 'UPDATED_NEW',
@@ -142,22 +207,12 @@ export class DynamoJobAdmissions implements JobAdmissions {
   /** Sets the counter to the real number of jobs that can still fire; false when recounted too recently. */
   private async recount(tenantId: string, now: number): Promise<boolean> {
     const count = await this.countActive(tenantId);
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tenantsTable,
-          Key: tenantKeys.tenant(tenantId),
-          UpdateExpression: 'SET activeJobs = :count, activeJobsCountedAt = :now',
-          ConditionExpression:
-            'attribute_exists(pk) AND (attribute_not_exists(activeJobsCountedAt) OR activeJobsCountedAt < :stale)',
-          ExpressionAttributeValues: { ':count': count, ':now': now, ':stale': now - RECOUNT_AFTER_MS },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return this.updateTenant(
+      tenantId,
+      'SET activeJobs = :count, activeJobsCountedAt = :now',
+      'attribute_exists(pk) AND (attribute_not_exists(activeJobsCountedAt) OR activeJobsCountedAt < :stale)',
+      { ':count': count, ':now': now, ':stale': now - RECOUNT_AFTER_MS },
+    );
   }
 
   private async countActive(tenantId: string): Promise<number> {
@@ -186,4 +241,8 @@ export class DynamoJobAdmissions implements JobAdmissions {
     } while (start);
     return count;
   }
+}
+
+function shareOf(item: Record<string, unknown> | undefined): number {
+  return typeof item?.admittedJobs === 'number' ? item.admittedJobs : 0;
 }

@@ -9,6 +9,10 @@
  * asks for. The all-tenants read sums the tenants' items instead, from the tenant list (a Scan of
  * the small tenants table, cheaper than finding the counters among the metrics table's buckets)
  * and one BatchGetItem per 100 tenants: paid per admin request, which is rare.
+ *
+ * A job created over the API is counted `ACTIVE` by its admission, in the same write that takes
+ * its create token (`admittedJobs` on the tenant item, job-admissions.ts), not by a write here:
+ * a tenant's `ACTIVE` is its item's plus that share, and the item's alone may fall below zero.
  */
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ALL_TENANTS, type JobStatusCounts, type JobStatusDeltas, shiftDeltas } from '#core/metrics/ports';
@@ -18,12 +22,20 @@ import { jobCountsKey } from './metrics-keys.ts';
 
 type Counts = Record<JobStatus, number>;
 
+/** The jobs counted `ACTIVE` by their admission (job-admissions.ts), of one tenant or of all. */
+export interface AdmittedJobs {
+  of(tenantId: string): Promise<number>;
+  all(): Promise<number>;
+}
+
 export class DynamoJobStatusCounts implements JobStatusCounts {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     /** Every tenant's id, for the all-tenants read. */
     private readonly tenantIds: () => Promise<string[]> = async () => [],
+    /** The shares of `ACTIVE` counted at admission, of a tenant and of all (none: every create moved its own). */
+    private readonly admitted: AdmittedJobs = { of: async () => 0, all: async () => 0 },
   ) {}
 
   async shift(tenantId: string, from: JobStatus | undefined, to: JobStatus): Promise<void> {
@@ -46,10 +58,11 @@ export class DynamoJobStatusCounts implements JobStatusCounts {
 
   async read(scope: string): Promise<Partial<Record<JobStatus, number>>> {
     if (scope === ALL_TENANTS) return this.readAllTenants();
-    const { Item = {} } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: jobCountsKey(scope) }),
-    );
-    return countsOf(Item);
+    const [{ Item = {} }, admitted] = await Promise.all([
+      this.client.send(new GetCommand({ TableName: this.tableName, Key: jobCountsKey(scope) })),
+      this.admitted.of(scope),
+    ]);
+    return { ...countsOf(Item), ACTIVE: countsOf(Item).ACTIVE + admitted };
   }
 
   private async readAllTenants(): Promise<Counts> {
@@ -61,6 +74,7 @@ export class DynamoJobStatusCounts implements JobStatusCounts {
         for (const status of JOB_STATUSES) total[status] += counts[status];
       }
     }
+    total.ACTIVE += await this.admitted.all();
     return total;
   }
 

@@ -22,3 +22,9 @@ export const tenantKeys = {
   /** A POST /v1/jobs Idempotency-Key → the job it created (create-key-repository.ts). */
   createKey: (tenantId: string, key: string) => ({ pk: `TENANT#${tenantId}`, sk: `CREATEKEY#${key}` }),
 } as const;
+
+/**
+ * The tenant item's count of jobs admitted over the API (job-admissions.ts): their share of the
+ * job-status counters' `ACTIVE`, readable by the stats route alone of the tenant item's attributes.
+ */
+export const ADMITTED_JOBS_ATTRIBUTE = 'admittedJobs';

@@ -33,9 +33,17 @@ export function checkBodyQuotas(subject: QuotaSubject, quotas: TenantQuotas): vo
 }
 
 /**
+ * One admitted job: its create tells it when the job is stored (create-job.ts); until then,
+ * `release` gives the place (and the job's count) back, and after it does nothing — the job exists.
+ */
+export interface JobAdmission {
+  stored(): void;
+  release(): Promise<void>;
+}
+
+/**
  * Admits one new job for `tenantId`: body quotas, then the create rate and the active-job quota
- * (a request refused by both is told the rate's retry delay). Returns a function that gives the
- * place back if the job is not created after all.
+ * (a request refused by both is told the rate's retry delay).
  */
 export async function admitNewJob(
   deps: AdmissionDeps,
@@ -43,7 +51,7 @@ export async function admitNewJob(
   subject: QuotaSubject,
   quotas: TenantQuotas,
   now: number,
-): Promise<{ release: () => Promise<void> }> {
+): Promise<JobAdmission> {
   checkBodyQuotas(subject, quotas);
   const decision = await deps.admissions.admit(
     tenantId,
@@ -58,5 +66,13 @@ export async function admitNewJob(
       `this tenant has ${quotas.maxActiveJobs} active jobs, its quota; cancel or finish some first`,
     );
   }
-  return { release: () => deps.admissions.release(tenantId) };
+  let stored = false;
+  return {
+    stored: () => {
+      stored = true;
+    },
+    release: async () => {
+      if (!stored) await deps.admissions.release(tenantId);
+    },
+  };
 }

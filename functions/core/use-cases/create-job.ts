@@ -20,11 +20,19 @@ import type { NewJobFields } from '../job-input.ts';
 import type { Job } from '../model.ts';
 import type { IdGenerator } from '../ports.ts';
 import { dispatchRequestOf, sendRuns } from '../runs/send-runs.ts';
+import type { JobAdmission } from '../tenants/admit-job.ts';
 import { type AdvancedJob, type MaterializeDeps, materializeOccurrences } from './materialize-occurrences.ts';
 import { newRun } from './new-run.ts';
 
 export interface CreateJobDeps extends MaterializeDeps {
   ids: IdGenerator;
+  /**
+   * Present when the API admitted the job (admit-job.ts): the admission counted it `ACTIVE` in the
+   * job-status counters in the write that took its create token (job-admissions.ts), so the create
+   * moves none; and it is told once the job is stored, after which a failure keeps the admission
+   * (the job exists, its place and its count are its own).
+   */
+  admission?: JobAdmission;
 }
 
 /**
@@ -60,7 +68,7 @@ export async function createJob(
     if (fired) return fired;
   }
   await deps.jobs.create(job);
-  await deps.jobCounts?.shift(tenantId, undefined, 'ACTIVE');
+  await storedNew(deps, tenantId);
 
   if (nextFireAt > now + deps.config.horizonMs) return job;
   const dueJob = { ...job, nextFireAt };
@@ -85,10 +93,16 @@ async function createFired(deps: CreateJobDeps, job: Job & { nextFireAt: number 
   const { nextFireAt: _fired, dueShard: _noDueEntry, ...rest } = job;
   const fired: Job = { ...rest, occurrenceCount: 1 };
   await deps.jobs.create(fired);
-  await deps.jobCounts?.shift(job.tenantId, undefined, 'ACTIVE');
+  await storedNew(deps, job.tenantId);
   // Sent only once the job is stored: an executor must never find the run before its job.
   await sendRuns(deps.dispatcher, [dispatchRequestOf(run, run.scheduledFor)]);
   return fired;
+}
+
+/** The job was just stored: its admission is told, or, without one, the job is counted `ACTIVE` here. */
+export async function storedNew(deps: Pick<CreateJobDeps, 'jobCounts' | 'admission'>, tenantId: string) {
+  if (deps.admission) deps.admission.stored();
+  else await deps.jobCounts?.shift(tenantId, undefined, 'ACTIVE');
 }
 
 /** `job` as JobRepository.advance leaves it. */

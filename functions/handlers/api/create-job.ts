@@ -46,8 +46,8 @@ export async function createJob(event: APIGatewayProxyEvent): Promise<APIGateway
   await writeFlowLimits(tenantId, [parsed.fields.flowControl], now);
   // Quotas first (nothing is written for a refused request), secret headers sealed.
   const create = (jobId?: string) =>
-    admittedCreate(tenantId, parsed, now, (fields) =>
-      createJobUseCase({ ...materializeDeps(), ids }, tenantId, fields, now, jobId),
+    admittedCreate(tenantId, parsed, now, (fields, admission) =>
+      createJobUseCase({ ...materializeDeps(), ids, admission }, tenantId, fields, now, jobId),
     );
   const { job, replayed } =
     key === undefined

@@ -75,8 +75,8 @@ export async function createWorkflow(event: APIGatewayProxyEvent): Promise<APIGa
   );
   const workflows = workflowRepository();
   const create = (workflowId: string) =>
-    admittedWorkflowCreate(tenantId, fields, now, (definition) =>
-      createWorkflowUseCase({ ...materializeDeps(), workflows }, tenantId, definition, now, workflowId),
+    admittedWorkflowCreate(tenantId, fields, now, (definition, admission) =>
+      createWorkflowUseCase({ ...materializeDeps(), workflows, admission }, tenantId, definition, now, workflowId),
     );
   const freshId = workflowIdOf(ids.next(now));
   const { job, replayed } =

@@ -6,7 +6,7 @@
  */
 import type { NewJobFields } from '#core/job-input';
 import { sealSecretHeaders } from '#core/secrets/secret-headers';
-import { admitNewJob, checkBodyQuotas } from '#core/tenants/admit-job';
+import { admitNewJob, checkBodyQuotas, type JobAdmission } from '#core/tenants/admit-job';
 import { type RunCreationMeter, runCreationMeter } from '#core/tenants/run-creation-meter';
 import type { JobChange } from '#core/update-input';
 import { admissionDeps, quotasOf, secretCipher, triggerRateLimiter } from '../wiring.ts';
@@ -17,14 +17,14 @@ export function runMeterOf(tenantId: string, now: number): RunCreationMeter {
 }
 
 /**
- * Admits a new job and seals its secret headers; `create` writes it. The active-job reservation
- * is given back when `create` fails (the counter heals at its next recount either way).
+ * Admits a new job and seals its secret headers; `create` writes it, and tells the admission once
+ * the job is stored. A create that fails before that gives its place back (and its count).
  */
 export async function admittedCreate<T>(
   tenantId: string,
   parsed: { fields: NewJobFields; secretHeaders?: Record<string, string> },
   now: number,
-  create: (fields: NewJobFields) => Promise<T>,
+  create: (fields: NewJobFields, admission: JobAdmission) => Promise<T>,
 ): Promise<T> {
   const { fields, secretHeaders } = parsed;
   const quotas = await quotasOf(tenantId);
@@ -32,7 +32,10 @@ export async function admittedCreate<T>(
   const admission = await admitNewJob(admissionDeps(), tenantId, subject, quotas, now);
   try {
     const sealed = await sealSecretHeaders(secretCipher(), tenantId, secretHeaders);
-    return await create(sealed ? { ...fields, target: { ...fields.target, secretHeaders: sealed } } : fields);
+    return await create(
+      sealed ? { ...fields, target: { ...fields.target, secretHeaders: sealed } } : fields,
+      admission,
+    );
   } catch (error) {
     await admission.release();
     throw error;

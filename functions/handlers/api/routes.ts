@@ -70,8 +70,9 @@ export interface Route {
     /** kms:GenerateDataKey on the secrets key: the route seals secret target headers. */
     sealSecrets?: boolean;
     /**
-     * dynamodb:Scan on the tenants table, of the key attributes only (Select SPECIFIC_ATTRIBUTES,
-     * projection pk and sk): the tenants' ids, for the admin view summed over every tenant.
+     * dynamodb:Scan and Query on the tenants table, of the key attributes and the admitted-job
+     * counts only (Select SPECIFIC_ATTRIBUTES, projection within pk, sk and admittedJobs): the
+     * tenants' ids, for the admin view summed over every tenant, and the jobs each admission counted.
      */
     listTenantIds?: boolean;
     /**
@@ -645,7 +646,8 @@ export const ROUTES: readonly DocumentedRoute[] = [
     query: STATS_QUERY,
     answers: [{ status: 200, schema: 'monitoring-stats.json', description: 'The stats' }],
     errors: [400],
-    // The tenants' ids (a key-only Scan of the tenants table) name the job counters the admin view sums.
+    // The tenants' ids (a key-only Scan of the tenants table) name the job counters the admin view
+    // sums; the admitted-job counts on the tenant items are the ACTIVE jobs' share (job-admissions.ts).
     access: { metrics: 'read', listTenantIds: true },
   },
   {

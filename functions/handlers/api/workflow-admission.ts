@@ -8,28 +8,31 @@
 import { type FieldProblem, ValidationError } from '#core/errors';
 import type { Schedule } from '#core/model';
 import { sealSecretHeaders } from '#core/secrets/secret-headers';
-import { admitNewJob, checkBodyQuotas } from '#core/tenants/admit-job';
+import { admitNewJob, checkBodyQuotas, type JobAdmission } from '#core/tenants/admit-job';
 import type { TenantQuotas } from '#core/tenants/quotas';
 import type { SealedTask } from '#core/use-cases/workflows/task-items';
 import type { NewWorkflowFields, ParsedTask, WorkflowChange } from '#core/workflows/parse-workflow';
 import { admissionDeps, quotasOf, secretCipher } from '../wiring.ts';
 
 /**
- * Admits a new workflow and seals its tasks' secret headers; `create` writes it. The active-job
- * reservation is given back when `create` fails.
+ * Admits a new workflow and seals its tasks' secret headers; `create` writes it, and tells the
+ * admission once the workflow is stored. A create that fails before that gives its place back.
  */
 export async function admittedWorkflowCreate<T>(
   tenantId: string,
   fields: NewWorkflowFields,
   now: number,
-  create: (definition: Omit<NewWorkflowFields, 'tasks'> & { tasks: SealedTask[] }) => Promise<T>,
+  create: (
+    definition: Omit<NewWorkflowFields, 'tasks'> & { tasks: SealedTask[] },
+    admission: JobAdmission,
+  ) => Promise<T>,
 ): Promise<T> {
   const quotas = await quotasOf(tenantId);
   checkWorkflowQuotas(fields.tasks, fields.schedule, quotas);
   // The body quotas are checked above; the admission takes the create rate and the active-job place.
   const admission = await admitNewJob(admissionDeps(), tenantId, {}, quotas, now);
   try {
-    return await create({ ...fields, tasks: await sealedTasks(tenantId, fields.tasks) });
+    return await create({ ...fields, tasks: await sealedTasks(tenantId, fields.tasks) }, admission);
   } catch (error) {
     await admission.release();
     throw error;

@@ -14,11 +14,11 @@ import { DEFAULT_RETRY_POLICY } from '../../retry-policy.ts';
 import type { NewWorkflowFields } from '../../workflows/parse-workflow.ts';
 import type { WorkflowRepository } from '../../workflows/ports.ts';
 import { WORKFLOW_KIND, type WorkflowHead, type WorkflowTaskJob } from '../../workflows/stored.ts';
-import { createJob } from '../create-job.ts';
+import { type CreateJobDeps, createJob, storedNew } from '../create-job.ts';
 import type { MaterializeDeps } from '../materialize-occurrences.ts';
 import { type SealedTask, taskItemsOf } from './task-items.ts';
 
-export interface CreateWorkflowDeps extends MaterializeDeps {
+export interface CreateWorkflowDeps extends MaterializeDeps, Pick<CreateJobDeps, 'admission'> {
   workflows: WorkflowRepository;
 }
 
@@ -59,7 +59,7 @@ export async function createWorkflow(
   };
   if (head.schedule === undefined) {
     await deps.workflows.create(head, items);
-    await deps.jobCounts?.shift(tenantId, undefined, 'ACTIVE');
+    await storedNew(deps, tenantId);
     return head;
   }
   const { tenantId: _tenant, jobId: _id, status: _status, version: _version, ...rest } = head;

@@ -61,4 +61,12 @@ describe('admitting a new job', () => {
     await admission.release();
     expect(ok.calls).toEqual([ADMIT, 'release']);
   });
+
+  it('keeps the admission of a job that was stored: a failure after that gives nothing back', async () => {
+    const { deps: d, calls } = deps();
+    const admission = await admitNewJob(d, 't', subject, DEFAULT_QUOTAS, 0);
+    admission.stored();
+    await admission.release();
+    expect(calls).toEqual([ADMIT]);
+  });
 });
