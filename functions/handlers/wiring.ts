@@ -5,6 +5,7 @@
  */
 
 import { createCloudWatchClient, createDocumentClient, createSqsClient } from '#adapters/aws-clients';
+import { DynamoAdmittedJobs } from '#adapters/dynamodb/admitted-jobs';
 import { DynamoAsyncRunStore } from '#adapters/dynamodb/async-run-store';
 import { DynamoAsyncRunsInFlight } from '#adapters/dynamodb/async-runs-in-flight';
 import { StoredCallbackKeys } from '#adapters/dynamodb/callback-key-store';
@@ -221,10 +222,13 @@ export const scannerHeartbeats = once(() => new DynamoScannerHeartbeats(document
 /** Read side of the job-status counters (the stats endpoint; all tenants: summed over the tenants' ids). */
 export const jobStatusCounts = once(
   () =>
-    new DynamoJobStatusCounts(documentClient(), metricsTable(), () => tenantRepository().listTenantIds(), {
-      of: (tenantId) => jobAdmissions().admittedJobsOf(tenantId),
-      all: () => jobAdmissions().allAdmittedJobs(),
-    }),
+    new DynamoJobStatusCounts(
+      documentClient(),
+      metricsTable(),
+      () => tenantRepository().listTenantIds(),
+      // The tenants table only: the stats function is given no other (its route's access).
+      new DynamoAdmittedJobs(documentClient(), tenantsTable()),
+    ),
 );
 /**
  * Write side, for use cases that change a job's status: best effort, because the status change
@@ -298,8 +302,11 @@ export const defaultQuotas = once(defaultQuotasFromEnv);
  * The create bucket, the active-job quota and the new job's place in the job-status counters, one
  * write per create (create-job, create-workflow).
  */
-const jobAdmissions = once(() => new DynamoJobAdmissions(documentClient(), tenantsTable(), requiredEnv(ENV.jobsTable)));
-export const admissionDeps = once((): AdmissionDeps => ({ admissions: jobAdmissions() }));
+export const admissionDeps = once(
+  (): AdmissionDeps => ({
+    admissions: new DynamoJobAdmissions(documentClient(), tenantsTable(), requiredEnv(ENV.jobsTable)),
+  }),
+);
 /** The Idempotency-Keys of POST /v1/jobs. */
 export const createKeyRepository = once(() => new DynamoCreateKeyRepository(documentClient(), tenantsTable()));
 /** The trigger bucket: runs created outside the schedule (trigger, PATCH, resume catch-up, re-drive). */

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoAdmittedJobs } from '#adapters/dynamodb/admitted-jobs';
 import { DynamoJobAdmissions } from '#adapters/dynamodb/job-admissions';
 import { DynamoRunSlots } from '#adapters/dynamodb/run-slots';
 import { tenantKeys } from '#adapters/dynamodb/tenant-keys';
@@ -23,6 +24,7 @@ import { type EmulatedAws, startEmulatedAws } from '../support/emulated-aws.ts';
 let aws: EmulatedAws;
 let repository: DynamoTenantRepository;
 let table: string;
+let admittedJobs: DynamoAdmittedJobs;
 const ids = ulidIds();
 const LOCAL_KEY = LocalSecretCipher.generateKey();
 
@@ -30,6 +32,7 @@ beforeAll(async () => {
   aws = await startEmulatedAws();
   table = aws.resources.tables.tenants;
   repository = new DynamoTenantRepository(aws.documents, table);
+  admittedJobs = new DynamoAdmittedJobs(aws.documents, table);
 }, 60_000);
 afterAll(async () => {
   await aws?.stop();
@@ -132,7 +135,7 @@ describe('admission writes', () => {
     expect(counts).toEqual({ updates: 20, failed: 0 });
     expect(await activeJobsOf(tenant.tenantId)).toBe(20);
     // The same writes counted the 20 jobs ACTIVE for the job-status counters.
-    expect(await admissions.admittedJobsOf(tenant.tenantId)).toBe(20);
+    expect(await admittedJobs.of(tenant.tenantId)).toBe(20);
   });
 
   it('gives a place and a count back on release, the count even when a recount left no place to give', async () => {
@@ -141,7 +144,7 @@ describe('admission writes', () => {
     const limits = { perSecond: 100, burst: 100 };
     for (let i = 0; i < 3; i++) await admissions.admit(tenant.tenantId, limits, 10, Date.now());
     await admissions.release(tenant.tenantId);
-    expect([await activeJobsOf(tenant.tenantId), await admissions.admittedJobsOf(tenant.tenantId)]).toEqual([2, 2]);
+    expect([await activeJobsOf(tenant.tenantId), await admittedJobs.of(tenant.tenantId)]).toEqual([2, 2]);
 
     // A recount found none of these jobs stored yet: the counter is 0, the counts are still owed back.
     await aws.documents.send(
@@ -153,10 +156,10 @@ describe('admission writes', () => {
       }),
     );
     await admissions.release(tenant.tenantId);
-    expect([await activeJobsOf(tenant.tenantId), await admissions.admittedJobsOf(tenant.tenantId)]).toEqual([0, 1]);
-    const before = await admissions.allAdmittedJobs();
+    expect([await activeJobsOf(tenant.tenantId), await admittedJobs.of(tenant.tenantId)]).toEqual([0, 1]);
+    const before = await admittedJobs.all();
     await admissions.admit(tenant.tenantId, limits, 10, Date.now());
-    expect(await admissions.allAdmittedJobs()).toBe(before + 1);
+    expect(await admittedJobs.all()).toBe(before + 1);
   });
 
   it('refuses at the burst with one failed write that takes no place, and takes the idle update once drained', async () => {
@@ -222,7 +225,7 @@ describe('active-job quota', () => {
     await job(tenant.tenantId, 1);
 
     expect(await admissions.admit(tenant.tenantId, bucket, 1, now)).toEqual({ admitted: false, reason: 'quota' });
-    await admissions.release(tenant.tenantId); // a create that failed after admission gives its place back
+    await admissions.release(tenant.tenantId); // as a create that failed before its job was stored
     await job(tenant.tenantId, 1, 'COMPLETED');
     // The refused create left the bucket's second token: with room again, it is admitted at once.
     expect((await admissions.admit(tenant.tenantId, bucket, 5, now)).admitted).toBe(true);

@@ -12,15 +12,16 @@
  * place back (`release`), not its token (as the bucket never did).
  *
  * The same write counts the job among the tenant's `ACTIVE` jobs (`admittedJobs`, a share of the
- * job-status counter read with it, job-status-counts.ts), so a create moves no counter of its own:
- * one write unit less again. `release` takes that back too.
+ * job-status counter read with it, admitted-jobs.ts), so a create moves no counter of its own:
+ * one write unit less again. `release` takes that back too; a create that dies between its
+ * admission and its job's write leaves it one high (the counters are counters, not a census).
  */
-import { type DynamoDBDocumentClient, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AdmissionDecision, JobAdmissions } from '#core/tenants/ports';
 import { type BucketLimits, gcraDecide, gcraParameters } from '#core/tenants/token-bucket';
 import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
 import { JOBS_TABLE } from './table-definitions.ts';
-import { ADMITTED_JOBS_ATTRIBUTE, tenantKeys } from './tenant-keys.ts';
+import { tenantKeys } from './tenant-keys.ts';
 
 /** A tenant found at its quota is recounted at most this often. */
 export const RECOUNT_AFTER_MS = 2_000;
@@ -92,46 +93,6 @@ export class DynamoJobAdmissions implements JobAdmissions {
     );
     if (!released)
       await this.updateTenant(tenantId, 'ADD admittedJobs :minusOne', 'attribute_exists(pk)', { ':minusOne': -1 });
-  }
-
-  /**
-   * The tenant's admitted-job share of its `ACTIVE` count (job-status-counts.ts): a Query of its
-   * own item that projects that attribute only, all its IAM grant allows (api-handlers.ts).
-   */
-  async admittedJobsOf(tenantId: string): Promise<number> {
-    const { pk, sk } = tenantKeys.tenant(tenantId);
-    const { Items = [] } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tenantsTable,
-        KeyConditionExpression: '#pk = :pk AND #sk = :sk',
-        Select: 'SPECIFIC_ATTRIBUTES',
-        ProjectionExpression: '#admitted',
-        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#admitted': ADMITTED_JOBS_ATTRIBUTE },
-        ExpressionAttributeValues: { ':pk': pk, ':sk': sk },
-        ConsistentRead: true,
-      }),
-    );
-    return shareOf(Items[0]);
-  }
-
-  /** Every tenant's admitted-job share, summed: a Scan of the keys and that attribute only. */
-  async allAdmittedJobs(): Promise<number> {
-    let total = 0;
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new ScanCommand({
-          TableName: this.tenantsTable,
-          Select: 'SPECIFIC_ATTRIBUTES',
-          ProjectionExpression: '#pk, #sk, #admitted',
-          ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#admitted': ADMITTED_JOBS_ATTRIBUTE },
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of page.Items ?? []) if (item.sk === tenantKeys.tenant('').sk) total += shareOf(item);
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return total;
   }
 
   /** One conditional update of the tenant item; false when its condition failed. */
@@ -241,8 +202,4 @@ export class DynamoJobAdmissions implements JobAdmissions {
     } while (start);
     return count;
   }
-}
-
-function shareOf(item: Record<string, unknown> | undefined): number {
-  return typeof item?.admittedJobs === 'number' ? item.admittedJobs : 0;
 }
