@@ -230,6 +230,8 @@ export const jobStatusCounts = once(
       new DynamoAdmittedJobs(documentClient(), tenantsTable()),
     ),
 );
+/** The counter items alone, for the write side: the functions that move counters have no tenants table. */
+const jobStatusCounterItems = once(() => new DynamoJobStatusCounts(documentClient(), metricsTable()));
 /**
  * Write side, for use cases that change a job's status: best effort, because the status change
  * has already been written when the counters move; a failed move is logged, never the request's error.
@@ -237,7 +239,7 @@ export const jobStatusCounts = once(
 export const jobCountsUpdater = once((): JobStatusCounts => {
   const add = async (tenantId: string, deltas: JobStatusDeltas) => {
     try {
-      await jobStatusCounts().add(tenantId, deltas);
+      await jobStatusCounterItems().add(tenantId, deltas);
     } catch (error) {
       logger.error('job-status counters not updated', { tenantId, deltas, error: error as Error });
     }

@@ -76,8 +76,8 @@ describe('API functions', () => {
         ...(route.access.runs ? secondaryIndexNames(RUNS_TABLE) : []),
       ];
       expect(indexesIn(grants)).toEqual(expectedIndexes.sort());
-      // A key-only Scan of the tenants (the admin stats) is its own grant: admin-stats-grant.test.ts.
-      const tenantIdScan = route.access.listTenantIds ? ['dynamodb:Scan'] : [];
+      // A Scan and a Query of the tenants' keys and admitted-job counts (the stats) are their own grant: admin-stats-grant.test.ts.
+      const tenantIdScan = route.access.listTenantIds ? ['dynamodb:Query', 'dynamodb:Scan'] : [];
       expect(actionsOn(grants, tenantsArn)).toEqual([...expected(route.access.tenants), ...tenantIdScan].sort());
       // GetMetricData takes no resource: '*' (CDK merges it with X-Ray's '*' statement), and only
       // where the route reads the queues' age.
