@@ -76,8 +76,21 @@ export const ENV = {
   secretsLocalKey: 'SECRETS_LOCAL_KEY',
 } as const;
 
+/**
+ * A check every required read goes through first. The local runtime registers one that refuses a
+ * variable the invoked function would not be given deployed (all local functions share one
+ * environment; functions/local/aws-fidelity/function-environments.ts). Deployed, there is none.
+ */
+let requiredReadCheck: ((name: string) => void) | undefined;
+
+/** Sets (or, with undefined, removes) the check of requiredEnv's reads. */
+export function registerRequiredEnvCheck(check: ((name: string) => void) | undefined): void {
+  requiredReadCheck = check;
+}
+
 /** Reads a required variable; a missing one is a deployment error, never a silent default. */
 export function requiredEnv(name: string): string {
+  requiredReadCheck?.(name);
   const value = process.env[name];
   if (value === undefined || value === '') throw new Error(`Environment variable ${name} is not set`);
   return value;

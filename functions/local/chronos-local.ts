@@ -19,6 +19,7 @@ import { ROUTES } from '#handlers/api/routes';
 import { COMPLETION_FILTER_PATTERNS } from '#handlers/completion-filter';
 import { type GatewayExchange, type RunningApiGateway, startApiGateway } from './api-gateway.ts';
 import { AuthorizerCache, authorizerCacheOf } from './aws-fidelity/authorizer-cache.ts';
+import { enforceFunctionEnvironments, functionVariablesOf } from './aws-fidelity/function-environments.ts';
 import { gatewayRequestChecks } from './aws-fidelity/gateway-models.ts';
 import { installIamHook } from './aws-fidelity/iam-enforcement.ts';
 import { type LocalIamOptions, startLocalIam } from './aws-fidelity/local-iam.ts';
@@ -344,6 +345,8 @@ export async function startLocalChronos(options: LocalChronosOptions = {}): Prom
         (message) => log(message),
       );
       cleanups.push(iam.stop);
+      // And the variables each function is given: a read of one its deployed function lacks fails as there.
+      cleanups.push(enforceFunctionEnvironments(functionVariablesOf(stacks)));
     }
     const handlers = await loadHandlers(ROUTES, effectiveHandlers);
     const validateRequest =

@@ -1,0 +1,67 @@
+/**
+ * Each local function's deployed environment, enforced: the names of the variables the synthesized
+ * template gives the function. All local functions share one process and one environment
+ * (function-environment.ts), so a handler reading a variable its deployed function lacks would
+ * work here and answer 500 on AWS ("Environment variable … is not set"). With this check on, a
+ * required read (requiredEnv) inside an invocation fails here the same way.
+ *
+ * Not checked: reads outside any invocation (module load, provisioning, the pollers), and values a
+ * handler built once and keeps (`once` in wiring.ts) when another function built them first.
+ */
+import { registerRequiredEnvCheck } from '#adapters/environment';
+import { currentFunctionName } from '../invoke-store.ts';
+import type { SynthesizedStacks } from './synthesized-stacks.ts';
+
+/** By local function name: the names of its deployed variables. */
+export type FunctionVariables = ReadonlyMap<string, ReadonlySet<string>>;
+
+/** The variable names the stateless template gives each local function. */
+export function functionVariablesOf(stacks: SynthesizedStacks): FunctionVariables {
+  const variables = new Map<string, ReadonlySet<string>>();
+  for (const [name, { functionLogicalId }] of Object.entries(stacks.functions)) {
+    const resource = stacks.stateless.Resources?.[functionLogicalId] as
+      | { Properties?: { Environment?: { Variables?: Record<string, unknown> } } }
+      | undefined;
+    variables.set(name, new Set(Object.keys(resource?.Properties?.Environment?.Variables ?? {})));
+  }
+  return variables;
+}
+
+/** The error a deployed function gets for a variable it is not given. */
+export class UndeployedVariableError extends Error {
+  constructor(variable: string, functionName: string) {
+    super(`Environment variable ${variable} is not set (deployed, the ${functionName} function is not given it)`);
+    this.name = 'UndeployedVariableError';
+  }
+}
+
+/** The tables of the local Chronos instances of this process; the last started one is enforced. */
+const enforced: FunctionVariables[] = [];
+
+/** Refuses, from now on, a required read of a variable the invoked function is not given; returns the stop. */
+export function enforceFunctionEnvironments(variables: FunctionVariables): () => void {
+  enforced.push(variables);
+  registerRequiredEnvCheck(checkRead);
+  return () => {
+    const index = enforced.indexOf(variables);
+    if (index >= 0) enforced.splice(index, 1);
+    if (enforced.length === 0) registerRequiredEnvCheck(undefined);
+  };
+}
+
+/** Refused reads not yet taken: many are made on best-effort paths that log the error and go on. */
+const refused: UndeployedVariableError[] = [];
+
+/** The reads refused since the last call (the test suite fails a test that made any). */
+export function takeRefusedReads(): UndeployedVariableError[] {
+  return refused.splice(0);
+}
+
+function checkRead(variable: string): void {
+  const functionName = currentFunctionName();
+  const given = functionName === undefined ? undefined : enforced.at(-1)?.get(functionName);
+  if (functionName === undefined || given === undefined || given.has(variable)) return;
+  const error = new UndeployedVariableError(variable, functionName);
+  refused.push(error);
+  throw error;
+}
