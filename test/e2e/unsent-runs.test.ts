@@ -20,6 +20,7 @@ import { dueShardOf } from '#core/due-shard';
 import { planFiring } from '#core/fire-plan';
 import type { RunDispatcher } from '#core/ports';
 import { runIdOf } from '#core/run-id';
+import type { DispatchIntent } from '#core/runs/dispatch-intent';
 import { completeRun } from '#core/use-cases/complete-run';
 import { redriveRun } from '#core/use-cases/dead-letters';
 import { materializeOccurrences } from '#core/use-cases/materialize-occurrences';
@@ -207,14 +208,26 @@ describe('a run put but never sent is found by the sweep and called', () => {
     // catch-up (the latest missed slot and the slots within the misfire grace) without sweep
     // entries, and died before sending them, clearing its intent or advancing the job.
     const intents = new DynamoDispatchIntents(documents, chronos.tables.metrics);
+    const written: DispatchIntent[] = [];
     const deadScanner = {
       ...deps(diesBeforeSending),
       config: { ...deps(diesBeforeSending).config, sweepGraceMs: GRACE_SECONDS * 1000 },
-      intents: { record: intents.record.bind(intents), clear: async () => {}, findDue: intents.findDue.bind(intents) },
+      intents: {
+        record: async (intent: DispatchIntent) => {
+          written.push(intent);
+        },
+        clear: async () => {},
+        findDue: intents.findDue.bind(intents),
+      },
       jobs: { ...jobs, advance: async () => false } as unknown as DynamoJobRepository,
     };
     const crashed = planFiring(late, plannedAt, plannedAt + HORIZON_MS);
     await materializeOccurrences(deadScanner, [late], plannedAt);
+    // Its intent, already past its sweep time (planned 5 s ago, 2 s of grace), is stored once the
+    // pass is over: stored first, a live sweep could take it while the puts go on and leave the
+    // later runs to nobody. Deployed, no sweep sees an intent before its pass is over: the grace
+    // (60 s) outlasts the scanner's timeout (test/infra/sweep-grace.test.ts).
+    for (const intent of written) await intents.record(intent);
     const due = crashed.occurrences.filter((at) => at <= Date.now());
     // Put (the live sweep may already be sending them: the intent's grace counts from 5 s ago).
     for (const at of due)
