@@ -219,13 +219,12 @@ const metricsTable = () => requiredEnv(OBSERVABILITY_ENV.metricsTable);
 export const dispatchIntents = once(() => new DynamoDispatchIntents(documentClient(), metricsTable()));
 export const runAggregates = once(() => new DynamoRunAggregates(documentClient(), metricsTable()));
 export const scannerHeartbeats = once(() => new DynamoScannerHeartbeats(documentClient(), metricsTable()));
-/** Read side of the job-status counters (the stats endpoint; all tenants: summed over the tenants' ids). */
+/** Read side of the job-status counters (the stats endpoint; all tenants: summed over every tenant item). */
 export const jobStatusCounts = once(
   () =>
     new DynamoJobStatusCounts(
       documentClient(),
       metricsTable(),
-      () => tenantRepository().listTenantIds(),
       // The tenants table only: the stats function is given no other (its route's access).
       new DynamoAdmittedJobs(documentClient(), tenantsTable()),
     ),

@@ -24,7 +24,7 @@ beforeAll(async () => {
   const table = aws.resources.tables.metrics;
   aggregates = new DynamoRunAggregates(aws.documents, table);
   // The tenant list the all-tenants read sums over (the tenants table, in the handlers' wiring).
-  jobCounts = new DynamoJobStatusCounts(aws.documents, table, async () => ['jt', 'other', 'nobody']);
+  jobCounts = new DynamoJobStatusCounts(aws.documents, table, tenantsNamed(['jt', 'other', 'nobody']));
   heartbeats = new DynamoScannerHeartbeats(aws.documents, table);
 });
 afterAll(() => aws?.stop());
@@ -207,13 +207,12 @@ describe('job-status counters', () => {
   });
 
   it('adds the jobs counted ACTIVE by their admission, of the tenant and of all', async () => {
-    const admitted = { of: async (tenantId: string) => (tenantId === 'adm' ? 5 : 0), all: async () => 7 };
-    const counts = new DynamoJobStatusCounts(
-      aws.documents,
-      aws.resources.tables.metrics,
-      async () => ['adm'],
-      admitted,
-    );
+    const shares = new Map([
+      ['adm', 5],
+      ['adm-too', 2],
+    ]);
+    const admitted = { of: async (tenantId: string) => shares.get(tenantId) ?? 0, all: async () => shares };
+    const counts = new DynamoJobStatusCounts(aws.documents, aws.resources.tables.metrics, admitted);
     // Two of the five admitted jobs finished: the counter item's ACTIVE alone falls below zero.
     await counts.add('adm', { ACTIVE: -2, COMPLETED: 2 });
 
@@ -224,7 +223,7 @@ describe('job-status counters', () => {
   it('sums more tenants than one BatchGetItem holds', async () => {
     const many = Array.from({ length: 130 }, (_, i) => `many-${i}`);
     for (const tenant of many) await jobCounts.shift(tenant, undefined, 'COMPLETED');
-    const counts = new DynamoJobStatusCounts(aws.documents, aws.resources.tables.metrics, async () => many);
+    const counts = new DynamoJobStatusCounts(aws.documents, aws.resources.tables.metrics, tenantsNamed(many));
     expect((await counts.read(ALL_TENANTS)).COMPLETED).toBe(130);
   });
 });
@@ -271,3 +270,8 @@ describe('dispatch intents', () => {
     expect((await intents.findDue(earlier.shard, 62_000, 10)).map((i) => i.id)).toEqual(['twin', 'later']);
   });
 });
+
+/** Tenants with no job counted at admission: the all-tenants read sums their counter items alone. */
+function tenantsNamed(ids: string[]) {
+  return { of: async () => 0, all: async () => new Map(ids.map((id) => [id, 0])) };
+}

@@ -10,6 +10,8 @@ import type { AdmittedJobs } from './job-status-counts.ts';
 import { ADMITTED_JOBS_ATTRIBUTE, tenantKeys } from './tenant-keys.ts';
 
 const NAMES = { '#pk': 'pk', '#sk': 'sk', '#admitted': ADMITTED_JOBS_ATTRIBUTE };
+/** A tenant item's keys: `pk` is this prefix and the tenant's id. */
+const TENANT_ITEM = tenantKeys.tenant('');
 
 export class DynamoAdmittedJobs implements AdmittedJobs {
   constructor(
@@ -33,8 +35,9 @@ export class DynamoAdmittedJobs implements AdmittedJobs {
     return shareOf(Items[0]);
   }
 
-  async all(): Promise<number> {
-    let total = 0;
+  /** Every tenant with its share: one Scan of the keys and that attribute, whatever else the table holds. */
+  async all(): Promise<Map<string, number>> {
+    const tenants = new Map<string, number>();
     let start: Record<string, unknown> | undefined;
     do {
       const page = await this.client.send(
@@ -46,10 +49,12 @@ export class DynamoAdmittedJobs implements AdmittedJobs {
           ...(start ? { ExclusiveStartKey: start } : {}),
         }),
       );
-      for (const item of page.Items ?? []) if (item.sk === tenantKeys.tenant('').sk) total += shareOf(item);
+      for (const item of page.Items ?? []) {
+        if (item.sk === TENANT_ITEM.sk) tenants.set(String(item.pk).slice(TENANT_ITEM.pk.length), shareOf(item));
+      }
       start = page.LastEvaluatedKey;
     } while (start);
-    return total;
+    return tenants;
   }
 }
 

@@ -6,9 +6,10 @@
  * them one off, which is why the stats show them as counters, not as a census.
  *
  * No all-tenants item: it doubled the write of every status change for a view only the operator
- * asks for. The all-tenants read sums the tenants' items instead, from the tenant list (a Scan of
- * the small tenants table, cheaper than finding the counters among the metrics table's buckets)
- * and one BatchGetItem per 100 tenants: paid per admin request, which is rare.
+ * asks for. The all-tenants read sums the tenants' items instead, from the tenant list (one Scan of
+ * the tenants table, which also brings each tenant's admitted share; cheaper than finding the
+ * counters among the metrics table's buckets) and one BatchGetItem per 100 tenants: paid per admin
+ * request, which is rare.
  *
  * A job created over the API is counted `ACTIVE` by its admission, in the same write that takes
  * its create token (`admittedJobs` on the tenant item, job-admissions.ts), not by a write here:
@@ -22,20 +23,19 @@ import { jobCountsKey } from './metrics-keys.ts';
 
 type Counts = Record<JobStatus, number>;
 
-/** The jobs counted `ACTIVE` by their admission (job-admissions.ts), of one tenant or of all. */
+/** The jobs counted `ACTIVE` by their admission (admitted-jobs.ts): of one tenant, or every tenant's. */
 export interface AdmittedJobs {
   of(tenantId: string): Promise<number>;
-  all(): Promise<number>;
+  /** Every tenant's id with its share (0 for none): the all-tenants read sums the tenants it names. */
+  all(): Promise<ReadonlyMap<string, number>>;
 }
 
 export class DynamoJobStatusCounts implements JobStatusCounts {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    /** Every tenant's id, for the all-tenants read. */
-    private readonly tenantIds: () => Promise<string[]> = async () => [],
-    /** The shares of `ACTIVE` counted at admission, of a tenant and of all (none: every create moved its own). */
-    private readonly admitted: AdmittedJobs = { of: async () => 0, all: async () => 0 },
+    /** The tenants and their shares of `ACTIVE` counted at admission (none: the write side's). */
+    private readonly admitted: AdmittedJobs = { of: async () => 0, all: async () => new Map() },
   ) {}
 
   async shift(tenantId: string, from: JobStatus | undefined, to: JobStatus): Promise<void> {
@@ -67,14 +67,15 @@ export class DynamoJobStatusCounts implements JobStatusCounts {
 
   private async readAllTenants(): Promise<Counts> {
     const total = countsOf({});
-    const ids = [...new Set(await this.tenantIds())];
+    const tenants = await this.admitted.all();
+    const ids = [...tenants.keys()];
     for (let i = 0; i < ids.length; i += KEYS_PER_BATCH_GET) {
       for (const item of await this.batchGet(ids.slice(i, i + KEYS_PER_BATCH_GET))) {
         const counts = countsOf(item);
         for (const status of JOB_STATUSES) total[status] += counts[status];
       }
     }
-    total.ACTIVE += await this.admitted.all();
+    for (const share of tenants.values()) total.ACTIVE += share;
     return total;
   }
 

@@ -14,7 +14,6 @@ import { tokenHash } from '#core/tenants/api-tokens';
 import type { ApiTokenInfo, IssuedToken, Tenant, TokenGrant } from '#core/tenants/model';
 import type { TenantRepository } from '#core/tenants/ports';
 import { isConditionFailure } from './conditional.ts';
-import { TENANTS_TABLE } from './table-definitions.ts';
 import { tenantItemsWithPrefix, writeForExistingTenant } from './tenant-items.ts';
 import { tenantKeys } from './tenant-keys.ts';
 
@@ -63,33 +62,6 @@ export class DynamoTenantRepository implements TenantRepository {
       start = page.LastEvaluatedKey;
     } while (start);
     return tenants.sort((a, b) => a.createdAt - b.createdAt);
-  }
-
-  /**
-   * Every tenant's id, from a Scan that reads the key attributes only (`Select` and the projection
-   * are what the admin stats' role may Scan with: it never sees a token hash or a sealed secret).
-   */
-  async listTenantIds(): Promise<string[]> {
-    const { partitionKey, sortKey } = TENANTS_TABLE;
-    const tenantItem = tenantKeys.tenant('');
-    const ids: string[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new ScanCommand({
-          TableName: this.tableName,
-          Select: 'SPECIFIC_ATTRIBUTES',
-          ProjectionExpression: '#pk, #sk',
-          ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey },
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        if (item[sortKey] === tenantItem.sk) ids.push(String(item[partitionKey]).slice(tenantItem.pk.length));
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return ids;
   }
 
   async saveToken(token: IssuedToken): Promise<void> {
