@@ -11,6 +11,7 @@ const TIMING = [
   'test/e2e/priority-lanes.test.ts',
   'test/e2e/early-release.test.ts',
   'test/e2e/recurring-jobs.test.ts',
+  'test/e2e/tenant-fairness.test.ts',
   'test/chaos/chaos.test.ts',
 ];
 
