@@ -31,6 +31,8 @@ export const WORKFLOW_PATH = '/wf/';
 export interface ChaosTarget {
   url(path: string): string;
   calls: TargetCall[];
+  /** Calls `listener` with every call as it arrives (before it is answered). */
+  onCall(listener: (call: TargetCall) => void): void;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export async function startChaosTarget(options: {
   hangMs: number;
 }): Promise<ChaosTarget> {
   const calls: TargetCall[] = [];
+  const listeners: Array<(call: TargetCall) => void> = [];
   const server: Server = createServer((req, res) => {
     const at = Date.now();
     const header = (name: string) => String(req.headers[name] ?? '');
@@ -69,6 +72,7 @@ export async function startChaosTarget(options: {
       callerHungUp: false,
     };
     calls.push(call);
+    for (const listener of listeners) listener(call);
     res.on('close', () => {
       if (!res.writableFinished && call.fault !== 'reset') call.callerHungUp = true;
     });
@@ -103,6 +107,7 @@ export async function startChaosTarget(options: {
   return {
     url: (path) => `${base}${path}`,
     calls,
+    onCall: (listener) => void listeners.push(listener),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

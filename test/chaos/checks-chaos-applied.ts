@@ -26,7 +26,7 @@ export interface ChaosFloors {
  *  - kills that held claimed runs: half of those (the first kills may find an executor idle);
  *  - repeats a kill explains (an at-least-once call cut by the kill, made again by the takeover):
  *    one for every other guaranteed kill;
- *  - at-most-once runs lost to a kill: one;
+ *  - at-most-once runs lost to a kill: one (the aimed kill of executor-kills.ts makes it certain);
  *  - retries: each at-least-once attempt below maxAttempts fails with the target's fault share p,
  *    so an occurrence is expected to be retried p + p² + … + p^(maxAttempts-1) times; half of that;
  *  - faults served: half of each fault's share of the calls;

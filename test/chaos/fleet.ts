@@ -18,7 +18,7 @@ export interface Kill {
   heldJobNames?: string[];
   /** For a scanner: whether a scan had started and not finished. */
   scanInProgress: boolean;
-  /** Why it was killed (`random` for the executor schedule, `mid-scan` for the scanner, a HoldMode for the others). */
+  /** Why it was killed (`random` for the executor schedule, `at-most-once-call` for its aimed kill, `mid-scan` for the scanner, a HoldMode for the others). */
   reason: string;
 }
 

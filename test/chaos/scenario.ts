@@ -29,8 +29,8 @@ import { startChaosTarget } from './chaos-target.ts';
 import { type CheckResult, checkOccurrencesTerminal, formatChecks, runChecks } from './checks.ts';
 import { checkWorkflowRunsEnded, withWorkflowTasks } from './checks-workflows.ts';
 import { type ApiCreate, designOf, type Evidence, type PoisonCase, readTables, type ScannerHold } from './evidence.ts';
+import { ExecutorKills } from './executor-kills.ts';
 import { Fleet } from './fleet.ts';
-import { seededRandom } from './seeded-random.ts';
 import {
   type CoordinatorMessage,
   type HoldMode,
@@ -190,7 +190,16 @@ export async function runChaos(
       sqsOutage = { stoppedAt, restartedAt: Date.now() };
       progress(`${since()}: started the SQS emulator again on port ${sqs.port}, with its state`);
     })();
-    const killing = killExecutors(fleet, config, start, executorSlots, (line) => progress(`${since()}: ${line}`));
+    const executorKills = new ExecutorKills(fleet, executorSlots, (line) => progress(`${since()}: ${line}`));
+    const killing = executorKills.random(config, start);
+    // Job ids of the at-most-once jobs created so far (in the coordinator): the aimed kill's prey.
+    const atMostOnceJobIds = new Set<string>();
+    const aiming = executorKills.aimAtMostOnce(
+      target,
+      (jobId) => atMostOnceJobIds.has(jobId),
+      start,
+      config.killUntilMs,
+    );
     // Each hold is asked for until its kill has happened (on a loaded machine a process restarted
     // during the SQS outage may take long to have work again), or until the run has settled.
     const holdsEnd = { settled: false };
@@ -236,8 +245,17 @@ export async function runChaos(
     // Created through the API now, triggered through it during the chaos window (workload-workflows.ts).
     const workflows = planWorkflows(config);
     const workflowFeeding = feedWorkflows(api, workflows, config, (path) => target.url(path), start);
-    const plans = await feedWorkload(config, chronos.tenantId, api, apiCreates, target.url('/chaos'), start, (line) =>
-      progress(`${since()}: ${line}`),
+    const plans = await feedWorkload(
+      config,
+      chronos.tenantId,
+      api,
+      apiCreates,
+      target.url('/chaos'),
+      start,
+      (line) => progress(`${since()}: ${line}`),
+      (job) => {
+        if (job.jobId && job.delivery === 'at-most-once') atMostOnceJobIds.add(job.jobId);
+      },
     );
     await outage;
     // Every scanner may be the one to catch up; scanner 0 only once its mid-scan kill is done.
@@ -270,6 +288,7 @@ export async function runChaos(
     progress(`${since()}: ${settled}`);
     clearTimeout(armTimer);
     await killing;
+    await aiming;
     holdsEnd.settled = true;
     await holding;
     await redriving;
@@ -381,28 +400,6 @@ async function holdThenKill(
     tellWorker(fleet, role, 0, { type: 'hold-off' });
 }
 
-/** SIGKILLs a random ready executor every killEveryMs until killUntilMs, restarting it at once. */
-async function killExecutors(
-  fleet: Fleet,
-  config: ChaosConfig,
-  start: number,
-  slots: number[],
-  progress: (line: string) => void,
-): Promise<void> {
-  const random = seededRandom(config.seed + 1);
-  const [min, max] = config.killEveryMs;
-  for (;;) {
-    await sleep(min + random() * (max - min));
-    if (Date.now() - start > config.killUntilMs) return;
-    const ready = slots.filter((slot) => fleet.workers.get(`executor#${slot}`)?.isReady);
-    const slot = ready[Math.floor(random() * ready.length)];
-    if (slot === undefined) continue;
-    const kill = await fleet.kill('executor', slot, 'random');
-    progress(`SIGKILLed executor ${slot} (pid ${kill.pid}) holding ${kill.heldRunIds.length} runs`);
-    fleet.start('executor', slot);
-  }
-}
-
 /**
  * Creates every planned job at its planned time through the create-job use case, in this process
  * with the API handler's own dependencies (test/bench/direct-create.ts): on this machine the local
@@ -417,6 +414,8 @@ async function feedWorkload(
   targetUrl: string,
   start: number,
   progress: (line: string) => void,
+  /** Each job created in this process, once it has its id. */
+  onCreated: (job: CreatedJob) => void,
 ): Promise<CreatedJob[]> {
   const plans = planWorkload(config);
   const created: CreatedJob[] = [];
@@ -447,6 +446,7 @@ async function feedWorkload(
       });
       jobIds.forEach((jobId, i) => {
         (jobs[i] as CreatedJob).jobId = jobId;
+        onCreated(jobs[i] as CreatedJob);
       });
     } catch (error) {
       for (const job of jobs) job.createError ??= String(error);
