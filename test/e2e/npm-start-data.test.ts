@@ -24,7 +24,12 @@ interface Started {
 }
 
 async function start(port: number): Promise<Started> {
-  const npm = spawnNpmStart(['--data', dataDir], { PORT: String(port), HOST: '127.0.0.1' });
+  // DEBUG: the completion handler's line for each run (`run completed`) tells which runs it handled.
+  const npm = spawnNpmStart(['--data', dataDir], {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    POWERTOOLS_LOG_LEVEL: 'DEBUG',
+  });
   await npm.waitFor(/Chronos is running[\s\S]*Ctrl-C/, 75_000);
   const banner = npm.output().slice(npm.output().indexOf('Chronos is running.'));
   return {
@@ -53,7 +58,7 @@ async function createJob(chronos: Started, body: unknown): Promise<string> {
   return ((await created.json()) as { jobId: string }).jobId;
 }
 
-/** The completion handler's log line for a run of `jobId`. */
+/** The completion handler's log line (DEBUG) for a run of `jobId`. */
 const completedLine = (jobId: string) => new RegExp(`"message":"run completed".*"jobId":"${jobId}"`);
 
 describe('npm start -- --data <dir>', () => {

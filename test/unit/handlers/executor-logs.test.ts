@@ -114,9 +114,10 @@ describe('executor log lines', () => {
   beforeAll(() => {
     fakes.jobs = new InMemoryJobRepository();
     fakes.runs = new InMemoryRunRepository();
-    fakes.invoker = new ScriptedInvoker({ now: () => Date.now(), sleepUntil: async () => undefined }, () => ({
+    fakes.invoker = new ScriptedInvoker({ now: () => Date.now(), sleepUntil: async () => undefined }, (request) => ({
       kind: 'response',
-      status: 200,
+      // Jobs named J-fail… answer 500 (one attempt: the run ends FAILED); every other 200.
+      status: String(request.headers['Chronos-Run-Id']).startsWith('J-fail') ? 500 : 200,
       bodyExcerpt: 'secret response body',
       durationMs: 1,
     }));
@@ -151,6 +152,20 @@ describe('executor log lines', () => {
     );
     for (const line of lines) expect(String(line.extra.runId).startsWith(`${line.extra.jobId}_`)).toBe(true);
     expectRunKeysOnEveryLine(['J-a', 'J-b', 'J-c']);
+  });
+
+  it('logs a run that succeeded at DEBUG (its history and the metrics have it) and one that did not at INFO', async () => {
+    await execute(await eventOf(['J-ok', 'J-fail']), context);
+
+    const finished = lines.filter((l) => l.message === 'run finished');
+    expect(finished.map((l) => [l.extra.jobId, l.level, l.extra.status, l.extra.httpStatus])).toEqual(
+      expect.arrayContaining([
+        ['J-ok', 'debug', 'SUCCEEDED', 200],
+        ['J-fail', 'info', 'FAILED', 500],
+      ]),
+    );
+    expect(finished).toHaveLength(2);
+    expectRunKeysOnEveryLine(['J-ok', 'J-fail']);
   });
 
   it('names the run whose message could not be hidden until its lease ends', async () => {
