@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { listWorkflowRuns as listWorkflowRunsUseCase } from '#core/use-cases/workflows/read-workflow-runs';
 import { workflowRunSummaryView } from '#core/workflows/workflow-run-view';
 import { instrumented } from '../observability.ts';
-import { runRepository, workflowRepository, workflowRunStore } from '../wiring.ts';
+import { workflowRepository, workflowRunStore } from '../wiring.ts';
 import { httpErrors } from './http-errors.ts';
 import { QueryReader } from './query-params.ts';
 import { queryNames, WORKFLOW_RUN_LIST_QUERY } from './query-schemas.ts';
@@ -17,7 +17,8 @@ export async function listWorkflowRuns(event: APIGatewayProxyEvent): Promise<API
   const query = new QueryReader(event, queryNames(WORKFLOW_RUN_LIST_QUERY));
   const page = query.page();
   query.done();
-  const deps = { workflowRuns: workflowRunStore(), runs: runRepository(), workflows: workflowRepository() };
+  // The list reads run items alone (no task run is read): deployed, this function has no runs table.
+  const deps = { workflowRuns: workflowRunStore(), workflows: workflowRepository() };
   const runs = await listWorkflowRunsUseCase(deps, tenantId, workflowId, page);
   return json(200, { items: runs.items.map(workflowRunSummaryView), cursor: runs.cursor ?? null });
 }

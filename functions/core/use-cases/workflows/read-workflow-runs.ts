@@ -43,7 +43,7 @@ export async function getWorkflowRun(
 
 /** A workflow's runs, newest first; 404 for a workflow the tenant does not have. */
 export async function listWorkflowRuns(
-  deps: ReadWorkflowRunDeps & { workflows: Pick<WorkflowRepository, 'get'> },
+  deps: { workflowRuns: Pick<WorkflowRunStore, 'listByWorkflow'>; workflows: Pick<WorkflowRepository, 'get'> },
   tenantId: string,
   workflowId: string,
   options: { limit: number; cursor?: string },
