@@ -88,9 +88,38 @@ export function registerRequiredEnvCheck(check: ((name: string) => void) | undef
   requiredReadCheck = check;
 }
 
+/** The required reads of each build in progress (builds nest: a value built from others). */
+const recordings: Set<string>[] = [];
+
+function noteRequiredRead(name: string): void {
+  for (const reads of recordings) reads.add(name);
+  requiredReadCheck?.(name);
+}
+
+/**
+ * Runs `build` and returns its value with the names of the required variables it read, directly
+ * or through values it reused: a value built once and kept (wiring.ts) is checked again with them
+ * on every later use, since deployed each function builds it from its own environment.
+ */
+export function withRequiredReads<T>(build: () => T): { value: T; reads: readonly string[] } {
+  const reads = new Set<string>();
+  recordings.push(reads);
+  try {
+    const value = build();
+    return { value, reads: [...reads] };
+  } finally {
+    recordings.splice(recordings.indexOf(reads), 1);
+  }
+}
+
+/** The required reads of a value built earlier, checked as though it were built now. */
+export function recheckRequiredReads(names: readonly string[]): void {
+  for (const name of names) noteRequiredRead(name);
+}
+
 /** Reads a required variable; a missing one is a deployment error, never a silent default. */
 export function requiredEnv(name: string): string {
-  requiredReadCheck?.(name);
+  noteRequiredRead(name);
   const value = process.env[name];
   if (value === undefined || value === '') throw new Error(`Environment variable ${name} is not set`);
   return value;

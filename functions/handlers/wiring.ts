@@ -55,15 +55,8 @@ import type { CancelRunDeps } from '#core/use-cases/async/cancel-run';
 import type { CompleteRunDeps } from '#core/use-cases/complete-run';
 import type { MaterializeDeps } from '#core/use-cases/materialize-occurrences';
 import type { WorkflowRunDeps } from '#core/use-cases/workflows/workflow-run-deps';
+import { lazily, once } from './built-once.ts';
 import { logger } from './logger.ts';
-
-function once<T>(build: () => T): () => T {
-  let value: T | undefined;
-  return () => {
-    value ??= build();
-    return value;
-  };
-}
 
 const documentClient = once(createDocumentClient);
 const sqsClient = once(createSqsClient);
@@ -186,18 +179,6 @@ export const workflowRunDeps = once(
     },
   }),
 );
-
-/** An object made by `make` at the first use of any of its members. */
-function lazily<T extends object>(make: () => T): T {
-  let made: T | undefined;
-  return new Proxy({} as T, {
-    get(_, name) {
-      made ??= make();
-      const value = Reflect.get(made, name);
-      return typeof value === 'function' ? value.bind(made) : value;
-    },
-  });
-}
 
 export const leaseMarginMs = once(() => intEnv(ENV.leaseMarginSeconds, DEFAULT_LEASE_MARGIN_SECONDS) * 1000);
 

@@ -5,8 +5,10 @@
  * work here and answer 500 on AWS ("Environment variable … is not set"). With this check on, a
  * required read (requiredEnv) inside an invocation fails here the same way.
  *
- * Not checked: reads outside any invocation (module load, provisioning, the pollers), and values a
- * handler built once and keeps (`once` in wiring.ts) when another function built them first.
+ * Values a handler builds once and keeps (functions/handlers/built-once.ts) are checked again, with
+ * the required reads they were built from, whenever another function reuses them. Not checked:
+ * reads outside any invocation (module load, provisioning, the pollers), optional variables read
+ * with a default, and a value a handler module keeps itself (the executor's shared dependencies).
  */
 import { registerRequiredEnvCheck } from '#adapters/environment';
 import { currentFunctionName } from '../invoke-store.ts';

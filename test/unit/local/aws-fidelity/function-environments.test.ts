@@ -12,6 +12,7 @@ import {
   UndeployedVariableError,
 } from '#local/aws-fidelity/function-environments';
 import type { SynthesizedStacks } from '#local/aws-fidelity/synthesized-stacks';
+import { lazily, once } from '#handlers/built-once';
 import { runInInvocationScope } from '#local/invoke-store';
 
 const stacks = {
@@ -74,5 +75,28 @@ describe('deployed function environments, enforced locally', () => {
     stop();
     stop = undefined;
     expect(inFunction('api-monitoring-stats', () => requiredEnv('JOBS_TABLE_NAME'))).toBe('chronos-local-jobs');
+  });
+
+  it('checks a value built once under one function again when another reuses it, as that one would build its own', () => {
+    stop = enforceFunctionEnvironments(functionVariablesOf(stacks));
+    let builds = 0;
+    const jobsTable = once(() => {
+      builds++;
+      return requiredEnv('JOBS_TABLE_NAME');
+    });
+    // Built from other values: their reads are its reads.
+    const repository = lazily(() => ({ table: jobsTable(), name: () => `jobs in ${jobsTable()}` }));
+
+    expect(inFunction('api-create-job', () => repository.name())).toBe('jobs in chronos-local-jobs');
+    expect(() => inFunction('api-monitoring-stats', () => jobsTable())).toThrow(UndeployedVariableError);
+    expect(() => inFunction('api-monitoring-stats', () => repository.table)).toThrow(UndeployedVariableError);
+    expect(inFunction('api-create-job', () => repository.table)).toBe('chronos-local-jobs');
+    expect(builds).toBe(1);
+    expect(takeRefusedReads()).toHaveLength(2);
+
+    const metricsOnly = once(() => requiredEnv('METRICS_TABLE_NAME'));
+    expect(inFunction('api-create-job', metricsOnly)).toBe('chronos-local-metrics');
+    expect(inFunction('api-monitoring-stats', metricsOnly)).toBe('chronos-local-metrics');
+    expect(takeRefusedReads()).toEqual([]);
   });
 });
