@@ -11,6 +11,7 @@ import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamod
 import type { RateLimiter } from '#core/tenants/ports';
 import { type BucketLimits, gcraDecide, gcraParameters, tokensFor } from '#core/tenants/token-bucket';
 import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
+import { LastSeen } from './last-seen.ts';
 
 /** Buckets whose last `tat` a process remembers, at most (a Lambda instance serves a few tenants). */
 const MAX_REMEMBERED = 10_000;
@@ -25,7 +26,7 @@ export class DynamoBucketRateLimiter implements RateLimiter {
    * before the busy one: a bucket last seen busy is tried busy first. Only the order of the two
    * conditional updates depends on it, never the decision.
    */
-  readonly #seen = new Map<string, number>();
+  readonly #seen = new LastSeen<number>(MAX_REMEMBERED);
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -52,11 +53,11 @@ export class DynamoBucketRateLimiter implements RateLimiter {
         ':limit': now + toleranceMs - (tokens - 1) * intervalMs,
       });
     const allowed = (result: { tat: number }) => {
-      this.remember(seenKey, result.tat);
+      this.#seen.set(seenKey, result.tat);
       return { allowed: true as const };
     };
     const refusedOrAllowed = (tat: number | undefined) => {
-      if (tat !== undefined) this.remember(seenKey, tat);
+      if (tat !== undefined) this.#seen.set(seenKey, tat);
       const decision = gcraDecide(tat, limits, now, tokens);
       // The bucket went idle between the two updates: a request that found it so is allowed.
       if (decision.allowed) return { allowed: true as const };
@@ -74,11 +75,6 @@ export class DynamoBucketRateLimiter implements RateLimiter {
     const next = await busy();
     if (next.updated) return allowed(next);
     return refusedOrAllowed(next.tat);
-  }
-
-  private remember(seenKey: string, tat: number): void {
-    if (this.#seen.size >= MAX_REMEMBERED && !this.#seen.has(seenKey)) this.#seen.clear();
-    this.#seen.set(seenKey, tat);
   }
 
   /** The new `tat` when the update was made, else the `tat` that made the condition fail. */

@@ -19,6 +19,7 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } fr
 import type { FlowControlSettings } from '#core/flow-control/flow-control-settings';
 import type { FlowKeyChange, FlowKeyState, FlowKeyStore } from '#core/flow-control/ports';
 import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
+import { LastSeen } from './last-seen.ts';
 import { tenantKeys } from './tenant-keys.ts';
 
 /** Decisions retried on conflicting writes before giving up (the caller's message then comes back shortly). */
@@ -68,7 +69,7 @@ export class DynamoFlowKeys implements FlowKeyStore {
   /** Keys whose changes this process is writing now. */
   private readonly draining = new Set<string>();
   /** Per key, the item as this process last wrote or saw it (possibly stale: see above). */
-  private readonly remembered = new Map<string, FlowKeyItem>();
+  private readonly remembered = new LastSeen<FlowKeyItem>(MAX_REMEMBERED);
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -192,7 +193,7 @@ export class DynamoFlowKeys implements FlowKeyStore {
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );
-        this.remember(id, written);
+        this.remembered.set(id, written);
         return results;
       } catch (error) {
         // Whatever happened to the write, the memory of the item may be wrong now.
@@ -206,11 +207,6 @@ export class DynamoFlowKeys implements FlowKeyStore {
         if (!stale) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 5 * attempt)));
       }
     }
-  }
-
-  private remember(id: string, item: FlowKeyItem): void {
-    if (this.remembered.size >= MAX_REMEMBERED && !this.remembered.has(id)) this.remembered.clear();
-    this.remembered.set(id, item);
   }
 
   private itemOf(state: FlowKeyState): FlowKeyItem {

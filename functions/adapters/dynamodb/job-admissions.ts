@@ -20,6 +20,7 @@ import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-s
 import type { AdmissionDecision, JobAdmissions } from '#core/tenants/ports';
 import { type BucketLimits, gcraDecide, gcraParameters } from '#core/tenants/token-bucket';
 import { isConditionFailure, itemOfConditionFailure } from './conditional.ts';
+import { LastSeen } from './last-seen.ts';
 import { JOBS_TABLE } from './table-definitions.ts';
 import { tenantKeys } from './tenant-keys.ts';
 
@@ -49,7 +50,7 @@ export class DynamoJobAdmissions implements JobAdmissions {
    * bucket busy on almost every create, and trying the idle form first would cost a failed
    * conditional write (a write unit) before the busy one. Only the order of tries depends on it.
    */
-  readonly #seen = new Map<string, number>();
+  readonly #seen = new LastSeen<number>(MAX_REMEMBERED);
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -63,13 +64,13 @@ export class DynamoJobAdmissions implements JobAdmissions {
     for (let tries = 0; tries < MAX_TRIES; tries++) {
       const result = await this.write(tenantId, form, limits, maxActiveJobs, now);
       if (result.updated) {
-        this.remember(tenantId, result.tat);
+        this.#seen.set(tenantId, result.tat);
         return { admitted: true };
       }
       // No item: the tenant is gone (its token was checked a moment ago); nothing to admit into.
       if (!result.old) return AT_QUOTA;
       const { createTat, activeJobs } = result.old;
-      if (createTat !== undefined) this.remember(tenantId, createTat);
+      if (createTat !== undefined) this.#seen.set(tenantId, createTat);
       const rate = gcraDecide(createTat, limits, now);
       if (!rate.allowed) return { admitted: false, reason: 'rate', retryAfterSeconds: rate.retryAfterSeconds };
       if (activeJobs !== undefined && activeJobs >= maxActiveJobs) {
@@ -157,12 +158,6 @@ export class DynamoJobAdmissions implements JobAdmissions {
       const old = itemOfConditionFailure<Admission>(error);
       return old ? { updated: false, old } : { updated: false };
     }
-  }
-
-  private remember(tenantId: string, tat: number): void {
-    this.#seen.delete(tenantId);
-    this.#seen.set(tenantId, tat);
-    if (this.#seen.size > MAX_REMEMBERED) this.#seen.delete(this.#seen.keys().next().value as string);
   }
 
   /** Sets the counter to the real number of jobs that can still fire; false when recounted too recently. */
