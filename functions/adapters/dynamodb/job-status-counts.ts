@@ -62,7 +62,8 @@ export class DynamoJobStatusCounts implements JobStatusCounts {
       this.client.send(new GetCommand({ TableName: this.tableName, Key: jobCountsKey(scope) })),
       this.admitted.of(scope),
     ]);
-    return { ...countsOf(Item), ACTIVE: countsOf(Item).ACTIVE + admitted };
+    const counts = countsOf(Item);
+    return { ...counts, ACTIVE: counts.ACTIVE + admitted };
   }
 
   private async readAllTenants(): Promise<Counts> {
