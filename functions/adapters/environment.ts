@@ -125,9 +125,28 @@ export function requiredEnv(name: string): string {
   return value;
 }
 
+/**
+ * Whether an optional read may see the variable's value. The local runtime registers one: a
+ * variable the invoked function is not given deployed reads as unset there, as on AWS, where its
+ * default applies (functions/local/aws-fidelity/function-environments.ts). Deployed, there is none.
+ */
+let optionalReadCheck: ((name: string) => boolean) | undefined;
+
+/** Sets (or, with undefined, removes) the check of optional reads. */
+export function registerOptionalEnvCheck(check: ((name: string) => boolean) | undefined): void {
+  optionalReadCheck = check;
+}
+
+/** Reads an optional variable: unset (or not given to this function) is undefined. */
+export function optionalEnv(name: string): string | undefined {
+  const value = process.env[name];
+  if (value === undefined || value === '' || optionalReadCheck === undefined) return value;
+  return optionalReadCheck(name) ? value : undefined;
+}
+
 /** Reads an optional integer variable of at least `min` (default 1), falling back to a documented default. */
 export function intEnv(name: string, fallback: number, min = 1): number {
-  const raw = process.env[name];
+  const raw = optionalEnv(name);
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) {
@@ -139,7 +158,7 @@ export function intEnv(name: string, fallback: number, min = 1): number {
 
 /** Reads an optional comma-separated list; unset or empty is an empty list. */
 export function listEnv(name: string): string[] {
-  return (process.env[name] ?? '')
+  return (optionalEnv(name) ?? '')
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');

@@ -3,7 +3,7 @@
  * the CDK stack and the local runtime set (releaseSpreadEnvironment), and what the dispatcher reads.
  */
 import { NO_SPREAD, type ReleaseSpreadOptions } from '#core/release-spread';
-import { ENV, intEnv } from './environment.ts';
+import { ENV, intEnv, optionalEnv } from './environment.ts';
 
 /** The variables for `spread`; none when it is unset (released in the second before). */
 export function releaseSpreadEnvironment(spread: ReleaseSpreadOptions | undefined): Record<string, string> {
@@ -17,7 +17,7 @@ export function releaseSpreadEnvironment(spread: ReleaseSpreadOptions | undefine
 
 /** DISPATCH_LEAD_MS turns early release on (0 is a lead too); unset keeps the deployed default. */
 export function releaseSpreadFromEnv(): ReleaseSpreadOptions {
-  if ((process.env[ENV.dispatchLeadMs] ?? '') === '') return NO_SPREAD;
+  if ((optionalEnv(ENV.dispatchLeadMs) ?? '') === '') return NO_SPREAD;
   const baseLeadMs = intEnv(ENV.dispatchLeadMs, 0, 0);
   return {
     baseLeadMs,

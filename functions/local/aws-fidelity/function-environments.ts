@@ -6,11 +6,13 @@
  * required read (requiredEnv) inside an invocation fails here the same way.
  *
  * Values a handler builds once and keeps (functions/handlers/built-once.ts) are checked again, with
- * the required reads they were built from, whenever another function reuses them. Not checked:
- * reads outside any invocation (module load, provisioning, the pollers), optional variables read
- * with a default, and a value a handler module keeps itself (the executor's shared dependencies).
+ * the required reads they were built from, whenever another function reuses them. An optional read
+ * (optionalEnv, intEnv, listEnv) of a variable the function is not given reads as unset, so its
+ * default applies as on AWS. Not checked: reads outside any invocation (module load, provisioning,
+ * the pollers), reads straight from process.env, and a value a handler module keeps itself (the
+ * executor's shared dependencies).
  */
-import { registerRequiredEnvCheck } from '#adapters/environment';
+import { registerOptionalEnvCheck, registerRequiredEnvCheck } from '#adapters/environment';
 import { currentFunctionName } from '../invoke-store.ts';
 import type { SynthesizedStacks } from './synthesized-stacks.ts';
 
@@ -44,11 +46,28 @@ const enforced: FunctionVariables[] = [];
 export function enforceFunctionEnvironments(variables: FunctionVariables): () => void {
   enforced.push(variables);
   registerRequiredEnvCheck(checkRead);
+  registerOptionalEnvCheck(mayReadOptional);
   return () => {
     const index = enforced.indexOf(variables);
     if (index >= 0) enforced.splice(index, 1);
-    if (enforced.length === 0) registerRequiredEnvCheck(undefined);
+    if (enforced.length === 0) {
+      registerRequiredEnvCheck(undefined);
+      registerOptionalEnvCheck(undefined);
+    }
   };
+}
+
+/**
+ * An optional variable the invoked function is not given deployed reads as unset, as on AWS (its
+ * default applies) — unless no deployed function is given it: then it is a setting of the local
+ * runtime alone (loopback targets, its own ports), seen by every local function.
+ */
+function mayReadOptional(variable: string): boolean {
+  const functionName = currentFunctionName();
+  const variables = enforced.at(-1);
+  const given = functionName === undefined ? undefined : variables?.get(functionName);
+  if (!variables || given === undefined || given.has(variable)) return true;
+  return ![...variables.values()].some((names) => names.has(variable));
 }
 
 /** Refused reads not yet taken: many are made on best-effort paths that log the error and go on. */

@@ -4,7 +4,8 @@
  * as it would there — and only inside that function's invocations.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { requiredEnv } from '#adapters/environment';
+import { intEnv, optionalEnv, requiredEnv } from '#adapters/environment';
+import { lazily, once } from '#handlers/built-once';
 import {
   enforceFunctionEnvironments,
   functionVariablesOf,
@@ -12,7 +13,6 @@ import {
   UndeployedVariableError,
 } from '#local/aws-fidelity/function-environments';
 import type { SynthesizedStacks } from '#local/aws-fidelity/synthesized-stacks';
-import { lazily, once } from '#handlers/built-once';
 import { runInInvocationScope } from '#local/invoke-store';
 
 const stacks = {
@@ -98,5 +98,21 @@ describe('deployed function environments, enforced locally', () => {
     expect(inFunction('api-create-job', metricsOnly)).toBe('chronos-local-metrics');
     expect(inFunction('api-monitoring-stats', metricsOnly)).toBe('chronos-local-metrics');
     expect(takeRefusedReads()).toEqual([]);
+  });
+
+  it('reads an optional variable the function is not given as unset, as on AWS, and a local runtime setting as set', () => {
+    stop = enforceFunctionEnvironments(functionVariablesOf(stacks));
+    process.env.LOCAL_ONLY_KNOB = '7';
+    try {
+      // JOBS_TABLE_NAME is given to api-create-job only: to the stats function its default applies.
+      expect(inFunction('api-monitoring-stats', () => optionalEnv('JOBS_TABLE_NAME'))).toBeUndefined();
+      expect(inFunction('api-create-job', () => optionalEnv('JOBS_TABLE_NAME'))).toBe('chronos-local-jobs');
+      // No deployed function is given LOCAL_ONLY_KNOB: a setting of the local runtime, seen by all.
+      expect(inFunction('api-monitoring-stats', () => intEnv('LOCAL_ONLY_KNOB', 1))).toBe(7);
+      expect(optionalEnv('JOBS_TABLE_NAME')).toBe('chronos-local-jobs'); // outside an invocation
+      expect(takeRefusedReads()).toEqual([]);
+    } finally {
+      delete process.env.LOCAL_ONLY_KNOB;
+    }
   });
 });
