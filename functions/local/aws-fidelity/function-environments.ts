@@ -39,16 +39,23 @@ export class UndeployedVariableError extends Error {
   }
 }
 
+/** A local Chronos instance's table, and every variable any of its deployed functions is given. */
+interface Enforced {
+  variables: FunctionVariables;
+  deployedAnywhere: ReadonlySet<string>;
+}
+
 /** The tables of the local Chronos instances of this process; the last started one is enforced. */
-const enforced: FunctionVariables[] = [];
+const enforced: Enforced[] = [];
 
 /** Refuses, from now on, a required read of a variable the invoked function is not given; returns the stop. */
 export function enforceFunctionEnvironments(variables: FunctionVariables): () => void {
-  enforced.push(variables);
+  const entry = { variables, deployedAnywhere: new Set([...variables.values()].flatMap((names) => [...names])) };
+  enforced.push(entry);
   registerRequiredEnvCheck(checkRead);
   registerOptionalEnvCheck(mayReadOptional);
   return () => {
-    const index = enforced.indexOf(variables);
+    const index = enforced.indexOf(entry);
     if (index >= 0) enforced.splice(index, 1);
     if (enforced.length === 0) {
       registerRequiredEnvCheck(undefined);
@@ -63,11 +70,21 @@ export function enforceFunctionEnvironments(variables: FunctionVariables): () =>
  * runtime alone (loopback targets, its own ports), seen by every local function.
  */
 function mayReadOptional(variable: string): boolean {
-  const functionName = currentFunctionName();
-  const variables = enforced.at(-1);
-  const given = functionName === undefined ? undefined : variables?.get(functionName);
-  if (!variables || given === undefined || given.has(variable)) return true;
-  return ![...variables.values()].some((names) => names.has(variable));
+  const invoked = invokedFunction();
+  if (!invoked || invoked.given.has(variable)) return true;
+  return !invoked.deployedAnywhere.has(variable);
+}
+
+/** The invoked function's deployed variables, when a function is invoked and the template names it. */
+function invokedFunction():
+  | { name: string; given: ReadonlySet<string>; deployedAnywhere: ReadonlySet<string> }
+  | undefined {
+  const name = currentFunctionName();
+  const table = enforced.at(-1);
+  const given = name === undefined ? undefined : table?.variables.get(name);
+  return name === undefined || table === undefined || given === undefined
+    ? undefined
+    : { name, given, deployedAnywhere: table.deployedAnywhere };
 }
 
 /** Refused reads not yet taken: many are made on best-effort paths that log the error and go on. */
@@ -79,10 +96,9 @@ export function takeRefusedReads(): UndeployedVariableError[] {
 }
 
 function checkRead(variable: string): void {
-  const functionName = currentFunctionName();
-  const given = functionName === undefined ? undefined : enforced.at(-1)?.get(functionName);
-  if (functionName === undefined || given === undefined || given.has(variable)) return;
-  const error = new UndeployedVariableError(variable, functionName);
+  const invoked = invokedFunction();
+  if (!invoked || invoked.given.has(variable)) return;
+  const error = new UndeployedVariableError(variable, invoked.name);
   refused.push(error);
   throw error;
 }
