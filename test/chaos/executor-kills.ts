@@ -6,6 +6,7 @@
  * timeout (`hang`) kills the executor holding that run, mid-call. Kills go one at a time, so two
  * never land on one slot (a second restart would orphan the first one's process).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseRunId } from '#core/run-id';
 import type { ChaosConfig } from './chaos-config.ts';
 import type { ChaosTarget, TargetCall } from './chaos-target.ts';
@@ -14,8 +15,6 @@ import { seededRandom } from './seeded-random.ts';
 
 /** The aimed kill's reason in its Kill record. */
 export const AT_MOST_ONCE_CALL = 'at-most-once-call';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 export class ExecutorKills {
   private chain: Promise<unknown> = Promise.resolve();

@@ -10,10 +10,12 @@
  * consumer holding the poison message, which is then re-driven. When everything has settled (or
  * the deadline passed) the tables and the target's log are checked (checks.ts, checks-kills.ts).
  */
+
 import { type ChildProcess, fork } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -59,7 +61,6 @@ const FEED_SLICE_MS = 250;
 const SETTLE_POLL_MS = 4_000;
 /** Longer than a lease (timeout + margin) and a visibility timeout together: a stuck run would have moved. */
 const QUIET_MS = 16_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /** Runs the whole scenario and returns the verdict; never throws for a failed check, only for a broken setup. */
 export async function runChaos(

@@ -7,6 +7,7 @@
  * back as `201` with `Idempotent-Replayed: true` (recorded as `201 replayed`), never as a second
  * job. Every create records its tries; one that never succeeded is kept with its error, not dropped.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChaosConfig } from './chaos-config.ts';
 import type { ApiCreate, PoisonCase } from './evidence.ts';
 import { type CreatedJob, jobBody } from './workload.ts';
@@ -41,7 +42,6 @@ async function slot<T>(work: () => Promise<T>): Promise<T> {
  */
 const CREATE_PATIENCE_MS = 120_000;
 const RETRY_PAUSE_MS = 250;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 export type Answer = { status: number; body: unknown; replayed: boolean } | { error: string; nothingSent: boolean };
 

@@ -12,6 +12,7 @@
  * A trigger answered 202 names its workflow run; a task's runs are then known in advance, as a
  * job's occurrences are: `<workflowId>v1t<index>` at the workflow run's occurrence (round 0).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChaosConfig } from './chaos-config.ts';
 import { WORKFLOW_PATH } from './chaos-target.ts';
 import { type ApiClient, call } from './workload-api.ts';
@@ -118,7 +119,6 @@ export function workflowBody(plan: WorkflowCase, config: ChaosConfig, targetUrl:
 /** As the job creates (workload-api.ts): a dead API is waited for this long. */
 const PATIENCE_MS = 120_000;
 const RETRY_PAUSE_MS = 250;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
  * Sends one request (same key, same body) until it is answered with a status other than a 5xx
