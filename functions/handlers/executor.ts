@@ -7,6 +7,7 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { warmUpHttpClient } from '#adapters/http/warm-up';
 import type { BatchLeaseVisibility } from '#adapters/sqs/batch-lease-visibility';
 import { systemClock } from '#adapters/system-clock';
 import { type ExecuteRunDeps, executeRun, FailedBeforeCallError, RunBusyError } from '#core/use-cases/execute-run';
@@ -37,6 +38,10 @@ import {
 } from './wiring.ts';
 
 const processor = new BatchProcessor(EventType.SQS);
+
+// At start-up, not in the first run's call: a fresh executor's first call would start late (warm-up.ts).
+if (!(await warmUpHttpClient()))
+  logger.warn('HTTP client not warmed up: the first call of this executor may start late');
 
 /** The keys every log line about a run carries (issue #7): passed per line, no child logger per record. */
 type RunKeys = { tenantId: string; jobId: string; runId: string; attempt: number };
