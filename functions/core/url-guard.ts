@@ -8,7 +8,7 @@
  * the emulators (DynamoDB Local answers any request with any credentials) — loopback allowed or not.
  *
  * Pure: a hostname is checked by its name here; what it resolves to is checked at call time (see
- * adapters/http/guarded-fetch.ts).
+ * adapters/http/guarded-request.ts).
  */
 import { type AddressCategory, categoryOf } from './ip-ranges.ts';
 

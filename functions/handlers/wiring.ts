@@ -29,7 +29,7 @@ import { DynamoWorkflowRepository } from '#adapters/dynamodb/workflow-repository
 import { DynamoWorkflowRunStore } from '#adapters/dynamodb/workflow-run-store';
 import { ENV, intEnv, listEnv, requiredEnv } from '#adapters/environment';
 import { targetResolver } from '#adapters/http/guarded-lookup';
-import { FetchHttpInvoker } from '#adapters/http/invoker';
+import { HttpTargetInvoker } from '#adapters/http/invoker';
 import { OBSERVABILITY_ENV } from '#adapters/observability-environment';
 import { outboundRulesFromEnv } from '#adapters/outbound-rules';
 import { releaseSpreadFromEnv } from '#adapters/release-spread-from-env';
@@ -111,7 +111,7 @@ export const outboundRules = once(outboundRulesFromEnv);
 /** Target names resolve through c-ares with its own timeout (TARGET_DNS_SERVERS, default the system's). */
 export const httpInvoker = once(
   () =>
-    new FetchHttpInvoker(intEnv(ENV.responseExcerptBytes, 4096), {
+    new HttpTargetInvoker(intEnv(ENV.responseExcerptBytes, 4096), {
       rules: outboundRules(),
       resolve: targetResolver({ servers: listEnv(ENV.targetDnsServers) }),
     }),

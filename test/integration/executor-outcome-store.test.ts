@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoJobRepository } from '#adapters/dynamodb/job-repository';
 import { DynamoRunRepository } from '#adapters/dynamodb/run-repository';
-import { FetchHttpInvoker } from '#adapters/http/invoker';
+import { HttpTargetInvoker } from '#adapters/http/invoker';
 import { systemClock } from '#adapters/system-clock';
 import { OutcomeRejectedError } from '#core/errors';
 import type { Job } from '#core/model';
@@ -70,7 +70,7 @@ describe('an outcome DynamoDB refuses whole', () => {
     const deps = {
       jobs,
       runs,
-      invoker: new FetchHttpInvoker(450_000, { rules: { allowLoopback: true } }),
+      invoker: new HttpTargetInvoker(450_000, { rules: { allowLoopback: true } }),
       signingKeys: fixedSigningKeys([newSigningSecret()]),
       clock: systemClock,
       random: () => 0.5,

@@ -10,7 +10,7 @@ import { createServer as createSecureServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Resolver } from '#adapters/http/guarded-lookup';
-import { FetchHttpInvoker } from '#adapters/http/invoker';
+import { HttpTargetInvoker } from '#adapters/http/invoker';
 import { type Certificate, trustedLocalCertificate } from '../support/trusted-certificate.ts';
 
 interface Seen {
@@ -129,25 +129,25 @@ const hitsTo = (path: string) => main.seen.filter((s) => s.url === path).length;
 
 describe('the guarded invoker', () => {
   it('calls a loopback target when loopback is allowed', async () => {
-    const result = await new FetchHttpInvoker(1024, { rules: LOOPBACK_ALLOWED }).invoke(call(`${main.base}/plain`));
+    const result = await new HttpTargetInvoker(1024, { rules: LOOPBACK_ALLOWED }).invoke(call(`${main.base}/plain`));
     expect(result).toMatchObject({ kind: 'response', status: 200, bodyExcerpt: 'landed' });
   });
 
   it('refuses a loopback target when loopback is not allowed, without connecting', async () => {
     const before = main.seen.length;
-    const result = await new FetchHttpInvoker(1024).invoke(call(`${main.base}/plain`));
+    const result = await new HttpTargetInvoker(1024).invoke(call(`${main.base}/plain`));
     expect(result).toMatchObject({ kind: 'error', errorType: 'blocked_target' });
     expect(result.kind === 'error' && result.message).toMatch(/loopback address \(127\.0\.0\.1\)/);
     expect(main.seen.length).toBe(before);
   });
 
   it('refuses localhost when loopback is not allowed', async () => {
-    const result = await new FetchHttpInvoker(1024).invoke(call(`http://localhost:${main.port}/plain`));
+    const result = await new HttpTargetInvoker(1024).invoke(call(`http://localhost:${main.port}/plain`));
     expect(result).toMatchObject({ kind: 'error', errorType: 'blocked_target' });
   });
 
   it('refuses a redirect chain at the hop that points to a private address', async () => {
-    const result = await new FetchHttpInvoker(1024, { rules: LOOPBACK_ALLOWED }).invoke(
+    const result = await new HttpTargetInvoker(1024, { rules: LOOPBACK_ALLOWED }).invoke(
       call(`${main.base}/to-private`),
     );
     expect(result).toMatchObject({ kind: 'error', errorType: 'blocked_target' });
@@ -157,7 +157,7 @@ describe('the guarded invoker', () => {
   });
 
   it('refuses redirects to the metadata service even with loopback allowed, and to other schemes', async () => {
-    const invoker = new FetchHttpInvoker(1024, { rules: LOOPBACK_ALLOWED });
+    const invoker = new HttpTargetInvoker(1024, { rules: LOOPBACK_ALLOWED });
     expect(await invoker.invoke(call(`${main.base}/to-metadata`))).toMatchObject({
       kind: 'error',
       errorType: 'blocked_target',
@@ -171,7 +171,7 @@ describe('the guarded invoker', () => {
   });
 
   it('follows five redirects and refuses the sixth', async () => {
-    const invoker = new FetchHttpInvoker(1024, { rules: LOOPBACK_ALLOWED });
+    const invoker = new HttpTargetInvoker(1024, { rules: LOOPBACK_ALLOWED });
     expect(await invoker.invoke(call(`${main.base}/chain/0/5`))).toMatchObject({
       kind: 'response',
       status: 200,
@@ -185,7 +185,7 @@ describe('the guarded invoker', () => {
 
   it('refuses a name that resolves to a private address, even among public ones', async () => {
     const dns = fakeDns({ 'mixed.example.test': ['93.184.215.14', '10.0.0.7'] });
-    const result = await new FetchHttpInvoker(1024, { rules: LOOPBACK_ALLOWED, resolve: dns }).invoke(
+    const result = await new HttpTargetInvoker(1024, { rules: LOOPBACK_ALLOWED, resolve: dns }).invoke(
       call('http://mixed.example.test/hook'),
     );
     expect(result).toMatchObject({ kind: 'error', errorType: 'blocked_target' });
@@ -197,7 +197,7 @@ describe('the guarded invoker', () => {
 
   it('resolves and refuses a redirect hop whose name points to a private address', async () => {
     const dns = fakeDns({ 'internal-db.example.test': ['192.168.10.20'] });
-    const result = await new FetchHttpInvoker(1024, { rules: LOOPBACK_ALLOWED, resolve: dns }).invoke(
+    const result = await new HttpTargetInvoker(1024, { rules: LOOPBACK_ALLOWED, resolve: dns }).invoke(
       call(`${main.base}/to-name`),
     );
     expect(result).toMatchObject({ kind: 'error', errorType: 'blocked_target' });
@@ -207,7 +207,7 @@ describe('the guarded invoker', () => {
   it('connects to the address it checked and keeps the name in the Host header', async () => {
     const dns = fakeDns({ 'team.example.test': ['127.0.0.1'] });
     const before = main.seen.length;
-    const result = await new FetchHttpInvoker(1024, { rules: LOOPBACK_ALLOWED, resolve: dns }).invoke(
+    const result = await new HttpTargetInvoker(1024, { rules: LOOPBACK_ALLOWED, resolve: dns }).invoke(
       call(`http://team.example.test:${main.port}/pinned`),
     );
     expect(result).toMatchObject({ kind: 'response', status: 200 });
@@ -219,7 +219,7 @@ describe('the guarded invoker', () => {
 
   it('refuses the same name when loopback is not allowed, at the DNS step', async () => {
     const dns = fakeDns({ 'team.example.test': ['127.0.0.1'] });
-    const result = await new FetchHttpInvoker(1024, { resolve: dns }).invoke(
+    const result = await new HttpTargetInvoker(1024, { resolve: dns }).invoke(
       call(`http://team.example.test:${main.port}/pinned`),
     );
     expect(result).toMatchObject({ kind: 'error', errorType: 'blocked_target' });
@@ -227,7 +227,7 @@ describe('the guarded invoker', () => {
   });
 
   it('turns a POST into a GET without body on 303 and keeps it on 307', async () => {
-    const invoker = new FetchHttpInvoker(1024, { rules: LOOPBACK_ALLOWED });
+    const invoker = new HttpTargetInvoker(1024, { rules: LOOPBACK_ALLOWED });
     const before = main.seen.length;
     await invoker.invoke(call(`${main.base}/see-other`));
     await invoker.invoke(call(`${main.base}/temporary`));
@@ -267,7 +267,7 @@ function carriedOver(arrived: Seen | undefined): Record<string, unknown> {
 }
 
 describe('redirects carry nothing to another origin', () => {
-  const invoker = () => new FetchHttpInvoker(1024, { rules: LOOPBACK_ALLOWED });
+  const invoker = () => new HttpTargetInvoker(1024, { rules: LOOPBACK_ALLOWED });
   /** A call with every header, and a body unless the method is GET (as the executor makes it). */
   const full = (url: string, method = 'POST', withBody = method !== 'GET') => {
     const { body, ...bodiless } = call(url, { method, headers: { ...JOB_AND_CHRONOS_HEADERS } });

@@ -6,7 +6,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FetchHttpInvoker } from '#adapters/http/invoker';
+import { HttpTargetInvoker } from '#adapters/http/invoker';
 import { MAX_RETRY_AFTER_SECONDS } from '#core/retry-policy';
 import { MAX_ERROR_CHARS, outcomeOf } from '#core/use-cases/target-outcome';
 
@@ -55,7 +55,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const invoker = () => new FetchHttpInvoker(EXCERPT_BYTES, { rules: { allowLoopback: true } });
+const invoker = () => new HttpTargetInvoker(EXCERPT_BYTES, { rules: { allowLoopback: true } });
 const call = (path: string) =>
   invoker().invoke({ url: `${base}${path}`, method: 'GET', headers: {}, timeoutMs: 3_000 });
 

@@ -1,11 +1,18 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FetchHttpInvoker } from '#adapters/http/invoker';
+import { HttpTargetInvoker } from '#adapters/http/invoker';
 
 let server: Server;
 let base: string;
-const seen: Array<{ method?: string; url?: string; headers: Record<string, unknown>; body: string }> = [];
+const seen: Array<{
+  method?: string;
+  url?: string;
+  headers: Record<string, unknown>;
+  rawHeaders: string[];
+  body: string;
+  port?: number;
+}> = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -14,7 +21,14 @@ beforeAll(async () => {
       body += c;
     });
     req.on('end', () => {
-      seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+      seen.push({
+        method: req.method,
+        url: req.url,
+        headers: req.headers,
+        rawHeaders: req.rawHeaders,
+        body,
+        port: req.socket.remotePort,
+      });
       if (req.url === '/ok') res.end('x'.repeat(10_000));
       else if (req.url === '/fail') {
         res.statusCode = 503;
@@ -22,7 +36,10 @@ beforeAll(async () => {
       } else if (req.url === '/hang') setTimeout(() => res.end('late'), 5_000).unref();
       else if (req.url === '/reset') req.socket.destroy();
       else if (req.url === '/unicode') res.end('é'.repeat(10));
-      else res.end();
+      else if (req.url === '/in-two-parts') {
+        res.write('first part, ');
+        setTimeout(() => res.end('second part'), 20);
+      } else res.end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -44,9 +61,9 @@ const request = (path: string, timeoutMs = 2_000) => ({
   timeoutMs,
 });
 
-describe('FetchHttpInvoker', () => {
+describe('HttpTargetInvoker', () => {
   it('sends method, headers and body, and keeps only the first bytes of the answer', async () => {
-    const result = await new FetchHttpInvoker(1024, LOCAL).invoke(request('/ok'));
+    const result = await new HttpTargetInvoker(1024, LOCAL).invoke(request('/ok'));
 
     expect(result).toMatchObject({ kind: 'response', status: 200 });
     expect(result.kind === 'response' && result.bodyExcerpt).toBe('x'.repeat(1024));
@@ -54,32 +71,51 @@ describe('FetchHttpInvoker', () => {
   });
 
   it('reports the status of an error answer with its excerpt', async () => {
-    const result = await new FetchHttpInvoker(4096, LOCAL).invoke(request('/fail'));
+    const result = await new HttpTargetInvoker(4096, LOCAL).invoke(request('/fail'));
     expect(result).toMatchObject({ kind: 'response', status: 503, bodyExcerpt: 'down for maintenance' });
   });
 
   it('gives up at the timeout and says so', async () => {
     const started = Date.now();
-    const result = await new FetchHttpInvoker(4096, LOCAL).invoke(request('/hang', 300));
+    const result = await new HttpTargetInvoker(4096, LOCAL).invoke(request('/hang', 300));
     expect(result).toMatchObject({ kind: 'error', errorType: 'timeout' });
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it('classifies a reset connection and a refused one as connection errors', async () => {
-    expect(await new FetchHttpInvoker(4096, LOCAL).invoke(request('/reset'))).toMatchObject({
+    expect(await new HttpTargetInvoker(4096, LOCAL).invoke(request('/reset'))).toMatchObject({
       kind: 'error',
       errorType: 'connection',
     });
-    expect(
-      await new FetchHttpInvoker(4096, LOCAL).invoke({ ...request('/'), url: 'http://127.0.0.1:1/' }),
-    ).toMatchObject({
-      kind: 'error',
-      errorType: 'connection',
-    });
+    const refused = await new HttpTargetInvoker(4096, LOCAL).invoke({ ...request('/'), url: 'http://127.0.0.1:1/' });
+    expect(refused).toMatchObject({ kind: 'error', errorType: 'connection' });
+    expect(refused.kind === 'error' && refused.message).toMatch(/^ECONNREFUSED: /);
+  });
+
+  it('names itself and accepts any answer unless the job sets those headers', async () => {
+    const invoker = new HttpTargetInvoker(4096, LOCAL);
+
+    await invoker.invoke(request('/'));
+    expect(seen.at(-1)?.headers).toMatchObject({ 'user-agent': 'Chronos', accept: '*/*', 'x-test': '1' });
+
+    await invoker.invoke({ ...request('/'), headers: { 'User-Agent': 'team-agent/1.0', Accept: 'application/json' } });
+    const names = (seen.at(-1)?.rawHeaders ?? []).filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
+    expect(seen.at(-1)?.headers).toMatchObject({ 'user-agent': 'team-agent/1.0', accept: 'application/json' });
+    expect(names.filter((name) => name === 'user-agent' || name === 'accept')).toHaveLength(2);
+  });
+
+  it('calls again on its connections once answers were read to their end', async () => {
+    const invoker = new HttpTargetInvoker(4096, LOCAL);
+
+    for (let i = 0; i < 8; i++) await invoker.invoke(request(i % 2 === 0 ? '/in-two-parts' : '/fail'));
+
+    // A connection closed after each answer would be eight; the pool hands a finished one out again.
+    const ports = new Set(seen.slice(-8).map((call) => call.port));
+    expect(ports.size).toBeLessThanOrEqual(2);
   });
 
   it('cuts an excerpt inside a multi-byte character without throwing', async () => {
-    const result = await new FetchHttpInvoker(5, LOCAL).invoke(request('/unicode'));
+    const result = await new HttpTargetInvoker(5, LOCAL).invoke(request('/unicode'));
     expect(result.kind === 'response' && result.bodyExcerpt.startsWith('éé')).toBe(true);
   });
 });

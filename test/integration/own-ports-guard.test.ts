@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Resolver } from '#adapters/http/guarded-lookup';
-import { FetchHttpInvoker } from '#adapters/http/invoker';
+import { HttpTargetInvoker } from '#adapters/http/invoker';
 
 let own: Server;
 let ownPort: number;
@@ -36,7 +36,7 @@ afterAll(() => {
 
 const resolveToLoopback: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
 const invoker = () =>
-  new FetchHttpInvoker(1024, {
+  new HttpTargetInvoker(1024, {
     rules: { allowLoopback: true, ownLoopbackPorts: [ownPort] },
     resolve: resolveToLoopback,
   });

@@ -5,7 +5,7 @@
  */
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FetchHttpInvoker } from '#adapters/http/invoker';
+import { HttpTargetInvoker } from '#adapters/http/invoker';
 import { systemClock } from '#adapters/system-clock';
 import type { Job } from '#core/model';
 import { fixedSigningKeys, newSigningSecret } from '#core/signing';
@@ -40,7 +40,7 @@ async function executeAgainst(jobTarget: Job['target'], secrets: string[]): Prom
     {
       jobs,
       runs,
-      invoker: new FetchHttpInvoker(1024, { rules: { allowLoopback: true } }),
+      invoker: new HttpTargetInvoker(1024, { rules: { allowLoopback: true } }),
       signingKeys: fixedSigningKeys(secrets),
       clock: systemClock,
       random: () => 0.5,

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetResolver } from '#adapters/http/guarded-lookup';
-import { FetchHttpInvoker } from '#adapters/http/invoker';
+import { HttpTargetInvoker } from '#adapters/http/invoker';
 import { outboundRulesFromEnv } from '#adapters/outbound-rules';
 import type { HttpResult } from '#core/ports';
 import { type FakeDnsServer, startFakeDnsServer } from '../support/dns-server.ts';
@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 function invoker(options: { timeoutMs?: number; tries?: number } = {}) {
-  return new FetchHttpInvoker(1024, {
+  return new HttpTargetInvoker(1024, {
     rules: LOOPBACK_ALLOWED,
     resolve: targetResolver({ servers: [dns.server], timeoutMs: options.timeoutMs ?? 500, tries: options.tries ?? 1 }),
   });

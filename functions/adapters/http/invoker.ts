@@ -1,15 +1,15 @@
 /**
- * Calls a job's target with fetch (undici), bounded by the job's timeout through an AbortSignal
- * that covers the whole exchange, headers and the body excerpt alike. Calls go through
- * guardedFetch: a target (or redirect hop) that points where Chronos never calls ends as
+ * Calls a job's target with undici's `request`, bounded by the job's timeout through an
+ * AbortSignal that covers the whole exchange, headers and the body excerpt alike. Calls go through
+ * guardedRequest: a target (or redirect hop) that points where Chronos never calls ends as
  * `blocked_target` without a request being sent.
  */
 import type { ErrorType } from '#core/model';
 import type { HttpInvoker, HttpRequest, HttpResult } from '#core/ports';
 import { readRetryAfter } from '#core/retry-policy';
 import { type OutboundRules, STRICT_OUTBOUND_RULES } from '#core/url-guard';
-import { guardedFetch } from './guarded-fetch.ts';
 import { guardedAgent, type Resolver } from './guarded-lookup.ts';
+import { guardedRequest, headerOf } from './guarded-request.ts';
 import { BlockedTargetError, RedirectError } from './outbound-errors.ts';
 import { readExcerpt } from './read-excerpt.ts';
 
@@ -25,18 +25,20 @@ const CONNECTION_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-/** Classifies a fetch failure: a refused target, a broken redirect, our own timeout, or the network. */
-export function classifyFetchError(error: unknown): { errorType: ErrorType; message: string } {
+/** Classifies a failed call: a refused target, a broken redirect, our own timeout, or the network. */
+export function classifyCallError(error: unknown): { errorType: ErrorType; message: string } {
   if (error instanceof BlockedTargetError) return { errorType: 'blocked_target', message: error.message };
   if (error instanceof RedirectError) return { errorType: 'invalid_target', message: error.message };
-  const err = error as Error & { cause?: { code?: string; message?: string } };
+  // undici's own errors carry their code; a wrapped one (a socket's) carries it on its cause.
+  const err = error as Error & { code?: string; cause?: { code?: string; message?: string } };
   if (err?.name === 'TimeoutError' || err?.name === 'AbortError') {
     return { errorType: 'timeout', message: 'target did not answer within the timeout' };
   }
-  const code = err?.cause?.code;
+  const failure = err?.cause?.code ? err.cause : err;
+  const code = failure?.code;
   if (code && CONNECTION_CODES.has(code))
-    return { errorType: 'connection', message: `${code}: ${err.cause?.message ?? ''}`.trim() };
-  return { errorType: 'connection', message: err?.cause?.message ?? err?.message ?? String(error) };
+    return { errorType: 'connection', message: `${code}: ${failure?.message ?? ''}`.trim() };
+  return { errorType: 'connection', message: failure?.message ?? String(error) };
 }
 
 export interface InvokerOptions {
@@ -47,7 +49,7 @@ export interface InvokerOptions {
   maxRedirects?: number;
 }
 
-export class FetchHttpInvoker implements HttpInvoker {
+export class HttpTargetInvoker implements HttpInvoker {
   private readonly rules: OutboundRules;
   private readonly dispatcher;
 
@@ -63,7 +65,7 @@ export class FetchHttpInvoker implements HttpInvoker {
     const startedAt = Date.now();
     const signal = AbortSignal.timeout(request.timeoutMs);
     try {
-      const { response, notes } = await guardedFetch(
+      const { response, notes } = await guardedRequest(
         request.url,
         {
           method: request.method,
@@ -73,13 +75,13 @@ export class FetchHttpInvoker implements HttpInvoker {
         },
         { rules: this.rules, dispatcher: this.dispatcher, maxRedirects: this.options.maxRedirects },
       );
-      const bodyExcerpt = await readExcerpt(response, this.excerptBytes);
+      const bodyExcerpt = await readExcerpt(response.body, this.excerptBytes);
       // Bounded or ignored, never thrown: the target's header is the target's business.
-      const retryAfter = readRetryAfter(response.headers.get('retry-after'), Date.now());
+      const retryAfter = readRetryAfter(headerOf(response.headers, 'retry-after'), Date.now());
       if (retryAfter.note !== undefined) notes.push(retryAfter.note);
       return {
         kind: 'response',
-        status: response.status,
+        status: response.statusCode,
         bodyExcerpt,
         durationMs: Date.now() - startedAt,
         startedAt,
@@ -87,7 +89,7 @@ export class FetchHttpInvoker implements HttpInvoker {
         ...(notes.length === 0 ? {} : { notes }),
       };
     } catch (error) {
-      return { kind: 'error', ...classifyFetchError(error), durationMs: Date.now() - startedAt, startedAt };
+      return { kind: 'error', ...classifyCallError(error), durationMs: Date.now() - startedAt, startedAt };
     }
   }
 }

@@ -1,23 +1,25 @@
+import type { Readable } from 'node:stream';
+
 /**
  * Reads at most `maxBytes` of a response body and releases the rest, so a huge or endless
  * response neither fills memory nor bloats the run item. The excerpt is text of at most `maxBytes`
  * bytes as UTF-8, whatever the body was: bytes that are not UTF-8 (binary, another charset) become
  * U+FFFD, and as each takes three bytes, the text is cut again to stay within the bound.
  */
-export async function readExcerpt(response: Response, maxBytes: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
+export async function readExcerpt(body: Readable, maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
   let size = 0;
+  // A failure while reading surfaces through the loop; the abort of a body cut short is expected.
+  body.on('error', () => undefined);
   try {
-    while (size < maxBytes) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
+    for await (const chunk of body) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).byteLength;
+      if (size >= maxBytes) break;
     }
   } finally {
-    await reader.cancel().catch(() => undefined);
+    // The rest is never read: a body cut short closes its connection; one read to its end keeps it.
+    body.destroy();
   }
   const bytes = Buffer.concat(chunks).subarray(0, maxBytes);
   // A cut may split a multi-byte character; the decoder replaces the broken tail instead of throwing.

@@ -1,5 +1,5 @@
 /**
- * A fresh executor's first call is its slowest: fetch, undici's client and its HTTP parser are
+ * A fresh executor's first call is its slowest: undici's request, client and HTTP parser are
  * compiled on first use, which delays the request by ~30 ms on an idle host and three times that
  * on a busy one — at a burst's due second, when every new executor makes its first call at once.
  * That lag is paid against the due time (precision) and against a key's rate: instants are spaced
@@ -12,36 +12,41 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fetch } from 'undici';
 import { guardedAgent } from './guarded-lookup.ts';
+import { guardedRequest } from './guarded-request.ts';
+import { readExcerpt } from './read-excerpt.ts';
 
 /** A warm-up never holds an executor's start-up longer than this. */
 export const WARM_UP_TIMEOUT_MS = 2_000;
 
-/** Makes one request and reads its answer through undici's fetch on 127.0.0.1; resolves whether it did. */
+/** Makes one call as a job's is made, to a server of its own on 127.0.0.1; resolves whether it did. */
 export async function warmUpHttpClient(timeoutMs = WARM_UP_TIMEOUT_MS): Promise<boolean> {
   const server = createServer((request, response) => {
     request.resume();
     response.setHeader('content-type', 'text/plain');
     response.end('warm');
   });
-  // An agent like the targets' but of its own, allowed the loopback interface: the guarded connect is compiled too.
-  const agent = guardedAgent({ allowLoopback: true });
+  // Rules and an agent like the targets' but of its own, allowing the loopback interface.
+  const rules = { allowLoopback: true };
+  const agent = guardedAgent(rules);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', resolve);
     });
     const { port } = server.address() as AddressInfo;
-    // The shape of a job's call: a POST with headers and a body, and the answer's body read.
-    const response = await fetch(`http://127.0.0.1:${port}/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': 'warm-up' },
-      body: '{}',
-      signal: AbortSignal.timeout(timeoutMs),
-      dispatcher: agent,
-    });
-    return (await response.text()) === 'warm';
+    // A job's call through the same functions: a POST with headers and a body, its answer's excerpt read.
+    const { response } = await guardedRequest(
+      `http://127.0.0.1:${port}/`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'warm-up' },
+        body: '{}',
+        signal: AbortSignal.timeout(timeoutMs),
+      },
+      { rules, dispatcher: agent },
+    );
+    return (await readExcerpt(response.body, 64)) === 'warm';
   } catch {
     return false;
   } finally {
