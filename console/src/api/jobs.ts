@@ -4,6 +4,7 @@ import type { CreateJob, JobListQuery, UpdateJob } from '@chronos/client';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSession } from '../session.tsx';
 import { keys } from './keys.ts';
+import { jobRefetchMs } from './polling.ts';
 import { data } from './result.ts';
 
 export function useJobList(query: JobListQuery) {
@@ -15,9 +16,14 @@ export function useJobList(query: JobListQuery) {
   });
 }
 
+/** One job, read again while it may change by itself (polling.ts: a due one-time job follows its run's end). */
 export function useJob(id: string) {
   const { client } = useSession();
-  return useQuery({ queryKey: keys.job(id), queryFn: () => data(client.jobs.get(id)) });
+  return useQuery({
+    queryKey: keys.job(id),
+    queryFn: () => data(client.jobs.get(id)),
+    refetchInterval: (current) => jobRefetchMs(current.state.data, Date.now()),
+  });
 }
 
 export type JobAction = 'pause' | 'resume' | 'trigger' | 'cancel';

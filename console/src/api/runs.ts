@@ -5,15 +5,12 @@ import { keepPreviousData, useMutation, useQueries, useQuery, useQueryClient } f
 import { useEffect, useRef } from 'react';
 import { useSession } from '../session.tsx';
 import { keys } from './keys.ts';
+import { ACTIVE_JOB_MS, MOVING_MS } from './polling.ts';
 import { data } from './result.ts';
 
 /** A run in one of these may still change: the history polls while one is shown. */
 const UNENDED: ReadonlySet<Run['status']> = new Set(['QUEUED', 'RUNNING']);
 export const isEnded = (run: Run) => !UNENDED.has(run.status);
-
-/** Fast while a run shown is still moving; slower while the job may add runs; not at all otherwise. */
-const MOVING_MS = 2_000;
-const ACTIVE_JOB_MS = 10_000;
 
 /**
  * A page of a job's runs. Polls while any run on it is not ended (and, slower, while the job is
@@ -27,6 +24,7 @@ export function useRuns(jobId: string, query: RunListQuery, jobActive: boolean) 
     queryKey: keys.runs(jobId, query),
     queryFn: () => data(client.jobs.runsPage(jobId, query)),
     placeholderData: keepPreviousData,
+    // Fast while a run shown is still moving; slower while the job may add runs; not at all otherwise.
     refetchInterval: (current) => {
       const items = current.state.data?.items ?? [];
       if (items.some((run) => !isEnded(run))) return MOVING_MS;

@@ -5,11 +5,10 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSession } from '../session.tsx';
 import { keys } from './keys.ts';
+import { MOVING_MS } from './polling.ts';
 import { data } from './result.ts';
 import type { WorkflowListQuery, WorkflowRun } from './workflow-types.ts';
 
-/** A workflow run still moving is read again this often (as a job's runs are). */
-const MOVING_MS = 2_000;
 /** While the workflow may start runs on its schedule, its runs list looks for new ones this often. */
 const ACTIVE_WORKFLOW_MS = 10_000;
 
