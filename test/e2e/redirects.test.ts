@@ -46,18 +46,13 @@ afterAll(async () => {
   await Promise.all([team?.close(), elsewhere?.close(), secure?.close()]);
 });
 
-/** Headers fetch sets on every request by itself: anything else came from the job or from Chronos. */
-const FETCH_OWN = new Set([
-  'host',
-  'connection',
-  'accept',
-  'accept-language',
-  'accept-encoding',
-  'sec-fetch-mode',
-  'user-agent',
-]);
+/**
+ * Headers every request carries whatever the job: the connection's own, and Chronos' defaults
+ * (`User-Agent`, `Accept`). Anything else came from the job or from Chronos' signing.
+ */
+const CLIENT_OWN = new Set(['host', 'connection', 'user-agent', 'accept']);
 const carried = (call: RecordedCall | undefined) =>
-  Object.keys(call?.headers ?? {}).filter((name) => !FETCH_OWN.has(name));
+  Object.keys(call?.headers ?? {}).filter((name) => !CLIENT_OWN.has(name));
 
 async function createJob(url: string): Promise<string> {
   const created = await api('POST', '/v1/jobs', {

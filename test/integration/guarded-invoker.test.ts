@@ -257,7 +257,7 @@ const JOB_AND_CHRONOS_HEADERS = {
   'webhook-signature': 'v1,c2lnbmF0dXJl',
 };
 
-/** The header values of a call that came from the request (fetch adds its own user-agent, accept...). */
+/** The header values of a call that came from the request (Chronos adds its own user-agent and accept). */
 function carriedOver(arrived: Seen | undefined): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(JOB_AND_CHRONOS_HEADERS).flatMap(([name, value]) =>
