@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpTargetInvoker } from '#adapters/http/invoker';
 
@@ -36,7 +37,21 @@ beforeAll(async () => {
       } else if (req.url === '/hang') setTimeout(() => res.end('late'), 5_000).unref();
       else if (req.url === '/reset') req.socket.destroy();
       else if (req.url === '/unicode') res.end('é'.repeat(10));
-      else if (req.url === '/in-two-parts') {
+      else if (req.url?.startsWith('/compressed/')) {
+        const encoding = req.url.slice('/compressed/'.length);
+        const text = Buffer.from(`${'compressed answer '.repeat(20)}end`);
+        const encoders: Record<string, (b: Buffer) => Buffer> = {
+          gzip: gzipSync,
+          deflate: deflateSync,
+          br: brotliCompressSync,
+          'not-really-gzip': (b) => b,
+        };
+        res.setHeader('content-encoding', encoding === 'not-really-gzip' ? 'gzip' : encoding);
+        res.end((encoders[encoding] ?? ((b: Buffer) => b))(text));
+      } else if (req.url === '/compressed-then-stalls') {
+        res.setHeader('content-encoding', 'gzip');
+        res.write(gzipSync(Buffer.from('x'.repeat(100))).subarray(0, 20));
+      } else if (req.url === '/in-two-parts') {
         res.write('first part, ');
         setTimeout(() => res.end('second part'), 20);
       } else res.end();
@@ -102,6 +117,43 @@ describe('HttpTargetInvoker', () => {
     const names = (seen.at(-1)?.rawHeaders ?? []).filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
     expect(seen.at(-1)?.headers).toMatchObject({ 'user-agent': 'team-agent/1.0', accept: 'application/json' });
     expect(names.filter((name) => name === 'user-agent' || name === 'accept')).toHaveLength(2);
+  });
+
+  it('sends a body without Content-Type as text, as fetch did, and keeps a Content-Type the job set', async () => {
+    const invoker = new HttpTargetInvoker(4096, LOCAL);
+
+    await invoker.invoke(request('/'));
+    expect(seen.at(-1)?.headers['content-type']).toBe('text/plain;charset=UTF-8');
+    await invoker.invoke({ ...request('/'), headers: { 'Content-Type': 'application/json' } });
+    expect(seen.at(-1)?.headers['content-type']).toBe('application/json');
+    await invoker.invoke({ ...request('/'), method: 'GET', body: undefined });
+    expect(seen.at(-1)?.headers['content-type']).toBeUndefined();
+  });
+
+  it('keeps the decoded text of a gzip, deflate or br answer as its excerpt', async () => {
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const result = await new HttpTargetInvoker(64, LOCAL).invoke(request(`/compressed/${encoding}`));
+      expect(result, encoding).toMatchObject({ kind: 'response', status: 200 });
+      expect(result.kind === 'response' && result.bodyExcerpt, encoding).toBe(
+        'compressed answer '.repeat(4).slice(0, 64),
+      );
+      expect(result.kind === 'response' && result.notes, encoding).toBeUndefined();
+    }
+  });
+
+  it('keeps no excerpt of a body marked gzip that is not, and says so, without failing the call', async () => {
+    const result = await new HttpTargetInvoker(64, LOCAL).invoke(request('/compressed/not-really-gzip'));
+
+    expect(result).toMatchObject({ kind: 'response', status: 200, bodyExcerpt: '' });
+    expect(result.kind === 'response' && result.notes?.[0]).toMatch(
+      /^the answer's body is marked gzip but could not be decoded/,
+    );
+  });
+
+  it('ends a compressed answer that stalls at the timeout, as a timeout', async () => {
+    const result = await new HttpTargetInvoker(4096, LOCAL).invoke(request('/compressed-then-stalls', 300));
+
+    expect(result).toMatchObject({ kind: 'error', errorType: 'timeout' });
   });
 
   it('calls again on its connections once answers were read to their end', async () => {

@@ -61,11 +61,17 @@ function refuseUnlessAllowed(url: URL, rules: OutboundRules): void {
  */
 export const DEFAULT_CALL_HEADERS: Readonly<Record<string, string>> = { 'user-agent': 'Chronos', accept: '*/*' };
 
+/** What a body without a `Content-Type` is sent as: text, as fetch (and any browser) sends a string. */
+export const DEFAULT_BODY_TYPE = 'text/plain;charset=UTF-8';
+
 /** The call's headers over the defaults, whatever case a name was written in. */
-function withDefaultHeaders(headers: Record<string, string>): Record<string, string> {
-  const given = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
-  const defaults = Object.entries(DEFAULT_CALL_HEADERS).filter(([name]) => !given.has(name));
-  return { ...Object.fromEntries(defaults), ...headers };
+function withDefaultHeaders(call: GuardedRequest): Record<string, string> {
+  const given = new Set(Object.keys(call.headers).map((name) => name.toLowerCase()));
+  const defaults = Object.entries({
+    ...DEFAULT_CALL_HEADERS,
+    ...(call.body === undefined ? {} : { 'content-type': DEFAULT_BODY_TYPE }),
+  }).filter(([name]) => !given.has(name));
+  return { ...Object.fromEntries(defaults), ...call.headers };
 }
 
 /** A header of the answer as one value: repeated ones joined as fetch's Headers.get joins them. */
@@ -86,7 +92,11 @@ function discardBody(answer: TargetAnswer): void {
  * timeout (the lookup's own timeout still ends the abandoned request).
  */
 function untilAborted(answer: Promise<TargetAnswer>, signal: AbortSignal): Promise<TargetAnswer> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // undici rejects it too (it sees the abort before connecting); nobody waits for it either way.
+    answer.then(discardBody, () => undefined);
+    return Promise.reject(signal.reason);
+  }
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -109,7 +119,7 @@ async function requestOnce(url: URL, call: GuardedRequest, dispatcher: Dispatche
   try {
     const answer = request(url, {
       method: call.method as Dispatcher.HttpMethod,
-      headers: withDefaultHeaders(call.headers),
+      headers: withDefaultHeaders(call),
       ...(call.body === undefined ? {} : { body: call.body }),
       signal: call.signal,
       dispatcher,

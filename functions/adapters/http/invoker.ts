@@ -8,10 +8,10 @@ import type { ErrorType } from '#core/model';
 import type { HttpInvoker, HttpRequest, HttpResult } from '#core/ports';
 import { readRetryAfter } from '#core/retry-policy';
 import { type OutboundRules, STRICT_OUTBOUND_RULES } from '#core/url-guard';
+import { readDecodedExcerpt } from './decoded-excerpt.ts';
 import { guardedAgent, type Resolver } from './guarded-lookup.ts';
 import { guardedRequest, headerOf } from './guarded-request.ts';
 import { BlockedTargetError, RedirectError } from './outbound-errors.ts';
-import { readExcerpt } from './read-excerpt.ts';
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
@@ -75,7 +75,8 @@ export class HttpTargetInvoker implements HttpInvoker {
         },
         { rules: this.rules, dispatcher: this.dispatcher, maxRedirects: this.options.maxRedirects },
       );
-      const bodyExcerpt = await readExcerpt(response.body, this.excerptBytes);
+      const { excerpt: bodyExcerpt, note } = await readDecodedExcerpt(response, this.excerptBytes);
+      if (note !== undefined) notes.push(note);
       // Bounded or ignored, never thrown: the target's header is the target's business.
       const retryAfter = readRetryAfter(headerOf(response.headers, 'retry-after'), Date.now());
       if (retryAfter.note !== undefined) notes.push(retryAfter.note);
