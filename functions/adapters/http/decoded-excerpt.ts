@@ -2,8 +2,9 @@
  * The excerpt of a compressed answer, decoded: undici's `request` hands over a body as it was sent,
  * where fetch decoded gzip, deflate and br by itself. Chronos offers no `Accept-Encoding`, but a
  * job may send its own, and its run's excerpt (and a workflow's upstream input) must stay the text
- * the target meant. Other and stacked encodings are kept as sent, as fetch kept them. A body that
- * says it is compressed and is not keeps no excerpt, and the run's notes say why.
+ * the target meant. Stacked encodings, zstd and raw (headerless) deflate, which fetch also decoded,
+ * are rare enough to stay as sent or undecoded: a body that says it is compressed and cannot be
+ * decoded keeps no excerpt, and the run's notes say why.
  */
 import { pipeline, type Transform } from 'node:stream';
 import { constants, createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
