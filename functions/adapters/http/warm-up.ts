@@ -6,15 +6,13 @@
  * for calls reaching the target at most ~100 ms apart from when they were meant to.
  *
  * So the executor makes one call at start-up, to a server of its own on the loopback interface,
- * through an agent of its own (never the targets' one, which refuses loopback): every code path of
- * a call is compiled before the first run is called. Best effort: a warm-up that fails only
+ * through an invoker of its own (never the targets' one, which refuses loopback): every code path
+ * of a call is compiled before the first run is called. Best effort: a warm-up that fails only
  * leaves the first call slow, as it was.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { guardedAgent } from './guarded-lookup.ts';
-import { guardedRequest } from './guarded-request.ts';
-import { readExcerpt } from './read-excerpt.ts';
+import { HttpTargetInvoker } from './invoker.ts';
 
 /** A warm-up never holds an executor's start-up longer than this. */
 export const WARM_UP_TIMEOUT_MS = 2_000;
@@ -26,31 +24,25 @@ export async function warmUpHttpClient(timeoutMs = WARM_UP_TIMEOUT_MS): Promise<
     response.setHeader('content-type', 'text/plain');
     response.end('warm');
   });
-  // Rules and an agent like the targets' but of its own, allowing the loopback interface.
-  const rules = { allowLoopback: true };
-  const agent = guardedAgent(rules);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', resolve);
     });
     const { port } = server.address() as AddressInfo;
-    // A job's call through the same functions: a POST with headers and a body, its answer's excerpt read.
-    const { response } = await guardedRequest(
-      `http://127.0.0.1:${port}/`,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'idempotency-key': 'warm-up' },
-        body: '{}',
-        signal: AbortSignal.timeout(timeoutMs),
-      },
-      { rules, dispatcher: agent },
-    );
-    return (await readExcerpt(response.body, 64)) === 'warm';
+    // The invoker a job's call goes through, with an agent of its own allowed the loopback interface.
+    const result = await new HttpTargetInvoker(64, { rules: { allowLoopback: true } }).invoke({
+      url: `http://127.0.0.1:${port}/`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'warm-up' },
+      body: '{}',
+      timeoutMs,
+    });
+    return result.kind === 'response' && result.bodyExcerpt === 'warm';
   } catch {
     return false;
   } finally {
-    await agent.destroy().catch(() => undefined);
+    // Its connection closes with the server's: the invoker's agent keeps nothing open.
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
