@@ -13,6 +13,7 @@ import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CallbackRecord } from './async-report.ts';
 import { serveParent } from './child-process.ts';
+import { TARGET_LISTEN_BACKLOG } from './target-backlog.ts';
 
 interface WorkerPlan {
   heartbeatEveryMs: number;
@@ -104,7 +105,7 @@ const server = createServer((req, res) => {
 });
 server.keepAliveTimeout = 60_000;
 server.headersTimeout = 65_000;
-server.listen(0, '127.0.0.1', () => {
+server.listen({ port: 0, host: '127.0.0.1', backlog: TARGET_LISTEN_BACKLOG }, () => {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   serveParent({ url }, (what) => {
     if (what === 'calls') return calls;

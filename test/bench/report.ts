@@ -48,6 +48,8 @@ export interface WorkloadResult {
   /** The handlers' warning and error lines by message. */
   warningsByMessage?: Record<string, number>;
   loadAverage?: number[];
+  /** Connections the kernel dropped from a full listen queue during the workload (target-backlog.ts); Linux only. */
+  listenOverflows?: number;
   loggedProblems: { count: number; first: string[] };
   /** The precision mode's row of the issue's table, and where its lag went (precision.ts). */
   precision?: { row: PrecisionRow; stages: StageLags };

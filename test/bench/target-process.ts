@@ -7,6 +7,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serveParent } from './child-process.ts';
+import { TARGET_LISTEN_BACKLOG } from './target-backlog.ts';
 
 /** Arrival time (epoch ms), Idempotency-Key and path of each call. */
 const calls: Array<[number, string, string]> = [];
@@ -22,7 +23,7 @@ const server = createServer((req, res) => {
 });
 server.keepAliveTimeout = 60_000;
 server.headersTimeout = 65_000;
-server.listen(0, '127.0.0.1', () => {
+server.listen({ port: 0, host: '127.0.0.1', backlog: TARGET_LISTEN_BACKLOG }, () => {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   serveParent({ url }, (what) => {
     if (what === 'calls') return calls;

@@ -19,6 +19,7 @@ import { readRunStamps } from './run-stamps.ts';
 import { describeState, isSettled, stateReader } from './settle.ts';
 import { summarize } from './stats.ts';
 import { steadyRateWorkload } from './steady-rates.ts';
+import { listenOverflows, listenOverflowsSince } from './target-backlog.ts';
 import { workflowsWorkload } from './workflows-workload.ts';
 import { CPU_PROBE, WORKLOADS, type Workload } from './workloads.ts';
 
@@ -121,6 +122,7 @@ async function runWorkload(name: WorkloadResult['mode'], workload: Workload): Pr
   const harness = await startHarness(workload.config);
   try {
     const cpuBefore = process.cpuUsage();
+    const overflowsBefore = listenOverflows();
     const startedAt = Date.now();
     const observer = workload.observe?.(harness, progress);
     const driven = await workload.drive(harness, scale, progress);
@@ -137,6 +139,9 @@ async function runWorkload(name: WorkloadResult['mode'], workload: Workload): Pr
       jobsStayActive: workload.jobsStayActive === true,
     });
     const processCpuMs = cpuMs(process.cpuUsage(cpuBefore));
+    const targetListenOverflows = listenOverflowsSince(overflowsBefore);
+    if (targetListenOverflows)
+      progress(`${targetListenOverflows} connections overflowed a listen queue: they came a second late`);
     // Read after the state: a call that lands in between counts as made, never as missing.
     const calls = await harness.target.request<RecordedCall[]>('calls');
     const delivery = deliveryReport(calls, driven.expectation, settle.state.leftovers, driven.targetPaths);
@@ -181,6 +186,7 @@ async function runWorkload(name: WorkloadResult['mode'], workload: Workload): Pr
       warningsByMessage: warnings,
       // Other work on the machine shows here: the emulators share its cores with everything else.
       loadAverage: loadavg(),
+      ...(targetListenOverflows === undefined ? {} : { listenOverflows: targetListenOverflows }),
       loggedProblems: { count: harness.logged.length, first: harness.logged.slice(0, 5) },
       ...(precision ? { precision } : {}),
       ...observed,
