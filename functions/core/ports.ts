@@ -330,6 +330,13 @@ export type HttpResult =
 
 export interface HttpInvoker {
   invoke(request: HttpRequest): Promise<HttpResult>;
+  /** `request` is built and will be invoked at `at` (epoch ms): see untilCallsSent. */
+  plan?(request: HttpRequest, at: number): void;
+  /**
+   * Resolves once the calls this process is making now (just started, or planned for now) have
+   * been sent, within a bound: a call's outcome is written after the rest of its burst went out.
+   */
+  untilCallsSent?(): Promise<void>;
 }
 
 export interface Clock {

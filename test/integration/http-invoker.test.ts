@@ -51,7 +51,8 @@ beforeAll(async () => {
       } else if (req.url === '/compressed-then-stalls') {
         res.setHeader('content-encoding', 'gzip');
         res.write(gzipSync(Buffer.from('x'.repeat(100))).subarray(0, 20));
-      } else if (req.url === '/in-two-parts') {
+      } else if (req.url === '/slow') setTimeout(() => res.end('slow'), 300);
+      else if (req.url === '/in-two-parts') {
         res.write('first part, ');
         setTimeout(() => res.end('second part'), 20);
       } else res.end();
@@ -169,5 +170,23 @@ describe('HttpTargetInvoker', () => {
   it('cuts an excerpt inside a multi-byte character without throwing', async () => {
     const result = await new HttpTargetInvoker(5, LOCAL).invoke(request('/unicode'));
     expect(result.kind === 'response' && result.bodyExcerpt.startsWith('éé')).toBe(true);
+  });
+
+  it('tells when the calls going out are sent: written to the wire, not answered', async () => {
+    const invoker = new HttpTargetInvoker(4096, LOCAL);
+    const asked = performance.now();
+    // Planned for now and made 100 ms later, to a target that answers 300 ms after that.
+    const planned = request('/slow');
+    invoker.plan(planned, Date.now());
+    const slow = new Promise((resolve) => setTimeout(resolve, 100)).then(() => invoker.invoke(planned));
+    await invoker.untilCallsSent();
+    const waited = performance.now() - asked;
+    expect(waited).toBeGreaterThanOrEqual(95);
+    expect(waited).toBeLessThan(300);
+    expect(await slow).toMatchObject({ kind: 'response', status: 200, bodyExcerpt: 'slow' });
+    // Nothing is going out any more: the next one need not wait.
+    const started = performance.now();
+    await invoker.untilCallsSent();
+    expect(performance.now() - started).toBeLessThan(50);
   });
 });

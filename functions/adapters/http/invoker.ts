@@ -8,10 +8,12 @@ import type { ErrorType } from '#core/model';
 import type { HttpInvoker, HttpRequest, HttpResult } from '#core/ports';
 import { readRetryAfter } from '#core/retry-policy';
 import { type OutboundRules, STRICT_OUTBOUND_RULES } from '#core/url-guard';
+import { CallsGoingOut } from './calls-going-out.ts';
 import { readDecodedExcerpt } from './decoded-excerpt.ts';
 import { guardedAgent, type Resolver } from './guarded-lookup.ts';
 import { guardedRequest, headerOf } from './guarded-request.ts';
 import { BlockedTargetError, RedirectError } from './outbound-errors.ts';
+import { withRequestSent } from './request-sent.ts';
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
@@ -52,6 +54,7 @@ export interface InvokerOptions {
 export class HttpTargetInvoker implements HttpInvoker {
   private readonly rules: OutboundRules;
   private readonly dispatcher;
+  private readonly goingOut = new CallsGoingOut();
 
   constructor(
     private readonly excerptBytes: number,
@@ -64,6 +67,7 @@ export class HttpTargetInvoker implements HttpInvoker {
   async invoke(request: HttpRequest): Promise<HttpResult> {
     const startedAt = Date.now();
     const signal = AbortSignal.timeout(request.timeoutMs);
+    const sent = this.goingOut.start(request);
     try {
       const { response, notes } = await guardedRequest(
         request.url,
@@ -73,8 +77,13 @@ export class HttpTargetInvoker implements HttpInvoker {
           ...(request.body === undefined ? {} : { body: request.body }),
           signal,
         },
-        { rules: this.rules, dispatcher: this.dispatcher, maxRedirects: this.options.maxRedirects },
+        {
+          rules: this.rules,
+          dispatcher: withRequestSent(this.dispatcher, sent),
+          maxRedirects: this.options.maxRedirects,
+        },
       );
+      sent();
       const { excerpt: bodyExcerpt, note } = await readDecodedExcerpt(response, this.excerptBytes);
       if (note !== undefined) notes.push(note);
       // Bounded or ignored, never thrown: the target's header is the target's business.
@@ -91,6 +100,16 @@ export class HttpTargetInvoker implements HttpInvoker {
       };
     } catch (error) {
       return { kind: 'error', ...classifyCallError(error), durationMs: Date.now() - startedAt, startedAt };
+    } finally {
+      sent();
     }
+  }
+
+  plan(request: HttpRequest, at: number): void {
+    this.goingOut.plan(request, at);
+  }
+
+  untilCallsSent(): Promise<void> {
+    return this.goingOut.sent();
   }
 }

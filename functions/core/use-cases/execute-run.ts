@@ -334,11 +334,14 @@ async function claimAndCall(
   const { job: ready, request, holdsInFlight } = prepared;
 
   const result = await deps.invoker.invoke(request);
+  const answeredAt = deps.clock.now();
+  // Calls first: what the answer changes is written once the calls still going out are sent.
+  await deps.invoker.untilCallsSent?.();
   if (ready.async && deps.async && result.kind === 'response' && result.status === ACCEPTED_STATUS) {
     const call = { startedAt: result.startedAt, httpStatus: result.status, ...deliveryStamp(ready, delivery) };
     return acceptCall(deps, deps.async, message, ready, claim.run, lease.owner, holdsInFlight, call);
   }
-  const outcome = withRetryDecision(ready, message.attempt, outcomeOf(result, deps.clock.now()), deps.random());
+  const outcome = withRetryDecision(ready, message.attempt, outcomeOf(result, answeredAt), deps.random());
   // The stamp rides along with the outcome: the repository records every field it is given.
   const stored = await recordOutcome(
     deps,
@@ -415,6 +418,7 @@ async function prepareCall(
     ...secretHeaders,
     ...asyncHeaders,
   });
+  deps.invoker.plan?.(request, callAt);
   await deps.clock.sleepUntil(callAt);
   if (startBy !== undefined && deps.clock.now() > startBy) {
     // Held up past its key's instant (a busy host): started now, it would crowd the instants after it.

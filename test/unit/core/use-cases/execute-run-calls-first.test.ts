@@ -1,0 +1,93 @@
+/**
+ * Calls first (adapters/http/calls-going-out.ts): the executor tells its invoker when a built call
+ * will go out, and writes a call's outcome only once the calls going out with it are sent.
+ */
+import { describe, expect, it } from 'vitest';
+import type { HttpRequest } from '#core/ports';
+import { fixedSigningKeys, newSigningSecret } from '#core/signing';
+import { executeRun } from '#core/use-cases/execute-run';
+import { newRun } from '#core/use-cases/new-run';
+import { FakeClock, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
+import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
+import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
+import { jobFixture } from '../../../support/job-fixture.ts';
+
+const DUE = Date.parse('2026-06-01T12:00:00Z');
+
+/** An invoker whose burst is still going out until the test says it is sent. */
+class BurstInvoker extends ScriptedInvoker {
+  readonly planned: Array<{ request: HttpRequest; at: number; invokedBefore: boolean }> = [];
+  burstSent!: () => void;
+  private readonly burst = new Promise<void>((resolve) => {
+    this.burstSent = resolve;
+  });
+  waiting = false;
+  readonly invoked: HttpRequest[] = [];
+  override invoke(request: HttpRequest) {
+    this.invoked.push(request);
+    return super.invoke(request);
+  }
+  plan(request: HttpRequest, at: number): void {
+    this.planned.push({ request, at, invokedBefore: this.requests.length > 0 });
+  }
+  async untilCallsSent(): Promise<void> {
+    this.waiting = true;
+    await this.burst;
+  }
+}
+
+async function setup() {
+  const job = jobFixture(DUE, { target: { url: 'https://example.com/hook', method: 'POST', headers: {} } });
+  const jobs = new InMemoryJobRepository();
+  const runs = new InMemoryRunRepository();
+  const clock = new FakeClock(DUE - 3_000);
+  const invoker = new BurstInvoker(clock, () => ({ kind: 'response', status: 200, bodyExcerpt: 'ok', durationMs: 3 }));
+  await jobs.create(job);
+  const run = newRun(job, DUE, 1, DUE - 60_000, 7);
+  await runs.createIfAbsent(run);
+  const deps = {
+    jobs,
+    runs,
+    invoker,
+    signingKeys: fixedSigningKeys([newSigningSecret()]),
+    clock,
+    random: () => 0.5,
+    config: { leaseMarginMs: 30_000, owner: 'exec-1' },
+  };
+  const message = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: run.runId };
+  return { deps, message, runs, invoker, clock };
+}
+
+describe('calls first', () => {
+  it('plans the built call for its due time before making it', async () => {
+    const { deps, message, invoker } = await setup();
+    const executed = executeRun(deps, message);
+    await settledUntil(() => invoker.waiting);
+    invoker.burstSent();
+    await executed;
+    expect(invoker.planned).toHaveLength(1);
+    expect(invoker.planned[0]).toMatchObject({ at: DUE, invokedBefore: false });
+    // The very request that goes out: the invoker recognises it when it is made.
+    expect(invoker.invoked).toHaveLength(1);
+    expect(invoker.planned[0]?.request).toBe(invoker.invoked[0]);
+  });
+
+  it("writes the outcome only once the burst's calls are sent, stamped with its own answer's time", async () => {
+    const { deps, message, runs, invoker, clock } = await setup();
+    const executed = executeRun(deps, message);
+    await settledUntil(() => invoker.waiting);
+    // Called, answered, and still RUNNING: the other calls are going out.
+    expect(invoker.requests).toHaveLength(1);
+    expect(await runs.get(message)).toMatchObject({ status: 'RUNNING' });
+    clock.current = DUE + 700;
+    invoker.burstSent();
+    expect((await executed).kind).toBe('called');
+    expect(await runs.get(message)).toMatchObject({ status: 'SUCCEEDED', completedAt: DUE });
+  });
+});
+
+/** Lets the executor's promises run until `ready` holds (it waits on the invoker, not on time). */
+async function settledUntil(ready: () => boolean): Promise<void> {
+  for (let i = 0; i < 1_000 && !ready(); i++) await new Promise((resolve) => setImmediate(resolve));
+  expect(ready()).toBe(true);
+}
