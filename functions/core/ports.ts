@@ -334,9 +334,9 @@ export interface HttpInvoker {
   plan?(request: HttpRequest, at: number): void;
   /**
    * Resolves once the calls this process is making now (just started, or planned for now) have
-   * been sent, within a bound: a call's outcome is written after the rest of its burst went out.
+   * been sent, or after `maxWaitMs`: a call's outcome is written after the rest of its burst went out.
    */
-  untilCallsSent?(): Promise<void>;
+  untilCallsSent?(maxWaitMs: number): Promise<void>;
 }
 
 export interface Clock {

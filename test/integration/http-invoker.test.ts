@@ -179,14 +179,14 @@ describe('HttpTargetInvoker', () => {
     const planned = request('/slow');
     invoker.plan(planned, Date.now());
     const slow = new Promise((resolve) => setTimeout(resolve, 100)).then(() => invoker.invoke(planned));
-    await invoker.untilCallsSent();
+    await invoker.untilCallsSent(1_000);
     const waited = performance.now() - asked;
     expect(waited).toBeGreaterThanOrEqual(95);
     expect(waited).toBeLessThan(300);
     expect(await slow).toMatchObject({ kind: 'response', status: 200, bodyExcerpt: 'slow' });
     // Nothing is going out any more: the next one need not wait.
     const started = performance.now();
-    await invoker.untilCallsSent();
+    await invoker.untilCallsSent(1_000);
     expect(performance.now() - started).toBeLessThan(50);
   });
 });

@@ -10,8 +10,8 @@
  * sending have gone out — written to their sockets, not answered: a slow target holds no one back.
  * Going out: a call planned (built, waiting for its time) for no later than `lookaheadMs` from now,
  * and a call started within the last `freshMs` whose request is not written yet (connecting). Never
- * a call planned or started after the wait began, never longer than `maxWaitMs`; the run's lease
- * has a margin of 30 s. A planned call that is never made (stopped at its time) is forgotten
+ * a call planned or started after the wait began, never longer than `maxWaitMs` (the executor
+ * allows a second, at most a quarter of the lease's margin). A planned call that is never made (stopped at its time) is forgotten
  * `graceMs` after its time.
  */
 
@@ -72,10 +72,10 @@ export class CallsGoingOut {
   }
 
   /** Resolves once the calls going out now (see above) are written, or after `maxWaitMs`. */
-  async sent(): Promise<void> {
+  async sent(maxWaitMs = this.options.maxWaitMs): Promise<void> {
     this.forgetUnmade();
     const now = this.now();
-    const { freshMs, lookaheadMs, maxWaitMs } = this.options;
+    const { freshMs, lookaheadMs } = this.options;
     const going = [...this.calls.values()]
       .filter((call) => (call.started ? call.at >= now - freshMs : call.at <= now + lookaheadMs))
       .map((call) => call.gone);

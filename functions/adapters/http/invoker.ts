@@ -109,7 +109,7 @@ export class HttpTargetInvoker implements HttpInvoker {
     this.goingOut.plan(request, at);
   }
 
-  untilCallsSent(): Promise<void> {
-    return this.goingOut.sent();
+  untilCallsSent(maxWaitMs: number): Promise<void> {
+    return this.goingOut.sent(maxWaitMs);
   }
 }

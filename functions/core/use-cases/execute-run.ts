@@ -335,13 +335,14 @@ async function claimAndCall(
 
   const result = await deps.invoker.invoke(request);
   const answeredAt = deps.clock.now();
-  // Calls first: what the answer changes is written once the calls still going out are sent.
-  await deps.invoker.untilCallsSent?.();
   if (ready.async && deps.async && result.kind === 'response' && result.status === ACCEPTED_STATUS) {
+    await callsFirst(deps);
     const call = { startedAt: result.startedAt, httpStatus: result.status, ...deliveryStamp(ready, delivery) };
     return acceptCall(deps, deps.async, message, ready, claim.run, lease.owner, holdsInFlight, call);
   }
   const outcome = withRetryDecision(ready, message.attempt, outcomeOf(result, answeredAt), deps.random());
+  // A failure to retry is written at once: its retry is released from the answer's time.
+  if (outcome.nextAttemptAt === undefined) await callsFirst(deps);
   // The stamp rides along with the outcome: the repository records every field it is given.
   const stored = await recordOutcome(
     deps,
@@ -358,6 +359,19 @@ async function claimAndCall(
     outcome,
     ...(stored.reduced === undefined ? {} : { outcomeReduced: stored.reduced }),
   };
+}
+
+/**
+ * Calls first: what an answer changes is written once the calls this process is still sending
+ * have gone out (adapters/http/calls-going-out.ts), so a burst's bookkeeping does not delay its
+ * own calls. Held back at most a second, and never more than a quarter of the lease's margin.
+ */
+export const CALLS_FIRST_MAX_WAIT_MS = 1_000;
+
+function callsFirst(deps: ExecuteRunDeps): Promise<void> {
+  return (
+    deps.invoker.untilCallsSent?.(Math.min(CALLS_FIRST_MAX_WAIT_MS, deps.config.leaseMarginMs / 4)) ?? Promise.resolve()
+  );
 }
 
 type Prepared =

@@ -30,18 +30,25 @@ class BurstInvoker extends ScriptedInvoker {
   plan(request: HttpRequest, at: number): void {
     this.planned.push({ request, at, invokedBefore: this.requests.length > 0 });
   }
-  async untilCallsSent(): Promise<void> {
+  readonly maxWaits: number[] = [];
+  async untilCallsSent(maxWaitMs: number): Promise<void> {
+    this.maxWaits.push(maxWaitMs);
     this.waiting = true;
     await this.burst;
   }
 }
 
-async function setup() {
+async function setup(options: { status?: number; leaseMarginMs?: number } = {}) {
   const job = jobFixture(DUE, { target: { url: 'https://example.com/hook', method: 'POST', headers: {} } });
   const jobs = new InMemoryJobRepository();
   const runs = new InMemoryRunRepository();
   const clock = new FakeClock(DUE - 3_000);
-  const invoker = new BurstInvoker(clock, () => ({ kind: 'response', status: 200, bodyExcerpt: 'ok', durationMs: 3 }));
+  const invoker = new BurstInvoker(clock, () => ({
+    kind: 'response',
+    status: options.status ?? 200,
+    bodyExcerpt: 'ok',
+    durationMs: 3,
+  }));
   await jobs.create(job);
   const run = newRun(job, DUE, 1, DUE - 60_000, 7);
   await runs.createIfAbsent(run);
@@ -52,7 +59,7 @@ async function setup() {
     signingKeys: fixedSigningKeys([newSigningSecret()]),
     clock,
     random: () => 0.5,
-    config: { leaseMarginMs: 30_000, owner: 'exec-1' },
+    config: { leaseMarginMs: options.leaseMarginMs ?? 30_000, owner: 'exec-1' },
   };
   const message = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: run.runId };
   return { deps, message, runs, invoker, clock };
@@ -83,6 +90,31 @@ describe('calls first', () => {
     invoker.burstSent();
     expect((await executed).kind).toBe('called');
     expect(await runs.get(message)).toMatchObject({ status: 'SUCCEEDED', completedAt: DUE });
+  });
+});
+
+describe('calls first, bounded', () => {
+  it('holds an outcome back a second at most, and never more than a quarter of the lease margin', async () => {
+    for (const [leaseMarginMs, maxWait] of [
+      [30_000, 1_000],
+      [2_000, 500],
+    ] as const) {
+      const { deps, message, invoker } = await setup({ leaseMarginMs });
+      const executed = executeRun(deps, message);
+      await settledUntil(() => invoker.waiting);
+      invoker.burstSent();
+      await executed;
+      expect(invoker.maxWaits).toEqual([maxWait]);
+    }
+  });
+
+  it('writes a failure that will be retried at once: its retry is released from the answer', async () => {
+    const { deps, message, runs, invoker } = await setup({ status: 503 });
+    expect((await executeRun(deps, message)).kind).toBe('called');
+    expect(invoker.waiting).toBe(false);
+    const failed = await runs.get(message);
+    expect(failed).toMatchObject({ status: 'FAILED', completedAt: DUE });
+    expect(failed?.nextAttemptAt).toBeGreaterThanOrEqual(DUE);
   });
 });
 
