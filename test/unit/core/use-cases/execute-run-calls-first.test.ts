@@ -4,12 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HttpRequest } from '#core/ports';
-import { fixedSigningKeys, newSigningSecret } from '#core/signing';
 import { executeRun } from '#core/use-cases/execute-run';
-import { newRun } from '#core/use-cases/new-run';
+import { executorWithRun } from '../../../support/executor-with-run.ts';
 import { FakeClock, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
-import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
-import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
 import { jobFixture } from '../../../support/job-fixture.ts';
 
 const DUE = Date.parse('2026-06-01T12:00:00Z');
@@ -40,8 +37,6 @@ class BurstInvoker extends ScriptedInvoker {
 
 async function setup(options: { status?: number; leaseMarginMs?: number } = {}) {
   const job = jobFixture(DUE, { target: { url: 'https://example.com/hook', method: 'POST', headers: {} } });
-  const jobs = new InMemoryJobRepository();
-  const runs = new InMemoryRunRepository();
   const clock = new FakeClock(DUE - 3_000);
   const invoker = new BurstInvoker(clock, () => ({
     kind: 'response',
@@ -49,19 +44,11 @@ async function setup(options: { status?: number; leaseMarginMs?: number } = {}) 
     bodyExcerpt: 'ok',
     durationMs: 3,
   }));
-  await jobs.create(job);
-  const run = newRun(job, DUE, 1, DUE - 60_000, 7);
-  await runs.createIfAbsent(run);
-  const deps = {
-    jobs,
-    runs,
+  const { deps, message, runs } = await executorWithRun(job, DUE, {
     invoker,
-    signingKeys: fixedSigningKeys([newSigningSecret()]),
     clock,
-    random: () => 0.5,
-    config: { leaseMarginMs: options.leaseMarginMs ?? 30_000, owner: 'exec-1' },
-  };
-  const message = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: run.runId };
+    ...(options.leaseMarginMs === undefined ? {} : { leaseMarginMs: options.leaseMarginMs }),
+  });
   return { deps, message, runs, invoker, clock };
 }
 

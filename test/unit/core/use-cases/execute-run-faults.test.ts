@@ -6,13 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { OutcomeRejectedError } from '#core/errors';
 import type { Job, Run, RunKey } from '#core/model';
 import type { RunOutcome } from '#core/ports';
-import { fixedSigningKeys, newSigningSecret } from '#core/signing';
 import { executeRun, FailedBeforeCallError } from '#core/use-cases/execute-run';
-import { newRun } from '#core/use-cases/new-run';
 import { OUTCOME_WRITE_TRIES, reducedOutcome } from '#core/use-cases/record-outcome';
 import { runView } from '#core/views';
+import { executorWithRun } from '../../../support/executor-with-run.ts';
 import { FakeClock, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
-import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
 import { InMemoryRunRepository } from '../../../support/fakes/in-memory-runs.ts';
 import { jobFixture } from '../../../support/job-fixture.ts';
 
@@ -34,7 +32,6 @@ class FaultyRuns extends InMemoryRunRepository {
 }
 
 async function setup(runs: InMemoryRunRepository = new InMemoryRunRepository()) {
-  const jobs = new InMemoryJobRepository();
   const clock = new FakeClock(DUE - 400);
   const invoker = new ScriptedInvoker(clock, () => ({
     kind: 'response',
@@ -42,19 +39,7 @@ async function setup(runs: InMemoryRunRepository = new InMemoryRunRepository()) 
     bodyExcerpt: 'x'.repeat(10_000),
     durationMs: 12,
   }));
-  await jobs.create(job);
-  const run = newRun(job, DUE, 1, DUE - 60_000, 7);
-  await runs.createIfAbsent(run);
-  const deps = {
-    jobs,
-    runs,
-    invoker,
-    signingKeys: fixedSigningKeys([newSigningSecret()]),
-    clock,
-    random: () => 0.5,
-    config: { leaseMarginMs: 30_000, owner: 'exec-1' },
-  };
-  const message = { tenantId: 't', jobId: 'J1', scheduledFor: DUE, attempt: 1, runId: run.runId };
+  const { jobs, deps, message } = await executorWithRun(job, DUE, { invoker, clock, runs });
   return { jobs, runs, clock, invoker, deps, message };
 }
 
