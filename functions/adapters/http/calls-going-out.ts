@@ -10,20 +10,19 @@
  * sending have gone out — written to their sockets, not answered: a slow target holds no one back.
  * Going out: a call planned (built, waiting for its time) for no later than `lookaheadMs` from now,
  * and a call started within the last `freshMs` whose request is not written yet (connecting). Never
- * a call planned or started after the wait began, never longer than `maxWaitMs` (the executor
- * allows a second, at most a quarter of the lease's margin). A planned call that is never made (stopped at its time) is forgotten
- * `graceMs` after its time.
+ * a call planned or started after the wait began, never longer than the wait the caller allows
+ * (the executor's bound: core/use-cases/execute-run.ts). A planned call that is never made
+ * (stopped at its time) is forgotten `graceMs` after its time, when the next wait looks.
  */
 
 export interface CallsGoingOutOptions {
   freshMs?: number;
   lookaheadMs?: number;
   graceMs?: number;
-  maxWaitMs?: number;
   now?: () => number;
 }
 
-export const CALLS_FIRST = { freshMs: 1_000, lookaheadMs: 100, graceMs: 1_000, maxWaitMs: 1_000 } as const;
+export const CALLS_FIRST = { freshMs: 1_000, lookaheadMs: 100, graceMs: 1_000 } as const;
 
 interface Call {
   /** When it is planned for, or, once started, when it started. */
@@ -47,7 +46,6 @@ export class CallsGoingOut {
 
   /** The call `key` is built and will be made at `at`. */
   plan(key: object, at: number): void {
-    this.forgetUnmade();
     if (!this.calls.has(key)) this.calls.set(key, pending(at));
   }
 
@@ -72,7 +70,7 @@ export class CallsGoingOut {
   }
 
   /** Resolves once the calls going out now (see above) are written, or after `maxWaitMs`. */
-  async sent(maxWaitMs = this.options.maxWaitMs): Promise<void> {
+  async sent(maxWaitMs: number): Promise<void> {
     this.forgetUnmade();
     const now = this.now();
     const { freshMs, lookaheadMs } = this.options;

@@ -366,7 +366,7 @@ async function claimAndCall(
  * have gone out (adapters/http/calls-going-out.ts), so a burst's bookkeeping does not delay its
  * own calls. Held back at most a second, and never more than a quarter of the lease's margin.
  */
-export const CALLS_FIRST_MAX_WAIT_MS = 1_000;
+const CALLS_FIRST_MAX_WAIT_MS = 1_000;
 
 function callsFirst(deps: ExecuteRunDeps): Promise<void> {
   return (
