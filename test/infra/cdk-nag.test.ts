@@ -1,16 +1,22 @@
 /**
- * The app as deployed (real esbuild bundles) passes the cdk-nag AwsSolutions and Serverless packs
- * with every finding either fixed or acknowledged with a reason.
+ * `cdk synth` with the pinned CLI, once for the whole file: it works on a machine with no AWS
+ * credentials and no Docker (handlers bundle with the local esbuild, the console with vite), and
+ * the app it writes passes the cdk-nag AwsSolutions and Serverless packs with every finding either
+ * fixed or acknowledged with a reason. One synthesis serves both: the CLI runs the same app
+ * (bin/chronos.ts → lib/app.ts, cdk.json's context) that an in-process synthesis would build again,
+ * bundles and all, for another minute of CPU.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '#handlers/api/routes';
-import { buildChronosApp } from './support/chronos-app.ts';
+import { isCdkHandler } from './support/chronos-app.ts';
 
 interface SuppressedViolation {
   ruleName: string;
@@ -22,14 +28,80 @@ interface ValidationReport {
   pluginReports: Array<{ pluginName: string; violations: unknown[]; suppressedViolations?: SuppressedViolation[] }>;
 }
 
-let assembly: CloudAssembly;
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const outdir = mkdtempSync(join(tmpdir(), 'chronos-synth-'));
+let result: ReturnType<typeof spawnSync>;
+
+/** The caller's environment without anything that could reach or name an AWS account. */
+function credentialFreeEnv(): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_') && !name.startsWith('CDK_')),
+  );
+  return {
+    ...env,
+    // No config or credential files either; Node 24 from the repository comes first.
+    AWS_CONFIG_FILE: join(outdir, 'no-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(outdir, 'no-credentials'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+    PATH: [join(ROOT, 'node_modules', '.bin'), process.env.PATH].join(delimiter),
+  };
+}
+
 let report: ValidationReport;
 
 beforeAll(() => {
-  // Synthesis throws if any plugin still reports an unacknowledged error.
-  assembly = buildChronosApp().app.synth();
-  report = JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8'));
-}, 90_000);
+  result = spawnSync(join(ROOT, 'node_modules', '.bin', 'cdk'), ['synth', '--quiet', '--output', outdir], {
+    cwd: ROOT,
+    env: credentialFreeEnv(),
+    encoding: 'utf8',
+    timeout: 150_000,
+  });
+  // Written by the validation plugins, also when an unacknowledged finding fails the synthesis.
+  const reportFile = join(outdir, 'validation-report.json');
+  if (existsSync(reportFile)) report = JSON.parse(readFileSync(reportFile, 'utf8'));
+}, 160_000);
+
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+describe('npx cdk synth', () => {
+  it('exits 0 without credentials or Docker', () => {
+    expect(result.error).toBeUndefined();
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(String(result.stderr)).not.toMatch(/docker/i);
+  });
+
+  it('writes both stacks of the default stage', () => {
+    for (const stack of ['Chronos-dev-Stateful', 'Chronos-dev-Stateless']) {
+      expect(existsSync(join(outdir, `${stack}.template.json`)), stack).toBe(true);
+    }
+  });
+
+  it('names no account (none is reachable) and deploys Node.js 24 functions', () => {
+    const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8'));
+    const stateless = manifest.artifacts['Chronos-dev-Stateless'];
+    // The CLI still fills in a default region; the account stays unresolved.
+    expect(stateless.environment).toMatch(/^aws:\/\/unknown-account\//);
+    const template = JSON.parse(readFileSync(join(outdir, 'Chronos-dev-Stateless.template.json'), 'utf8'));
+    // CDK's own custom-resource handlers (the console's deployment) run CDK's runtimes.
+    const runtimes = Object.entries(
+      template.Resources as Record<string, { Type: string; Properties: { Runtime?: string } }>,
+    )
+      .filter(([id, r]) => r.Type === 'AWS::Lambda::Function' && !isCdkHandler(id))
+      .map(([, r]) => r.Properties.Runtime);
+    expect(runtimes.length).toBe(ROUTES.length + 7); // + authorizer, scanner, executor, completion, dead letters, stream failures, notifier
+    expect(new Set(runtimes)).toEqual(new Set(['nodejs24.x']));
+  });
+
+  it('builds the console (vite build) into an asset of its own', () => {
+    const built = readdirSync(outdir).filter(
+      (name) => name.startsWith('asset.') && existsSync(join(outdir, name, 'index.html')),
+    );
+    expect(built).toHaveLength(1);
+    const html = readFileSync(join(outdir, built[0] as string, 'index.html'), 'utf8');
+    // The built shell loads bundled scripts, not the sources.
+    expect(html).toMatch(/<script[^>]+src="\/assets\/[^"]+\.js"/);
+  });
+});
 
 describe('cdk-nag', () => {
   it('runs both packs', () => {
@@ -142,16 +214,16 @@ describe('cdk-nag', () => {
 describe('bundled handlers', () => {
   it('are ESM with the require shim and a source map, one per function', () => {
     // Folders only: CDK's own assets include zip files (the AWS CLI layer of the console's deployment).
-    const assets = readdirSync(assembly.directory).filter(
-      (name) => name.startsWith('asset.') && statSync(join(assembly.directory, name)).isDirectory(),
+    const assets = readdirSync(outdir).filter(
+      (name) => name.startsWith('asset.') && statSync(join(outdir, name)).isDirectory(),
     );
-    const bundles = assets.filter((dir) => readdirSync(join(assembly.directory, dir)).includes('index.mjs'));
+    const bundles = assets.filter((dir) => readdirSync(join(outdir, dir)).includes('index.mjs'));
     // One bundle per API route, plus authorizer, scanner, executor, completion, dead-letter and stream-failure handlers and notifier.
     expect(bundles).toHaveLength(ROUTES.length + 7);
     for (const dir of bundles) {
-      const files = readdirSync(join(assembly.directory, dir));
+      const files = readdirSync(join(outdir, dir));
       expect(files).toContain('index.mjs.map');
-      const code = readFileSync(join(assembly.directory, dir, 'index.mjs'), 'utf8');
+      const code = readFileSync(join(outdir, dir, 'index.mjs'), 'utf8');
       expect(code.startsWith('import { createRequire')).toBe(true);
       expect(code).toMatch(/export\s*\{[^}]*handler/);
     }

@@ -17,7 +17,7 @@ export function buildChronosApp(
   return createChronosApp({ context: { ...CDK_JSON_CONTEXT, ...extraContext } }, options);
 }
 
-/** For tests that only look at resource properties: no esbuild bundling and no cdk-nag (cdk-nag.test.ts covers both). */
+/** For tests that only look at resource properties: no esbuild bundling and no cdk-nag (cdk-nag.test.ts synthesizes with both, through the CLI). */
 export function buildChronosAppForProperties(extraContext: Record<string, unknown> = {}): ChronosApp {
   return buildChronosApp({ ...SKIP_BUNDLING, ...extraContext }, { nag: false });
 }
