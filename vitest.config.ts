@@ -19,7 +19,12 @@ export default defineConfig({
   test: {
     // Local IAM reads the synthesized templates: synthesized once here, cached for every file.
     // The browser tests serve console/dist: built once here when its sources changed.
-    globalSetup: ['test/support/warm-synth-cache.ts', 'test/support/build-console.ts'],
+    // DynamoDB Local starts from a class-data archive: made once here on a clean clone.
+    globalSetup: [
+      'test/support/warm-synth-cache.ts',
+      'test/support/build-console.ts',
+      'test/support/warm-dynamodb-local.ts',
+    ],
     // Integration and end-to-end files each start their own emulators; two cores run two files at once.
     maxWorkers: 2,
     testTimeout: 60_000,

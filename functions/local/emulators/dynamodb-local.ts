@@ -12,6 +12,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { classDataArchive } from './class-data-archive.ts';
+import { exerciseDynamoDbLocal } from './exercise-dynamodb-local.ts';
 import { freePort } from './free-port.ts';
 import { ensureJava } from './java.ts';
 import { loopbackLauncher } from './loopback-launcher.ts';
@@ -23,7 +25,7 @@ export interface RunningEmulator {
 
 const STARTUP_TIMEOUT_MS = 30_000;
 
-function emulatorDirectory(): string {
+export function emulatorDirectory(): string {
   const require = createRequire(import.meta.url);
   return join(dirname(require.resolve('amplify-dynamodb-simulator/package.json')), 'emulator');
 }
@@ -49,25 +51,46 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
 
 class PortTakenError extends Error {}
 
-async function startOnPort(port: number, dataDir: string | undefined): Promise<RunningEmulator> {
-  const dir = emulatorDirectory();
+/** The JVM's command line up to DynamoDB Local's own options. */
+export interface JvmLaunch {
+  jvmOptions: string[];
+  classpath: string;
+  main: string;
+}
+
+/** With the class-data archive when one can be made (class-data-archive.ts), else as compiled or as source. */
+export async function jvmLaunch(dir: string = emulatorDirectory()): Promise<JvmLaunch> {
   const classpath = [join(dir, 'DynamoDBLocal.jar'), join(dir, 'DynamoDBLocal_lib', '*')].join(delimiter);
   const launcher = loopbackLauncher(classpath);
-  const child = spawn(
+  const jvmOptions = [
+    // The client compiler alone, and the serial collector: on two cores C2's compiling competes
+    // with the requests, and DynamoDB Local starts in less than half the CPU and serves more
+    // requests a second over a test's or the bench's life (measured: 3 s instead of 9 s of CPU
+    // to start; 1,070 instead of 850 PutItem/s after 9,000 puts).
+    '-XX:TieredStopAtLevel=1',
+    '-XX:+UseSerialGC',
+    `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+    '-Xmx1g',
+  ];
+  const plain = { jvmOptions, classpath: [...launcher.classpath, classpath].join(delimiter), main: launcher.main };
+  const [launcherDir] = launcher.classpath;
+  if (launcherDir === undefined) return plain;
+  const archived = await classDataArchive({ emulatorDir: dir, launcherDir, jvmOptions }, (archiveClasspath, options) =>
+    trainingStart(dir, { jvmOptions: options, classpath: archiveClasspath, main: launcher.main }),
+  );
+  if (archived === undefined) return plain;
+  return { jvmOptions: [...jvmOptions, ...archived.jvmOptions], classpath: archived.classpath, main: launcher.main };
+}
+
+function spawnJvm(dir: string, launch: JvmLaunch, port: number, dataDir: string | undefined): ChildProcess {
+  return spawn(
     'java',
     [
-      // The client compiler alone, and the serial collector: on two cores C2's compiling competes
-      // with the requests, and DynamoDB Local starts in less than half the CPU and serves more
-      // requests a second over a test's or the bench's life (measured: 3 s instead of 9 s of CPU
-      // to start; 1,070 instead of 850 PutItem/s after 9,000 puts).
-      '-XX:TieredStopAtLevel=1',
-      '-XX:+UseSerialGC',
-      `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
-      '-Xmx1g',
+      ...launch.jvmOptions,
       '-cp',
-      [...launcher.classpath, classpath].join(delimiter),
+      launch.classpath,
       // Loopback only: DynamoDB Local answers anyone who can reach it, with any credentials.
-      launcher.main,
+      launch.main,
       // -sharedDb: one database file (shared-local-instance.db) whatever the credentials or region.
       // The JVM runs in the emulator's folder: a relative folder is resolved from ours first.
       ...(dataDir === undefined ? ['-inMemory'] : ['-dbPath', resolve(dataDir)]),
@@ -78,6 +101,40 @@ async function startOnPort(port: number, dataDir: string | undefined): Promise<R
     ],
     { cwd: dir, stdio: ['pipe', 'ignore', 'pipe'], detached: true },
   );
+}
+
+/**
+ * The start that writes the class-data archive: DynamoDB Local answers the requests a run of
+ * Chronos makes (so their classes are archived too), then exits normally when its standard input
+ * closes, which is when the JVM writes the archive.
+ */
+export async function trainingStart(dir: string, launch: JvmLaunch): Promise<void> {
+  const port = await freePort();
+  const child = spawnJvm(dir, launch, port, undefined);
+  child.stdin?.on('error', () => {});
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+  try {
+    const endpoint = `http://127.0.0.1:${port}`;
+    await waitUntilReady(endpoint, child, () => stderr);
+    await exerciseDynamoDbLocal(endpoint);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  child.stdin?.end();
+  const timeout = setTimeout(() => child.kill('SIGKILL'), STARTUP_TIMEOUT_MS);
+  const code = await exited;
+  clearTimeout(timeout);
+  if (code !== 0) throw new Error(`DynamoDB Local's training start exited with ${code}: ${stderr}`);
+}
+
+async function startOnPort(port: number, dataDir: string | undefined): Promise<RunningEmulator> {
+  const dir = emulatorDirectory();
+  const child = spawnJvm(dir, await jvmLaunch(dir), port, dataDir);
   // Never written to: its end, when this process ends, is what stops the JVM (see the launcher).
   child.stdin?.on('error', () => {});
   let stderr = '';
