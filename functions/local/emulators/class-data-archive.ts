@@ -59,7 +59,10 @@ export function classDataArchive(inputs: ArchiveInputs, train: TrainingStart): P
 }
 
 /** The archived launch, made now unless the cache holds it; rejects when the training start fails. */
-export async function makeClassDataArchive(inputs: ArchiveInputs, train: TrainingStart): Promise<ArchivedLaunch | undefined> {
+export async function makeClassDataArchive(
+  inputs: ArchiveInputs,
+  train: TrainingStart,
+): Promise<ArchivedLaunch | undefined> {
   const libraries = readdirSync(join(inputs.emulatorDir, 'DynamoDBLocal_lib'))
     .filter((name) => name.endsWith('.jar'))
     .sort()
@@ -113,9 +116,13 @@ function jarWithoutManifest(jar: string, folder: string): void {
   mkdirSync(unpacked);
   execFileSync('jar', ['--extract', '--file', resolve(jar)], { cwd: unpacked, stdio: 'ignore' });
   rmSync(join(unpacked, 'META-INF', 'MANIFEST.MF'), { force: true });
-  execFileSync('jar', ['--create', '--no-manifest', '--no-compress', '--file', join(folder, DYNAMODB_JAR), '-C', unpacked, '.'], {
-    stdio: 'ignore',
-  });
+  execFileSync(
+    'jar',
+    ['--create', '--no-manifest', '--no-compress', '--file', join(folder, DYNAMODB_JAR), '-C', unpacked, '.'],
+    {
+      stdio: 'ignore',
+    },
+  );
   rmSync(unpacked, { recursive: true, force: true });
 }
 
