@@ -205,7 +205,11 @@ describe('job detail', () => {
       await signIn(page, local.chronos.token, `/jobs/${jobId}`);
       await expect.poll(() => rows(page).count()).toBe(Math.min(ended.length, 20));
       const chart = page.getByTestId('run-timing-chart');
-      await expect.poll(() => chart.locator('circle[data-series="duration"]').count()).toBe(Math.min(ended.length, 20));
+      // The chart is its own chunk (React.lazy), fetched and parsed after the rows: on a loaded
+      // machine that takes longer than the poll's default second.
+      await expect
+        .poll(() => chart.locator('circle[data-series="duration"]').count(), { timeout: 15_000 })
+        .toBe(Math.min(ended.length, 20));
       expect(await chart.getAttribute('data-points')).toBe(String(Math.min(ended.length, 20)));
       expect(await chart.locator('circle[data-series="start-lag"]').count()).toBe(Math.min(ended.length, 20));
       await screenshot(page, 'job-detail');
