@@ -19,11 +19,11 @@ export default defineConfig({
   test: {
     // Local IAM reads the synthesized templates: synthesized once here, cached for every file.
     // The browser tests serve console/dist: built once here when its sources changed.
-    // DynamoDB Local starts from a class-data archive: made once here on a clean clone.
+    // DynamoDB Local starts from a class-data archive: made here on a clean clone, beside the other two.
     globalSetup: [
+      'test/support/warm-dynamodb-local.ts',
       'test/support/warm-synth-cache.ts',
       'test/support/build-console.ts',
-      'test/support/warm-dynamodb-local.ts',
     ],
     // Integration and end-to-end files each start their own emulators; two cores run two files at once.
     maxWorkers: 2,
