@@ -181,12 +181,12 @@ describe('chaos checks', () => {
   });
 
   it('hold retries to the jittered cap, never early, and late only by what the design allows', () => {
-    const retryAt = (nextAttemptAt: number, callAt: number, kills: Kill[] = []) =>
+    const retryAt = (nextAttemptAt: number, callAt: number, kills: Kill[] = [], createdAt = T + 500) =>
       checkBackoff(
         history({
           runs: [
             run(1, { status: 'FAILED', completedAt: T + 100, nextAttemptAt }),
-            run(2, { availableAt: nextAttemptAt, createdAt: T + 500, completedAt: callAt + 100 }),
+            run(2, { availableAt: nextAttemptAt, createdAt, completedAt: callAt + 100 }),
           ],
           calls: [call(1, T), call(2, callAt)],
           kills,
@@ -204,12 +204,40 @@ describe('chaos checks', () => {
     expect(retryAt(T + 600, T + 600 + 35_001, killed).failures[0]).toContain('allowed 35000 ms, 1 kills');
     // What the old allowance (60 s + 10 s per kill) let through.
     expect(retryAt(T + 600, T + 600 + 59_000).ok).toBe(false);
+  });
+
+  it('count a retry made after its release from its creation, and hold its making to a bound of its own', () => {
+    const madeAt = (createdAt: number, callAt: number, kills: Kill[] = []) =>
+      checkBackoff(
+        history({
+          runs: [
+            run(1, { status: 'FAILED', completedAt: T + 100, nextAttemptAt: T + 600 }),
+            run(2, { availableAt: T + 600, createdAt, completedAt: callAt + 100 }),
+          ],
+          calls: [call(1, T), call(2, callAt)],
+          kills,
+        }),
+      );
+    // Made 9.5 s after the failure, after its release: its sweep counts the grace from then (sweepAtOf).
+    expect(madeAt(T + 9_600, T + 9_600 + 25_000).failures).toEqual([]);
+    expect(madeAt(T + 9_600, T + 9_600 + 25_001).failures[0]).toContain('after it was due (allowed 25000 ms');
+    expect(madeAt(T + 9_600, T + 9_600 + 25_001).failures[0]).toContain('creation, after its release');
+    // Its making is held to the same base allowance, from the failure.
+    expect(madeAt(T + 100 + 25_000, T + 100 + 25_500).failures).toEqual([]);
+    expect(madeAt(T + 100 + 25_001, T + 100 + 25_500).failures[0]).toContain('created 25001 ms after');
     // The completion handler killed while the failure waited for its retry to be made: one more
-    // allowance; killed before the failure or after the retry was made, none.
+    // allowance for the making; killed before the failure or after the retry was made, none.
     const completionKill = (at: number) => kill(at, ['other'], { role: 'completion', reason: 'mid-batch' });
-    expect(retryAt(T + 600, T + 600 + 35_000, [completionKill(T + 300)]).failures).toEqual([]);
-    expect(retryAt(T + 600, T + 600 + 35_000, [completionKill(T + 50)]).failures[0]).toContain('0 kills');
-    expect(retryAt(T + 600, T + 600 + 35_000, [completionKill(T + 700)]).failures[0]).toContain('0 kills');
+    expect(madeAt(T + 100 + 35_000, T + 100 + 35_500, [completionKill(T + 300)]).failures).toEqual([]);
+    expect(madeAt(T + 100 + 35_001, T + 100 + 35_500, [completionKill(T + 300)]).failures[0]).toContain(
+      '1 completion kills',
+    );
+    expect(madeAt(T + 100 + 35_000, T + 100 + 35_500, [completionKill(T + 50)]).failures[0]).toContain(
+      '0 completion kills',
+    );
+    expect(madeAt(T + 100 + 35_000, T + 100 + 35_500, [completionKill(T + 100 + 35_001)]).failures[0]).toContain(
+      '0 completion kills',
+    );
   });
 
   it('derive the retry lateness bound from the design numbers, not from a measured run', () => {

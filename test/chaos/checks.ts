@@ -184,24 +184,31 @@ export function checkDuplicatesExplained(evidence: Evidence, index: Index = inde
 }
 
 /**
- * How late after its release (`nextAttemptAt`) a retry's first call may arrive, from the design's
- * numbers. A retry's message is sent by the completion handler with the backoff as SQS delay, and
- * an executor calls at the release millisecond; it can only be late along these paths:
+ * How late a retry's first call may arrive, from the design's numbers, on each of its two paths.
+ *
+ * Dispatch, from the moment the retry is due and exists — its release (`nextAttemptAt`), or its
+ * creation when the completion path made it after its release (its message then goes at once, and
+ * the sweep counts its grace from the creation: `sweepAtOf`). A retry's message is sent by the
+ * completion handler with the backoff as SQS delay, and an executor calls at the release
+ * millisecond; it can only be late along these paths:
  *  - its message never arrives (its send failed in the SQS outage, its writer died): it waits in
- *    the sweep index until release + sweep grace, and the next scan of any scanner (at most the
+ *    the sweep index until then + sweep grace, and the next scan of any scanner (at most the
  *    longest scanner interval later) sends it with no delay;
  *  - an executor received its message and died before it had reported the batch (so no kill
  *    names it), or the receive's answer was lost as the emulator stopped: the message comes back
  *    one visibility timeout later;
  *  - the queue was unreachable (the outage): it is received once the emulator is back;
  * so the base allowance is the longest of these, plus one lease margin — the design's allowance
- * for a step's own latency (a scan pass's queries and send, a receive and claim, a retry created
- * late by the runs stream and the completion handler).
+ * for a step's own latency (a scan pass's queries and send, a receive and claim).
  * Each kill of an executor recorded holding it adds one more return of its message: at most one
  * visibility timeout after it was received, when the killed claim's lease (timeout + margin) has
- * ended too, so the next claim takes it over. Each kill of the completion handler while the failed
- * attempt waited in the runs stream for its retry to be made adds as much: the handler starts
- * again and reads the stream from its last checkpoint.
+ * ended too, so the next claim takes it over.
+ *
+ * Completion, from the failed attempt's end to its retry's creation (runs stream → completion
+ * handler): held to the same base allowance, and each kill of the completion handler while the
+ * failed attempt waited in the stream adds as much as an executor's kill: the handler starts again
+ * and reads the stream from its last checkpoint. (Counted as one path from the release, as it was,
+ * a retry made late and then swept was held to a bound its sweep does not keep.)
  */
 export function retryLatenessBound(evidence: Evidence): { baseMs: number; perKillMs: number } {
   const { design, visibilityTimeoutMs, sqsOutage } = evidence;
@@ -219,7 +226,7 @@ export function retryLatenessBound(evidence: Evidence): { baseMs: number; perKil
  * jitter; a Retry-After may lengthen it), attempt n+1 is released exactly then (availableAt), its
  * call never arrives before, and arrives within retryLatenessBound. The numbers split the
  * lateness into the completion path (stream and handler: failed run done -> retry run created)
- * and the dispatch path (release -> call).
+ * and the dispatch path (due: release or a later creation -> call), each with its bound.
  */
 export function checkBackoff(evidence: Evidence, index: Index = indexEvidence(evidence)): CheckResult {
   const failures: string[] = [];
@@ -252,28 +259,38 @@ export function checkBackoff(evidence: Evidence, index: Index = indexEvidence(ev
         failures.push(
           `${next.runId}: availableAt ${iso(next.availableAt)} != nextAttemptAt ${iso(failed.nextAttemptAt)}`,
         );
-      if (next.createdAt !== undefined) completionLag.push(next.createdAt - failed.completedAt);
+      // A completion handler killed while the failure waited in the runs stream for its retry
+      // restarts and reads the stream again; an executor killed holding the retry returns its
+      // message once.
+      if (next.createdAt !== undefined) {
+        const completionKills = evidence.kills.filter(
+          (kill) =>
+            kill.role === 'completion' &&
+            kill.at >= (failed.completedAt as number) &&
+            kill.at <= (next.createdAt as number),
+        ).length;
+        const made = next.createdAt - failed.completedAt;
+        const allowedToMake = bound.baseMs + completionKills * bound.perKillMs;
+        if (completionKills === 0) completionLag.push(made);
+        if (made > allowedToMake)
+          failures.push(
+            `${next.runId}: created ${made} ms after ${failed.runId} failed (allowed ${allowedToMake} ms, ${completionKills} completion kills)`,
+          );
+      }
       const call = index.callsByRun.get(next.runId)?.[0];
       if (!call) continue;
-      const late = call.at - failed.nextAttemptAt;
-      // An executor killed holding the retry returns its message once; a completion handler killed
-      // while the failure waited in the runs stream for it restarts and reads the stream again.
-      const completionKills = evidence.kills.filter(
-        (kill) =>
-          kill.role === 'completion' &&
-          kill.at >= (failed.completedAt as number) &&
-          kill.at <= (next.createdAt ?? call.at),
-      ).length;
-      const kills = (index.killsHolding.get(next.runId) ?? []).filter((at) => at <= call.at).length + completionKills;
+      if (call.at - failed.nextAttemptAt < -EARLY_TOLERANCE_MS)
+        failures.push(
+          `${next.runId}: called at ${iso(call.at)}, ${failed.nextAttemptAt - call.at} ms before its release ${iso(failed.nextAttemptAt)}`,
+        );
+      const dueFrom = Math.max(failed.nextAttemptAt, next.createdAt ?? failed.nextAttemptAt);
+      const late = call.at - dueFrom;
+      const kills = (index.killsHolding.get(next.runId) ?? []).filter((at) => at <= call.at).length;
       const allowed = bound.baseMs + kills * bound.perKillMs;
       if (kills === 0) lateness.push(late);
-      if (late < -EARLY_TOLERANCE_MS)
-        failures.push(
-          `${next.runId}: called at ${iso(call.at)}, ${-late} ms before its release ${iso(failed.nextAttemptAt)}`,
-        );
       if (late > allowed)
         failures.push(
-          `${next.runId}: called ${late} ms after its release (allowed ${allowed} ms, ${kills} kills; created ${next.createdAt === undefined ? '?' : next.createdAt - failed.completedAt} ms after the failure, swept ${next.sweeps ?? 0} time(s))`,
+          `${next.runId}: called ${late} ms after it was due (allowed ${allowed} ms, ${kills} kills; due at its ${dueFrom === failed.nextAttemptAt ? 'release' : 'creation, after its release'}; swept ${next.sweeps ?? 0} time(s))`,
         );
     }
   }
@@ -282,8 +299,9 @@ export function checkBackoff(evidence: Evidence, index: Index = indexEvidence(ev
     ok: failures.length === 0,
     numbers:
       `${pairs} retries, every chosen wait within its cap (longest ${(longestWaitShare * 100).toFixed(0)}% of it), none called early; ` +
-      `release-to-call without a kill ${spread(lateness)} (allowed ${bound.baseMs / 1000} s + ${bound.perKillMs / 1000} s per kill); ` +
-      `failed-run-done-to-retry-created ${spread(completionLag)}`,
+      `due-to-call (release, or a later creation) without a kill ${spread(lateness)}; ` +
+      `failed-run-done-to-retry-created without a kill ${spread(completionLag)} ` +
+      `(each allowed ${bound.baseMs / 1000} s + ${bound.perKillMs / 1000} s per kill)`,
     failures: examples(failures),
   };
 }
