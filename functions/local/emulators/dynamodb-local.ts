@@ -16,6 +16,7 @@ import { classDataArchive } from './class-data-archive.ts';
 import { exerciseDynamoDbLocal } from './exercise-dynamodb-local.ts';
 import { freePort } from './free-port.ts';
 import { ensureJava } from './java.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-clients.ts';
 import { loopbackLauncher } from './loopback-launcher.ts';
 
 export interface RunningEmulator {
@@ -25,7 +26,7 @@ export interface RunningEmulator {
 
 const STARTUP_TIMEOUT_MS = 30_000;
 
-export function emulatorDirectory(): string {
+function emulatorDirectory(): string {
   const require = createRequire(import.meta.url);
   return join(dirname(require.resolve('amplify-dynamodb-simulator/package.json')), 'emulator');
 }
@@ -82,8 +83,14 @@ export async function jvmLaunch(dir: string = emulatorDirectory()): Promise<JvmL
   return { jvmOptions: [...jvmOptions, ...archived.jvmOptions], classpath: archived.classpath, main: launcher.main };
 }
 
-function spawnJvm(dir: string, launch: JvmLaunch, port: number, dataDir: string | undefined): ChildProcess {
-  return spawn(
+/** A started JVM, and the last 4,000 characters it wrote to stderr. */
+interface Jvm {
+  child: ChildProcess;
+  stderr(): string;
+}
+
+function spawnJvm(dir: string, launch: JvmLaunch, port: number, dataDir: string | undefined): Jvm {
+  const child = spawn(
     'java',
     [
       ...launch.jvmOptions,
@@ -101,6 +108,13 @@ function spawnJvm(dir: string, launch: JvmLaunch, port: number, dataDir: string 
     ],
     { cwd: dir, stdio: ['pipe', 'ignore', 'pipe'], detached: true },
   );
+  // Never written to: its end, when this process ends, is what stops the JVM (see the launcher).
+  child.stdin?.on('error', () => {});
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  return { child, stderr: () => stderr };
 }
 
 /**
@@ -108,18 +122,13 @@ function spawnJvm(dir: string, launch: JvmLaunch, port: number, dataDir: string 
  * Chronos makes (so their classes are archived too), then exits normally when its standard input
  * closes, which is when the JVM writes the archive.
  */
-export async function trainingStart(dir: string, launch: JvmLaunch): Promise<void> {
+async function trainingStart(dir: string, launch: JvmLaunch): Promise<void> {
   const port = await freePort();
-  const child = spawnJvm(dir, launch, port, undefined);
-  child.stdin?.on('error', () => {});
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
+  const { child, stderr } = spawnJvm(dir, launch, port, undefined);
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
   try {
     const endpoint = `http://127.0.0.1:${port}`;
-    await waitUntilReady(endpoint, child, () => stderr);
+    await waitUntilReady(endpoint, child, stderr);
     await exerciseDynamoDbLocal(endpoint);
   } catch (error) {
     child.kill('SIGKILL');
@@ -129,24 +138,18 @@ export async function trainingStart(dir: string, launch: JvmLaunch): Promise<voi
   const timeout = setTimeout(() => child.kill('SIGKILL'), STARTUP_TIMEOUT_MS);
   const code = await exited;
   clearTimeout(timeout);
-  if (code !== 0) throw new Error(`DynamoDB Local's training start exited with ${code}: ${stderr}`);
+  if (code !== 0) throw new Error(`DynamoDB Local's training start exited with ${code}: ${stderr()}`);
 }
 
 async function startOnPort(port: number, dataDir: string | undefined): Promise<RunningEmulator> {
   const dir = emulatorDirectory();
-  const child = spawnJvm(dir, await jvmLaunch(dir), port, dataDir);
-  // Never written to: its end, when this process ends, is what stops the JVM (see the launcher).
-  child.stdin?.on('error', () => {});
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
+  const { child, stderr } = spawnJvm(dir, await jvmLaunch(dir), port, dataDir);
   const stopOnExit = () => child.kill('SIGKILL');
   process.once('exit', stopOnExit);
 
   const endpoint = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilReady(endpoint, child, () => stderr);
+    await waitUntilReady(endpoint, child, stderr);
   } catch (error) {
     process.off('exit', stopOnExit);
     throw error;
@@ -161,12 +164,7 @@ async function startOnPort(port: number, dataDir: string | undefined): Promise<R
 }
 
 async function waitUntilReady(endpoint: string, child: ChildProcess, stderr: () => string): Promise<void> {
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-  });
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   try {
     while (Date.now() < deadline) {

@@ -22,16 +22,12 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-clients.ts';
 
 const TABLE = 'class-data-training';
 
 export async function exerciseDynamoDbLocal(endpoint: string): Promise<void> {
-  const config = {
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-  };
+  const config = { endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 };
   const dynamodb = new DynamoDBClient(config);
   const streams = new DynamoDBStreamsClient(config);
   try {
