@@ -12,6 +12,8 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeClassDataArchive } from '#local/emulators/class-data-archive';
 import { type JvmLaunch, jvmLaunch, startDynamoDbLocal } from '#local/emulators/dynamodb-local';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators/local-clients';
+import { eventually } from '../support/http-target.ts';
 
 const cacheDirs: string[] = [];
 afterAll(() => {
@@ -35,17 +37,16 @@ function archiveVerdict(launch: JvmLaunch): string {
 }
 
 function localDynamoDbClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
 }
 
+const archiveOf = (launch: JvmLaunch) =>
+  launch.jvmOptions.find((option) => option.startsWith('-XX:SharedArchiveFile='));
+
+/** The launch once the archive is there: on a clean clone, Vitest's global setup is still making it. */
 async function archivedLaunch(): Promise<JvmLaunch> {
-  const launch = await jvmLaunch();
-  const archive = launch.jvmOptions.find((option) => option.startsWith('-XX:SharedArchiveFile='));
-  expect(archive, 'this machine has the JDK: the launch uses an archive').toBeDefined();
+  const launch = await eventually(jvmLaunch, (found) => archiveOf(found) !== undefined, 60_000);
+  expect(archiveOf(launch), 'this machine has the JDK: the launch uses an archive').toBeDefined();
   return launch;
 }
 

@@ -50,12 +50,31 @@ export interface ArchiveInputs {
   cacheDir?: string;
 }
 
-let made: Promise<ArchivedLaunch | undefined> | undefined;
+/** This process's answer once it has one: the archived launch, or `null` when making it failed. */
+let known: ArchivedLaunch | null | undefined;
+let asking: Promise<ArchivedLaunch | undefined> | undefined;
 
-/** The archived launch, made on first use (once per process; once per machine on disk), or undefined. */
+/**
+ * The archived launch, made on first use (once per machine, on disk), or undefined. An archive
+ * another process is still making is undefined for now and looked for again at the next start.
+ */
 export function classDataArchive(inputs: ArchiveInputs, train: TrainingStart): Promise<ArchivedLaunch | undefined> {
-  made ??= makeClassDataArchive(inputs, train).catch(() => undefined);
-  return made;
+  if (known !== undefined) return Promise.resolve(known ?? undefined);
+  asking ??= makeClassDataArchive(inputs, train)
+    .then(
+      (launch) => {
+        if (launch !== undefined) known = launch;
+        return launch;
+      },
+      () => {
+        known = null;
+        return undefined;
+      },
+    )
+    .finally(() => {
+      asking = undefined;
+    });
+  return asking;
 }
 
 /** The archived launch, made now unless the cache holds it; rejects when the training start fails. */
@@ -126,9 +145,15 @@ function jarWithoutManifest(jar: string, folder: string): void {
   rmSync(unpacked, { recursive: true, force: true });
 }
 
+/** `java -version`, asked once per process: a start that finds the archive still being made asks again. */
+let javaVersion: string | undefined;
+
 function cacheKey(inputs: ArchiveInputs, libraries: string[]): string {
-  const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
-  const hash = createHash('sha256').update(`${java.stderr}${java.stdout}`).update(inputs.jvmOptions.join(' '));
+  if (javaVersion === undefined) {
+    const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
+    javaVersion = `${java.stderr}${java.stdout}`;
+  }
+  const hash = createHash('sha256').update(javaVersion).update(inputs.jvmOptions.join(' '));
   for (const file of [join(inputs.emulatorDir, 'DynamoDBLocal.jar'), ...libraries]) {
     hash.update(`${file}:${statSync(file).size}`);
   }
