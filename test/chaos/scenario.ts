@@ -269,7 +269,18 @@ export async function runChaos(
     await workflowFeeding;
     const settled = await settle(config, start, async () => {
       const { jobs, runs, workflowRuns } = await readTables(documents, chronos.tables);
-      const sofar = { ...emptyEvidence(config), plans: [...plans, poisonJob], jobs, runs, workflows, workflowRuns };
+      // The kills and trigger holds so far too: the workflow check asks that the API was killed in a
+      // trigger, and without them it never passed here, so the run always sat out QUIET_MS.
+      const sofar = {
+        ...emptyEvidence(config),
+        plans: [...plans, poisonJob],
+        jobs,
+        runs,
+        workflows,
+        workflowRuns,
+        kills: [...fleet.kills],
+        triggerHolds,
+      };
       const verdict = checkOccurrencesTerminal(withWorkflowTasks(sofar));
       const workflowsEnded = checkWorkflowRunsEnded(sofar);
       const depth = await queueDepths(sqsClient, chronos.queues);
@@ -279,8 +290,14 @@ export async function runChaos(
         `${since()}: ${verdict.numbers}; ${workflowsEnded.numbers}; ${running} running; ${depth.text}; poison ${poisonRuns.join(' ') || '-'}`,
       );
       return {
-        // The poison occurrence is terminal once dead-lettered: done only when its re-drive has ended too.
-        done: verdict.ok && workflowsEnded.ok && poisonRuns.some((run) => run.startsWith('2:')),
+        // The poison occurrence is terminal once dead-lettered: done only when its re-drive has ended
+        // too, and only with no message left and no run under a lease (nothing left to call twice).
+        done:
+          verdict.ok &&
+          workflowsEnded.ok &&
+          poisonRuns.some((run) => run.startsWith('2:')) &&
+          depth.total === 0 &&
+          running === 0,
         // Anything that moves: calls, finished runs, messages anywhere in the queues, runs under a lease.
         activity: `${target.calls.length}/${verdict.numbers}/${depth.total}/${running}`,
         busy: depth.total > 0 || running > 0,
