@@ -1,4 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+// Node's on-disk cache of compiled modules (the AWS SDK, Powertools, the CLI...) for every process
+// the run starts: each test file's worker, and the processes tests spawn (CLI commands, chaos
+// executors), inherit it. Measured: a third of a second less CPU per process that loads the handlers.
+process.env.NODE_COMPILE_CACHE ??= fileURLToPath(new URL('node_modules/.cache/node-compile-cache', import.meta.url));
 
 /**
  * Files that judge timing against the wall clock (a start lag, calls per second at a target, a
