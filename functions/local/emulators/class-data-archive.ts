@@ -14,11 +14,12 @@
  * the folder finds it complete. Anything missing (a JRE without `jar`, a JVM that cannot dump an
  * archive) leaves DynamoDB Local starting as before, without the archive.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { javaVersion } from './java.ts';
 
 const CACHE_DIR = resolve(fileURLToPath(new URL('../../../node_modules/.cache/chronos', import.meta.url)));
 const ARCHIVE = 'dynamodb-local.jsa';
@@ -145,15 +146,10 @@ function jarWithoutManifest(jar: string, folder: string): void {
   rmSync(unpacked, { recursive: true, force: true });
 }
 
-/** `java -version`, asked once per process: a start that finds the archive still being made asks again. */
-let javaVersion: string | undefined;
-
 function cacheKey(inputs: ArchiveInputs, libraries: string[]): string {
-  if (javaVersion === undefined) {
-    const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
-    javaVersion = `${java.stderr}${java.stdout}`;
-  }
-  const hash = createHash('sha256').update(javaVersion).update(inputs.jvmOptions.join(' '));
+  const hash = createHash('sha256')
+    .update(javaVersion() ?? 'no java')
+    .update(inputs.jvmOptions.join(' '));
   for (const file of [join(inputs.emulatorDir, 'DynamoDBLocal.jar'), ...libraries]) {
     hash.update(`${file}:${statSync(file).size}`);
   }

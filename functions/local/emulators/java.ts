@@ -1,8 +1,23 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 
+let version: string | undefined;
+
+/**
+ * What `java -version` prints, asked once per process once a `java` answers on the PATH (every
+ * DynamoDB Local start needs it twice: is there a Java, and which one made the class-data
+ * archive); undefined while none does, asked again then.
+ */
+export function javaVersion(): string | undefined {
+  if (version === undefined) {
+    const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
+    if (java.status === 0) version = `${java.stderr}${java.stdout}`;
+  }
+  return version;
+}
+
 /** True when a `java` executable answers on the PATH. */
 export function hasJava(): boolean {
-  return spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0;
+  return javaVersion() !== undefined;
 }
 
 /**
