@@ -1,7 +1,8 @@
 /**
  * Imports the real handler modules, the same files CDK bundles, for the local runtime. Handlers
  * build their AWS clients from the environment once per process, so the environment must be set
- * before this runs, and one process can host only one set of real handlers.
+ * before this runs (and, for the API's modules imported at their first request, until the local
+ * Chronos stops), and one process can host only one set of real handlers.
  */
 import type { Route } from '#handlers/api/routes';
 import type { ApiHandler, AuthorizerHandler } from './api-gateway.ts';
@@ -36,14 +37,17 @@ export interface HandlerOverrides {
   streamFailures?: SqsHandler;
 }
 
-/** Returns the overrides where given and the real `handler` export of each module otherwise. */
+/**
+ * Returns the overrides where given and the real `handler` export of each module otherwise (an API
+ * route's at its first request).
+ */
 export async function loadHandlers(
   routes: readonly Route[],
   overrides: HandlerOverrides = {},
 ): Promise<ChronosHandlers> {
   const api: Record<string, ApiHandler> = {};
   for (const route of routes) {
-    api[route.handler] = overrides.api?.[route.handler] ?? (await importHandler<ApiHandler>(`api/${route.handler}`));
+    api[route.handler] = overrides.api?.[route.handler] ?? importedOnFirstCall(`api/${route.handler}`);
   }
   return {
     api,
@@ -66,6 +70,24 @@ export function needsRealHandlers(routes: readonly Route[], overrides: HandlerOv
       (name) => !others[name],
     )
   );
+}
+
+/**
+ * An API function's module, imported at its first request, as Lambda loads a function's code at its
+ * first invocation: the local API serves some sixty routes (each its own function on AWS), a test
+ * or an `npm start` session calls a few, and importing them all (seven compile a body schema) was
+ * about half a second of CPU per start. A failed import is tried again at the next request, as
+ * Lambda retries a failed init.
+ */
+function importedOnFirstCall(name: string): ApiHandler {
+  let loading: Promise<ApiHandler> | undefined;
+  return async (event, context) => {
+    loading ??= importHandler<ApiHandler>(name).catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return (await loading)(event, context);
+  };
 }
 
 async function importHandler<T>(name: string): Promise<T> {
