@@ -35,9 +35,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // expect.poll waits for a page or a process to catch up: one second (Vitest's default) is what a
-    // console page took to answer on an idle machine, not with two files and their emulators beside
-    // it (CI: a filtered run list shown after 1 s). A poll that passes sooner returns sooner.
+    // expect.poll waits for a page or a process to catch up: Vitest's default second is too short
+    // with two files and their emulators beside it (CI: a filtered run list shown after more than
+    // 1 s). A poll that passes sooner returns sooner.
     expect: { poll: { timeout: 10_000 } },
     // Handlers log JSON at INFO in production; tests keep warnings and errors only.
     env: { POWERTOOLS_LOG_LEVEL: 'WARN' },
