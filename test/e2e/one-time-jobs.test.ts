@@ -138,7 +138,10 @@ describe('one-time jobs end to end', () => {
       { materializeAtCreation: false },
     );
     // The premise of the test: creation itself materialized none of them.
-    for (const id of ids.slice(0, 5)) expect((await getJob(id)).nextFireAt).toBe(new Date(due).toISOString());
+    for (const id of ids.slice(0, 5)) {
+      expect((await getJob(id)).nextFireAt).toBe(new Date(due).toISOString());
+      expect(await getRuns(id)).toEqual([]);
+    }
     expect(target.calls.filter((c) => c.path.startsWith('/race/'))).toHaveLength(0);
 
     // Wait until the jobs fall inside the horizon, then race three scanners: three invocations at
