@@ -8,8 +8,9 @@
  *
  * Like the event source mapping, it scales: it starts with a few workers and adds one whenever
  * every worker is busy and a receive brought messages, up to `concurrency`; a worker beyond the first
- * few stops when its receive comes back empty. Executors that wait for their runs' due time (runs
- * released early, core/release-spread.ts) then do not keep the next messages from being received.
+ * few stops when its receive comes back empty and another worker is idle. Executors that wait for
+ * their runs' due time (runs released early, core/release-spread.ts) then do not keep the next
+ * messages from being received.
  */
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -87,7 +88,11 @@ export function startSqsPoller(options: SqsPollerOptions): RunningSqsPoller {
         continue;
       }
       if (messages.length === 0) {
-        if (workers.size > baseWorkers) return;
+        // Beyond the base, an idle worker stops — unless it is the only one not busy: every other
+        // worker may be holding a batch for its due second, and the event source keeps receiving
+        // while it has concurrency left. Stopping the last idle worker left nobody polling until a
+        // held batch ended: runs released later waited past their second (5,000-run precision burst).
+        if (workers.size > baseWorkers && workers.size - busy > 1) return;
         continue;
       }
       busy++;

@@ -259,4 +259,52 @@ describe('startSqsPoller', () => {
       return handled + running * 10;
     }
   });
+
+  it('keeps one worker receiving while every other holds a batch, through a lull with nothing to receive', async () => {
+    const created = await clients.sqs.send(
+      new CreateQueueCommand({ QueueName: `poller-lull-${++queueCount}`, Attributes: { VisibilityTimeout: '60' } }),
+    );
+    const url = onEndpoint(created.QueueUrl, emulator.endpoint);
+    const { Attributes } = await clients.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+    );
+    let held = 0;
+    let release: () => void = () => undefined;
+    const releasing = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const sendTen = (wave: number) =>
+      clients.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: url,
+          Entries: Array.from({ length: 10 }, (_, j) => ({ Id: String(j), MessageBody: `w${wave}-${j}` })),
+        }),
+      );
+    try {
+      poller = startSqsPoller({
+        sqs: clients.sqs,
+        queueUrl: url,
+        queueArn: Attributes?.QueueArn as string,
+        // Every batch is held (as executors hold runs released early until their second).
+        handler: async (event) => {
+          held += event.Records.length;
+          await releasing;
+          return { batchItemFailures: [] };
+        },
+        concurrency: 6,
+        baseConcurrency: 1,
+        waitTimeSeconds: 1,
+      });
+      await sendTen(1);
+      await sendTen(2);
+      await expect.poll(() => held, { timeout: 10_000 }).toBe(20);
+      // A lull longer than a long poll: the worker added after the second batch receives nothing.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      await sendTen(3);
+      // Both earlier batches are still held; only a worker that kept polling receives the third.
+      await expect.poll(() => held, { timeout: 10_000 }).toBe(30);
+    } finally {
+      release();
+    }
+  });
 });
