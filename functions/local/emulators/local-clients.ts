@@ -29,7 +29,13 @@ export function createLocalClients(endpoints: LocalEndpoints): LocalClients {
   const common = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   const dynamodb = new DynamoDBClient({ ...common, endpoint: endpoints.dynamodb });
   const streams = new DynamoDBStreamsClient({ ...common, endpoint: endpoints.dynamodb });
-  const sqs = new SQSClient({ ...common, endpoint: endpoints.sqs });
+  // The event sources' pollers receive through this client, one long poll per worker: AWS's
+  // pollers are its own fleet, so no pool of 50 sockets may queue one worker behind another.
+  const sqs = new SQSClient({
+    ...common,
+    endpoint: endpoints.sqs,
+    requestHandler: { httpAgent: { maxSockets: Number.POSITIVE_INFINITY } },
+  });
   return {
     dynamodb,
     streams,
