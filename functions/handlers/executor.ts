@@ -10,7 +10,14 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { warmUpHttpClient } from '#adapters/http/warm-up';
 import type { BatchLeaseVisibility } from '#adapters/sqs/batch-lease-visibility';
 import { systemClock } from '#adapters/system-clock';
-import { type ExecuteRunDeps, executeRun, FailedBeforeCallError, RunBusyError } from '#core/use-cases/execute-run';
+import { ReleaseSpread } from '#core/release-spread';
+import {
+  type ExecuteRunDeps,
+  executeRun,
+  FailedBeforeCallError,
+  RECHECK_SPREAD,
+  RunBusyError,
+} from '#core/use-cases/execute-run';
 import { MalformedMessageError, parseDispatchMessage } from './dispatch-message.ts';
 import { logger } from './logger.ts';
 import { addRunMetric, instrumentedWithMetrics, MetricUnit } from './observability.ts';
@@ -71,6 +78,7 @@ function sharedDeps(): Omit<ExecuteRunDeps, 'config' | 'redelivery'> {
     },
     workflows: workflowRunDeps(),
     flow: { keys: flowKeys(), dispatcher: runDispatcher() },
+    recheckSpread: new ReleaseSpread(RECHECK_SPREAD),
   };
   return shared;
 }

@@ -29,6 +29,7 @@ import type {
   RunRedelivery,
   RunRepository,
 } from '../ports.ts';
+import type { ReleaseSpread, ReleaseSpreadOptions } from '../release-spread.ts';
 import { nextAttemptAt } from '../retry-policy.ts';
 import { idempotencyKeyOf } from '../run-id.ts';
 import { isTerminal } from '../run-state.ts';
@@ -80,6 +81,11 @@ export interface ExecuteRunDeps {
   workflows?: WorkflowRunDeps;
   /** Flow control per key (core/flow-control/): without it, `flowControl` is not enforced. */
   flow?: FlowGateDeps;
+  /**
+   * When the runs of this process that waited for the same call second read their jobs again:
+   * RECHECK_SPREAD, one instance per process. Unset: every one RECHECK_BEFORE_CALL_MS before it.
+   */
+  recheckSpread?: ReleaseSpread;
 }
 
 export type ExecuteRunResult =
@@ -423,7 +429,8 @@ async function prepareCall(
     // read at the claim may be seconds old by the due time, so it is read again shortly before it,
     // and a pause or cancel made meanwhile stops the call rather than being missed. As for every
     // run, what changes in the last moments before the call is not seen.
-    await deps.clock.sleepUntil(callAt - RECHECK_BEFORE_CALL_MS);
+    const leadMs = deps.recheckSpread?.leadMs(callAt, deps.clock.now()) ?? RECHECK_BEFORE_CALL_MS;
+    await deps.clock.sleepUntil(callAt - leadMs);
     const stoppedLate = await stopBeforeCall(await deps.jobs.get(message.tenantId, message.jobId), run, end);
     if (stoppedLate) return stoppedLate;
   }
@@ -551,6 +558,21 @@ async function acceptCall(
 export const RECHECK_AFTER_WAIT_MS = 1000;
 /** ...this long before the call: the read is done before the due time, not on the call's path. */
 export const RECHECK_BEFORE_CALL_MS = 500;
+
+/**
+ * ...and when many runs of one process wait for the same second, the first thousand read
+ * RECHECK_BEFORE_CALL_MS before it, the next thousand a second earlier, up to 5 s: a burst's reads
+ * are then all answered before its second, not still coming in after it. On Lambda an invocation
+ * holds at most ten runs, so every read stays half a second before; where one process holds a large
+ * burst (the local runtime: a 5,000-run precision burst read its jobs for two seconds past the due
+ * second, DynamoDB Local answering ~2,500 reads a second), the spread keeps them ahead. What
+ * changes after a run's read is not seen by its call, as for every run.
+ */
+export const RECHECK_SPREAD: ReleaseSpreadOptions = {
+  baseLeadMs: RECHECK_BEFORE_CALL_MS,
+  readyPerSecond: 1000,
+  maxLeadMs: 5000,
+};
 
 /**
  * Ends the run without a call when its job is gone or cancelled, when it is not the occurrence of

@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Job } from '#core/model';
+import { ReleaseSpread } from '#core/release-spread';
 import { fixedSigningKeys, newSigningSecret } from '#core/signing';
-import { executeRun, RECHECK_AFTER_WAIT_MS, RECHECK_BEFORE_CALL_MS } from '#core/use-cases/execute-run';
+import { executeRun, RECHECK_AFTER_WAIT_MS, RECHECK_BEFORE_CALL_MS, RECHECK_SPREAD } from '#core/use-cases/execute-run';
 import { newRun } from '#core/use-cases/new-run';
 import { FakeClock, ScriptedInvoker } from '../../../support/fakes/fakes.ts';
 import { InMemoryJobRepository } from '../../../support/fakes/in-memory-jobs.ts';
@@ -99,5 +100,26 @@ describe('a run released seconds early', () => {
     expect(reads()).toBe(2);
     expect(clock.sleeps).toEqual([DUE - RECHECK_BEFORE_CALL_MS, DUE]);
     expect(invoker.requests.map((r) => r.at)).toEqual([DUE]);
+  });
+
+  it('reads again a second earlier for every thousand runs of the process waiting for the same second, up to 5 s', async () => {
+    const { deps, message, clock } = await setup(8_000);
+    const recheckSpread = new ReleaseSpread(RECHECK_SPREAD);
+    // 2,500 runs of this process already read for this second: this one is the 2,501st.
+    for (let i = 0; i < 2_500; i++) recheckSpread.leadMs(DUE, DUE - 8_000);
+    expect((await executeRun({ ...deps, recheckSpread }, message)).kind).toBe('called');
+    expect(clock.sleeps).toEqual([DUE - 2_500, DUE]);
+    // 5,000 more: never earlier than 5 s before the call.
+    for (let i = 0; i < 5_000; i++) recheckSpread.leadMs(DUE, DUE - 8_000);
+    expect(recheckSpread.leadMs(DUE, DUE - 8_000)).toBe(5_000);
+  });
+
+  it('reads half a second before when it is among the first thousand, as without a spread', async () => {
+    const { deps, message, clock, reads } = await setup(RECHECK_AFTER_WAIT_MS + 500);
+    expect((await executeRun({ ...deps, recheckSpread: new ReleaseSpread(RECHECK_SPREAD) }, message)).kind).toBe(
+      'called',
+    );
+    expect(reads()).toBe(2);
+    expect(clock.sleeps).toEqual([DUE - RECHECK_BEFORE_CALL_MS, DUE]);
   });
 });
