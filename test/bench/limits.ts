@@ -1,7 +1,10 @@
 /**
  * The ceilings of this machine, measured in the same run so the workloads read as ratios: the HTTP
  * target driven by a plain load loop (no scheduler), DynamoDB Local raw PutItem/s, and fauxqs
- * send + receive + delete cycles/s. Each loop runs `parallelism` workers for `durationMs`.
+ * send + receive + delete cycles/s. Each loop runs `parallelism` workers for `durationMs`. Also the
+ * target taking a burst in: BURST_INTAKE_CALLS calls sent at once from one process over new
+ * connections, as an executor process sends a burst's calls at its due second — the floor of a
+ * burst's lag on this machine once every run is ready before it (precision.ts, N = 5,000).
  */
 import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
@@ -12,19 +15,25 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { Agent, request } from 'undici';
 import { startDynamoDbLocal } from '#local/emulators/dynamodb-local';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '#local/emulators/local-clients';
-import { startChild } from './child-process.ts';
+import { type ChildHandle, startChild } from './child-process.ts';
+import { type Summary, summarize } from './stats.ts';
 
 export interface Limits {
   targetCallsPerSecond: number;
   dynamodbPutItemPerSecond: number;
   fauxqsSendReceiveDeletePerSecond: number;
+  /** Arrival at the target − the moment BURST_INTAKE_CALLS calls were sent at once (ms). */
+  targetBurstIntake?: { calls: number; arrivalMs: Summary };
   parallelism: { target: number; dynamodb: number; fauxqs: number };
   durationMs: number;
 }
 
 const DURATION_MS = 4_000;
+/** The bench's largest burst (precision N = 5,000). */
+export const BURST_INTAKE_CALLS = 5_000;
 const WARM_UP_MS = 3_000;
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const common = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
@@ -51,6 +60,7 @@ export async function measureLimits(progress: (line: string) => void): Promise<L
 
   const target = await startChild<{ url: string }>(here('./target-process.ts'));
   let targetCallsPerSecond: number;
+  let targetBurstIntake: Limits['targetBurstIntake'];
   try {
     const url = `${target.ready.url}/direct`;
     targetCallsPerSecond = await loopRate(parallelism.target, DURATION_MS, async () => {
@@ -61,10 +71,14 @@ export async function measureLimits(progress: (line: string) => void): Promise<L
       });
       await response.text();
     });
+    targetBurstIntake = await burstIntake(target, BURST_INTAKE_CALLS);
   } finally {
     await target.stop();
   }
   progress(`target driven directly: ${targetCallsPerSecond.toFixed(0)} calls/s`);
+  progress(
+    `target taking ${BURST_INTAKE_CALLS} calls sent at once: arrival p50 ${targetBurstIntake?.arrivalMs.p50} ms, p99 ${targetBurstIntake?.arrivalMs.p99} ms`,
+  );
 
   const dynamodb = await startDynamoDbLocal();
   let dynamodbPutItemPerSecond: number;
@@ -119,9 +133,37 @@ export async function measureLimits(progress: (line: string) => void): Promise<L
 
   return {
     targetCallsPerSecond,
+    targetBurstIntake,
     dynamodbPutItemPerSecond,
     fauxqsSendReceiveDeletePerSecond,
     parallelism,
     durationMs: DURATION_MS,
   };
+}
+
+/**
+ * `calls` POSTs sent at once with undici's `request` (the executor's client) over new connections,
+ * after one warm-up call compiled the client; the target stamps each arrival.
+ */
+async function burstIntake(target: ChildHandle<{ url: string }>, calls: number): Promise<Limits['targetBurstIntake']> {
+  const agent = new Agent();
+  try {
+    const post = async (path: string) => {
+      const response = await request(`${target.ready.url}${path}`, {
+        method: 'POST',
+        body: '{}',
+        headers: { 'content-type': 'application/json' },
+        dispatcher: agent,
+      });
+      await response.body.text();
+    };
+    await post('/warm-up');
+    await target.request('reset');
+    const sentAt = Date.now();
+    await Promise.all(Array.from({ length: calls }, (_, i) => post(`/intake/${i}`)));
+    const arrivals = await target.request<Array<[number, string, string]>>('calls');
+    return { calls, arrivalMs: summarize(arrivals.map(([at]) => at - sentAt)) };
+  } finally {
+    await agent.close();
+  }
 }

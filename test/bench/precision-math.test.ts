@@ -9,9 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { deliveryReport, type Expectation, type RecordedCall } from './delivery.ts';
 import type { Limits } from './limits.ts';
 import {
+  burstIntakeLine,
+  extraReleaseLeadMs,
   MIN_REQUESTS_BEFORE_CALL,
+  PRECISION_CONFIG,
   type PrecisionRow,
   physicalFloorMs,
+  precisionConfig,
   precisionRow,
   precisionVerdicts,
   renderPrecisionTable,
@@ -113,11 +117,12 @@ describe('precision table', () => {
 });
 
 describe('precision verdicts (PASS/MISS)', () => {
-  it('passes p99 ≤ 250 ms at N = 200 and ≤ 1 s at N = 1,000, and judges no other N', () => {
+  it('passes p99 ≤ 250 ms at N = 200, ≤ 1 s at N = 1,000 and ≤ 3 s at N = 5,000, and judges no other N', () => {
     const list = precisionVerdicts([
       row(8, 8, 8, [5000]),
       row(200, 200, 200, Array(200).fill(250)),
       row(1000, 1000, 1000, Array(1000).fill(1000)),
+      row(5000, 5000, 5000, [...Array(4950).fill(100), ...Array(50).fill(3001)]),
     ]);
     expect(list).toEqual([
       {
@@ -134,7 +139,16 @@ describe('precision verdicts (PASS/MISS)', () => {
         limit: 1000,
         pass: true,
       },
+      // The nearest-rank p99 of 5,000 lags is the 4,950th smallest: 50 slow calls do not move it.
+      {
+        target: 'precision lag p99 ≤ 3000 ms (every call made)',
+        workload: 'N=5000',
+        measured: 100,
+        limit: 3000,
+        pass: true,
+      },
     ]);
+    expect(precisionVerdicts([row(5000, 5000, 5000, Array(5000).fill(3001))])[0]).toMatchObject({ pass: false });
   });
 
   it('misses a p99 over the limit, and a row with a call missing whatever its p99', () => {
@@ -200,5 +214,40 @@ describe('physical floor', () => {
     expect(renderTable(workloads, limits)).toContain(
       'burst fire lag p99 18.52 s beside its physical floor 3.75 s (5000 executions × 1 DynamoDB request before the call ÷ 1,334 PutItem/s measured in this run)',
     );
+  });
+});
+
+describe('precision configuration by N', () => {
+  it('keeps the issue table’s configuration while its spread releases every run before the due second', () => {
+    for (const n of [8, 64, 200, 500, 1000, 1200]) {
+      expect(precisionConfig(n)).toBe(PRECISION_CONFIG);
+      expect(extraReleaseLeadMs(precisionConfig(n))).toBe(0);
+    }
+  });
+
+  it('spreads 5,000 runs at the same 150 a second over 34 s, with pollers to hold them and a pass before', () => {
+    const config = precisionConfig(5000);
+    // 1 s base lead + ⌈5,000 / 150⌉ = 34 s.
+    expect(config.releaseSpread).toEqual({ baseLeadMs: 1_000, readyPerSecond: 150, maxLeadMs: 35_000 });
+    // 500 full batches, a quarter more for batches not full.
+    expect(config.sqsConcurrency).toBe(625);
+    // The first release (35 s ahead) comes after a pass that materialized it: 35 s + two 5 s intervals.
+    expect(config.scanHorizonSeconds).toBe(45);
+    expect(config.scannerIntervalMs).toBe(5_000);
+    expect(extraReleaseLeadMs(config)).toBe(27_000);
+  });
+});
+
+describe('the 5,000 burst beside the target’s own intake', () => {
+  const intake = { calls: 5000, arrivalMs: summarize([1200, 1500, 1900]) };
+  it('puts the row of that N beside the intake the limits measured', () => {
+    const rows = [row(1000, 1000, 1000, [300]), row(5000, 5000, 5000, [2000, 2400])];
+    expect(burstIntakeLine(rows, intake)).toBe(
+      'N=5000: lag p50 / p99 2.0 s / 2.4 s beside the target taking 5000 calls sent at once from one process, no scheduler: 1.5 s / 1.9 s',
+    );
+  });
+  it('prints nothing without that row or without the intake', () => {
+    expect(burstIntakeLine([row(1000, 1000, 1000, [300])], intake)).toBeUndefined();
+    expect(burstIntakeLine([row(5000, 5000, 5000, [2000])], undefined)).toBeUndefined();
   });
 });

@@ -19,7 +19,7 @@ import { asyncVerdicts, renderAsyncReport } from './async-report.ts';
 import { costPerMillion } from './cost.ts';
 import { lanesVerdicts, renderLanesReport } from './lanes-report.ts';
 import type { Limits } from './limits.ts';
-import { PRECISION_SIZES, precisionVerdicts, renderPrecisionTable } from './precision.ts';
+import { burstIntakeLine, PRECISION_SIZES, precisionVerdicts, renderPrecisionTable } from './precision.ts';
 import {
   benchFailures,
   type CpuProbeResult,
@@ -123,8 +123,10 @@ async function main(): Promise<number> {
     if (mode === 'precision') {
       for (const n of PRECISION_SIZES) {
         const t1 = Date.now();
-        console.log(`── precision N=${n} × scale ${scale} (limit ${timeoutMs / 1000} s)`);
-        const outcome = await runMode(mode, timeoutMs, [String(n)]);
+        // Creation, a lead that grows with N (precisionConfig) and the drain: 40 ms more per job.
+        const limitMs = timeoutMs + Math.round(n * scale * 40);
+        console.log(`── precision N=${n} × scale ${scale} (limit ${limitMs / 1000} s)`);
+        const outcome = await runMode(mode, limitMs, [String(n)]);
         if (!outcome.ok) {
           errors.push(outcome.error);
           console.log(`   ${outcome.error}`);
@@ -172,6 +174,8 @@ async function main(): Promise<number> {
   const rows = precision.flatMap((result) => (result.precision ? [result.precision.row] : []));
   const stages = precision.flatMap((result) => (result.precision ? [result.precision.stages] : []));
   if (precision.length > 0) console.log(`\n${renderPrecisionTable(rows, stages)}\n`);
+  const intakeLine = burstIntakeLine(rows, limits?.targetBurstIntake);
+  if (intakeLine) console.log(`${intakeLine}\n`);
   const rateRows = rateRuns.map(({ rate, result }) => rateRowOf(result, rate));
   const ceiling = measuredCeiling(results, rateRows);
   if (rateRows.length > 0) console.log(`\n${renderRateTable(rateRows, ceiling)}\n`);

@@ -293,7 +293,7 @@ async function main() {
   else if (mode === 'cpu') result = await runCpuProbe();
   else if (mode === 'precision') {
     if (!(Number(sizeArg) >= 1)) throw new Error(`precision needs its N (a positive number), got '${sizeArg}'`);
-    result = await runWorkload('precision', precisionWorkload(Number(sizeArg)));
+    result = await runWorkload('precision', precisionWorkload(Number(sizeArg), scale));
   } else if (mode === 'rate') {
     if (!(Number(sizeArg) >= 1)) throw new Error(`rate needs its executions per second, got '${sizeArg}'`);
     result = await runWorkload('rate', steadyRateWorkload(Number(sizeArg)));
