@@ -89,6 +89,16 @@ export function extraReleaseLeadMs(config: HarnessConfig): number {
 /** Less lead than this once creation ended (a scanner interval and 2 s) and the plan overran. */
 export const PRECISION_MIN_LEAD_MS = 7_000;
 
+/**
+ * How long the system may take to settle after the calls: 20 s, or 12 ms per run for more than
+ * 1,666. Every completion of a burst is due at once and the local completion handler reads the
+ * runs table's one stream shard a batch at a time, as Lambda reads a shard (measured: 5,000 runs
+ * finished their jobs in about 45 s on DynamoDB Local).
+ */
+export function precisionSettleMs(count: number): number {
+  return Math.max(20_000, count * 12);
+}
+
 /** The precision figures of one N, from the calls the target recorded. */
 export interface PrecisionRow {
   /** The issue's N (before `--scale`). */
@@ -296,6 +306,7 @@ export function precisionWorkload(baseN: number, scale: number): Workload {
     description: `${baseN} one-time jobs all due at the same second (scanner path, precision)`,
     config,
     drainMs: 30_000,
+    settleMs: precisionSettleMs(Math.max(1, Math.round(baseN * scale))),
     async drive(harness, scale, progress) {
       const count = Math.max(1, Math.round(baseN * scale));
       const target = harness.target.ready.url;

@@ -19,6 +19,14 @@ import { readFileSync } from 'node:fs';
 export const TARGET_LISTEN_BACKLOG = 4_096;
 
 /**
+ * Listening sockets of the plain target, on one port with SO_REUSEPORT, each with its own accept
+ * queue: the largest burst (5,000 calls at once, precision) is more than one queue of 4,096 holds,
+ * and somaxconn caps the backlog. With one queue, 137–352 of its calls came a second late; the
+ * kernel spreads new connections over the sockets, and one process still accepts them all.
+ */
+export const TARGET_LISTEN_SOCKETS = 2;
+
+/**
  * TcpExt ListenOverflows from the text of /proc/net/netstat (header line, then values line, per
  * protocol); undefined when the counter is not there.
  */

@@ -135,7 +135,7 @@ async function runWorkload(name: WorkloadResult['mode'], workload: Workload): Pr
     await waitForCalls(harness, expected, drained);
     // The work that follows the calls (async runs' heartbeats): as long again as the drain, after it.
     await observer?.untilDone(Math.max(Date.now(), drained) + workload.drainMs);
-    const settle = await waitUntilSettled(harness, driven.created.jobIds, SETTLE_MS, {
+    const settle = await waitUntilSettled(harness, driven.created.jobIds, workload.settleMs ?? SETTLE_MS, {
       jobsStayActive: workload.jobsStayActive === true,
     });
     const processCpuMs = cpuMs(process.cpuUsage(cpuBefore));
@@ -175,7 +175,7 @@ async function runWorkload(name: WorkloadResult['mode'], workload: Workload): Pr
       settle: {
         settled: settle.settled,
         waitedMs: settle.waitedMs,
-        limitMs: SETTLE_MS,
+        limitMs: workload.settleMs ?? SETTLE_MS,
         state: describeState(settle.state),
       },
       aws: harness.counter.snapshot(),

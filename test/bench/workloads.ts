@@ -28,6 +28,8 @@ export interface Workload {
   config: HarnessConfig;
   /** Longest wait for the expected calls after `lastDue`, ms. */
   drainMs: number;
+  /** Longest wait, once the calls are in, for the system to settle (runs ended, jobs finished), ms; unset: 20 s. */
+  settleMs?: number;
   drive(harness: Harness, scale: number, progress: (line: string) => void): Promise<Driven>;
   /**
    * Its jobs are never finished by design (a workflow's task items stay ACTIVE): settled means its
