@@ -37,9 +37,13 @@ describe('startSqsPoller', () => {
     await emulator?.stop();
   });
 
-  async function newQueue(): Promise<{ url: string; arn: string }> {
+  /** A fresh queue; a visibility timeout of a second unless a test holds its messages longer. */
+  async function newQueue(visibilityTimeoutSeconds = 1): Promise<{ url: string; arn: string }> {
     const created = await clients.sqs.send(
-      new CreateQueueCommand({ QueueName: `poller-${++queueCount}`, Attributes: { VisibilityTimeout: '1' } }),
+      new CreateQueueCommand({
+        QueueName: `poller-${++queueCount}`,
+        Attributes: { VisibilityTimeout: String(visibilityTimeoutSeconds) },
+      }),
     );
     const url = onEndpoint(created.QueueUrl, emulator.endpoint);
     const { Attributes } = await clients.sqs.send(
@@ -189,13 +193,7 @@ describe('startSqsPoller', () => {
   });
 
   it('scales up while every invocation is busy, as the event source does, and back down once the queue is empty', async () => {
-    const created = await clients.sqs.send(
-      new CreateQueueCommand({ QueueName: `poller-scaling-${++queueCount}`, Attributes: { VisibilityTimeout: '60' } }),
-    );
-    const url = onEndpoint(created.QueueUrl, emulator.endpoint);
-    const { Attributes } = await clients.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
-    );
+    const { url, arn } = await newQueue(60);
     let receives = 0;
     clients.sqs.middlewareStack.add(
       (next, context) => async (args) => {
@@ -215,7 +213,7 @@ describe('startSqsPoller', () => {
       poller = startSqsPoller({
         sqs: clients.sqs,
         queueUrl: url,
-        queueArn: Attributes?.QueueArn as string,
+        queueArn: arn,
         // Invocations that wait (as executors wait for their runs' due time) hold their worker.
         handler: async (event) => {
           running++;
@@ -261,13 +259,7 @@ describe('startSqsPoller', () => {
   });
 
   it('keeps one worker receiving while every other holds a batch, through a lull with nothing to receive', async () => {
-    const created = await clients.sqs.send(
-      new CreateQueueCommand({ QueueName: `poller-lull-${++queueCount}`, Attributes: { VisibilityTimeout: '60' } }),
-    );
-    const url = onEndpoint(created.QueueUrl, emulator.endpoint);
-    const { Attributes } = await clients.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
-    );
+    const { url, arn } = await newQueue(60);
     let held = 0;
     let release: () => void = () => undefined;
     const releasing = new Promise<void>((resolve) => {
@@ -284,7 +276,7 @@ describe('startSqsPoller', () => {
       poller = startSqsPoller({
         sqs: clients.sqs,
         queueUrl: url,
-        queueArn: Attributes?.QueueArn as string,
+        queueArn: arn,
         // Every batch is held (as executors hold runs released early until their second).
         handler: async (event) => {
           held += event.Records.length;
