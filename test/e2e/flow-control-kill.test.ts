@@ -91,11 +91,19 @@ describe('flow control: an executor killed holding a slot', () => {
       jobIds.push(created.body.jobId);
     }
 
-    // The first call holds the slot: kill its executor mid-call, and start another.
+    // The first call holds the slot: kill its executor mid-call, and start another. The premise:
+    // the other two runs already wait for the key (their gate recorded them, their messages went
+    // back delayed). Killed before a run's gate answered, the executor would take that run's
+    // message with it until the message's visibility timeout — recovery this test does not time.
     await eventually(
       async () => calls.length,
       (n) => n >= 1,
       20_000,
+    );
+    await eventually(
+      async () => (await api('GET', '/v1/flow-control/one-slot')).body as { waiting: number },
+      (key) => key.waiting === 2,
+      2_000,
     );
     const killedAt = Date.now();
     first.kill('SIGKILL');
