@@ -32,10 +32,32 @@ export function registerClientMiddleware(hook: ClientMiddlewareHook): () => void
   };
 }
 
-/** What every client is built with: its endpoint, if one is set, and the faster signing hash. */
+/** The SDK's connection pool per client (its default), sized for one invocation at a time. */
+export const SDK_SOCKETS_PER_INVOCATION = 50;
+
+/**
+ * Sockets for one client of a process whose invocations share it: the SDK's 50 per invocation
+ * that may run at once (`AWS_LAMBDA_MAX_CONCURRENCY`, set by Lambda when one environment serves
+ * several invocations, and by the local runtime, where every function shares one process). One
+ * shared pool of 50 made a 5,000-run burst's claims queue behind each other locally — thousands of
+ * requests waiting for a socket — where on Lambda each environment has its own. Unset: the SDK's 50.
+ */
+export function socketsPerClient(env: NodeJS.ProcessEnv = process.env): number {
+  const concurrency = Number(env.AWS_LAMBDA_MAX_CONCURRENCY);
+  return Number.isSafeInteger(concurrency) && concurrency > 1
+    ? concurrency * SDK_SOCKETS_PER_INVOCATION
+    : SDK_SOCKETS_PER_INVOCATION;
+}
+
+/** What every client is built with: its endpoint, if one is set, the faster signing hash and its pool. */
 function clientConfig(service: EndpointService) {
   const endpoint = endpointFor(service);
-  return { sha256: KeyedSha256, ...(endpoint ? { endpoint } : {}) };
+  const maxSockets = socketsPerClient();
+  return {
+    sha256: KeyedSha256,
+    requestHandler: { httpAgent: { maxSockets }, httpsAgent: { maxSockets } },
+    ...(endpoint ? { endpoint } : {}),
+  };
 }
 
 /**
