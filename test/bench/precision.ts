@@ -301,14 +301,15 @@ const CREATE_BUDGET_MS = (count: number) => 3_000 + count * 8;
  * setup problem, which fails the bench naming the harness.
  */
 export function precisionWorkload(baseN: number, scale: number): Workload {
-  const config = precisionConfig(Math.max(1, Math.round(baseN * scale)));
+  // The same scale the workload process passes to `drive`: the count is fixed here, once.
+  const count = Math.max(1, Math.round(baseN * scale));
+  const config = precisionConfig(count);
   return {
     description: `${baseN} one-time jobs all due at the same second (scanner path, precision)`,
     config,
     drainMs: 30_000,
-    settleMs: precisionSettleMs(Math.max(1, Math.round(baseN * scale))),
-    async drive(harness, scale, progress) {
-      const count = Math.max(1, Math.round(baseN * scale));
+    settleMs: precisionSettleMs(count),
+    async drive(harness, _scale, progress) {
       const target = harness.target.ready.url;
       const extraLeadMs = extraReleaseLeadMs(config);
       const due = nextWholeSecond(Date.now() + CREATE_BUDGET_MS(count) + PRECISION_LEAD_MS + extraLeadMs);
